@@ -1,0 +1,41 @@
+import { Layer, Logger, LogLevel } from "effect"
+import { ApiKeys } from "../auth/ApiKeys"
+import { Memberships } from "../auth/Memberships"
+import { Roles } from "../auth/Roles"
+import { Users } from "../auth/Users"
+import { AppConfig } from "../config/AppConfig"
+import { DatabaseLive } from "../db/Database"
+import { ServerLive } from "../http/Server"
+import { PluginRegistry } from "../plugins/PluginRegistry"
+import { PubSubLive } from "../redis/PubSubLive"
+import { Workspaces } from "../tenancy/Workspaces"
+import { startUp } from "./Provisioning"
+
+/** The domain services, over whatever SQL client and pub/sub store are provided. */
+export const ServicesLive = Layer.mergeAll(
+  Workspaces.Default,
+  Users.Default,
+  Memberships.Default,
+  Roles.Default,
+  ApiKeys.Default,
+  PluginRegistry.Default
+)
+
+/** Storage ports: the database and the shared pub/sub store, chosen by configuration. */
+export const StorageLive = Layer.merge(DatabaseLive, PubSubLive)
+
+/** Migrations (and the demo, on a fresh embedded database) before the server listens. */
+const StartUpLive = Layer.effectDiscard(startUp)
+
+/** The whole service, given its configuration. */
+export const appLayer = (config: Layer.Layer<AppConfig, unknown>) =>
+  ServerLive.pipe(
+    Layer.provide(StartUpLive),
+    Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(StorageLive),
+    Layer.provideMerge(config)
+  )
+
+/** JSON log lines, at `LOG_LEVEL` (default Info). */
+export const loggerLayer = (level: LogLevel.LogLevel) =>
+  Layer.merge(Logger.json, Logger.minimumLogLevel(level))

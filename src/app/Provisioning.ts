@@ -1,0 +1,52 @@
+import { SqlClient } from "@effect/sql"
+import { Console, Effect } from "effect"
+import { Memberships } from "../auth/Memberships"
+import { Roles } from "../auth/Roles"
+import { Users } from "../auth/Users"
+import { AppConfig } from "../config/AppConfig"
+import { DatabaseInfo } from "../db/Database"
+import { Workspaces } from "../tenancy/Workspaces"
+
+export const demo = {
+  workspace: "demo",
+  email: "demo@example.com",
+  name: "Demo User",
+  password: "demo-password"
+} as const
+
+/**
+ * Brings every schema up to date, and on an embedded database with no
+ * workspace yet (a fresh data directory) creates a demo workspace with one
+ * admin user, in one transaction, so that a newcomer can sign in at once.
+ */
+export const startUp = Effect.gen(function* () {
+  const workspaces = yield* Workspaces
+  const database = yield* DatabaseInfo
+  const count = yield* workspaces.migrateAll
+  yield* Effect.logInfo("schemas migrated").pipe(Effect.annotateLogs({ workspaces: count }))
+  if (database.kind !== "embedded" || count > 0) return
+  const sql = yield* SqlClient.SqlClient
+  const users = yield* Users
+  const memberships = yield* Memberships
+  const roles = yield* Roles
+  yield* sql.withTransaction(
+    Effect.gen(function* () {
+      const workspace = yield* workspaces.create(demo.workspace, "Demo")
+      const user = yield* users.create(demo)
+      yield* memberships.add(workspace.id, user.id)
+      yield* roles.assign(workspace, { kind: "user", id: user.id }, "admin")
+    })
+  ).pipe(Effect.orDie)
+  const config = yield* AppConfig
+  yield* Console.log(
+    [
+      "",
+      "Demo workspace provisioned. Sign in with:",
+      `  curl -c cookies.txt -H 'content-type: application/json' \\`,
+      `    -d '{"workspace":"${demo.workspace}","email":"${demo.email}","password":"${demo.password}"}' \\`,
+      `    http://${config.host}:${config.port}/api/auth/login`,
+      `  (workspace "${demo.workspace}", email ${demo.email}, password ${demo.password})`,
+      ""
+    ].join("\n")
+  )
+})

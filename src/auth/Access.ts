@@ -1,0 +1,30 @@
+import { Effect } from "effect"
+import { Forbidden } from "../errors"
+import { allows } from "./Grants"
+import type { Permission } from "./Grants"
+import { CurrentPrincipal } from "./Principal"
+import { Roles } from "./Roles"
+
+/** Permission checks for the current principal, from the grants of its roles. */
+export class Access extends Effect.Service<Access>()("Access", {
+  dependencies: [Roles.Default],
+  effect: Effect.gen(function* () {
+    const roles = yield* Roles
+
+    /** The current principal's grants, read from the workspace schema. */
+    const grants = Effect.flatMap(CurrentPrincipal, (principal) => roles.grantsOf(principal.workspace, principal))
+
+    const can = (businessObject: string, permission: Permission) =>
+      Effect.map(grants, (held) => allows(held, businessObject, permission))
+
+    /** Fails with 403 unless the current principal may `permission` the business object. */
+    const require = (businessObject: string, permission: Permission) =>
+      Effect.gen(function* () {
+        if (yield* can(businessObject, permission)) return
+        const principal = yield* CurrentPrincipal
+        return yield* new Forbidden({ message: `${principal.kind} ${principal.name} may not ${permission} ${businessObject}` })
+      })
+
+    return { grants, can, require } as const
+  })
+}) {}

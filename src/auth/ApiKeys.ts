@@ -1,0 +1,82 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { timingSafeEqual } from "node:crypto"
+import { BadRequest, NotFound } from "../errors"
+import type { Workspace } from "../tenancy/Workspace"
+import { Roles } from "./Roles"
+import { hashToken, randomToken } from "./Tokens"
+
+/**
+ * An API key reads `ak_<workspace slug>.<key id>.<secret>`: the slug finds the
+ * workspace schema, the id the row, and the hash of the whole key must match.
+ * Only the hash is stored; the key itself is shown once, at creation.
+ */
+const keyPattern = /^ak_([a-z0-9-]+)\.([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/
+
+export interface ParsedApiKey {
+  readonly workspaceSlug: string
+  readonly keyId: string
+}
+
+export const parseApiKey = (key: string): Option.Option<ParsedApiKey> => {
+  const match = keyPattern.exec(key)
+  return match?.[1] && match[2] ? Option.some({ workspaceSlug: match[1], keyId: match[2] }) : Option.none()
+}
+
+export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
+  id: Schema.String,
+  name: Schema.String
+}) {}
+
+const ApiKeyRow = Schema.Struct({ id: Schema.String, name: Schema.String, keyHash: Schema.String })
+
+const sameHash = (a: string, b: string) => {
+  const left = Buffer.from(a, "hex")
+  const right = Buffer.from(b, "hex")
+  return left.length === right.length && timingSafeEqual(left, right)
+}
+
+/** Service-account credentials of one workspace. The key's id is the service account's id. */
+export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
+  dependencies: [Roles.Default],
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const roles = yield* Roles
+
+    /** Creates a key holding `role`; returns the key, which is never shown again. */
+    const create = (workspace: Workspace, name: string, role: string) =>
+      Effect.gen(function* () {
+        const trimmed = name.trim()
+        if (trimmed.length === 0 || trimmed.length > 200) {
+          return yield* new BadRequest({ message: "an API key's name is 1-200 characters" })
+        }
+        const id = crypto.randomUUID()
+        const key = `ak_${workspace.slug}.${id}.${randomToken()}`
+        yield* sql`INSERT INTO ${sql(workspace.table("api_keys"))} ${sql.insert({ id, name: trimmed, keyHash: hashToken(key) })}`.pipe(
+          Effect.orDie
+        )
+        yield* roles.assign(workspace, { kind: "service-account", id }, role)
+        return { apiKey: new ApiKey({ id, name: trimmed }), key }
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    const revoke = (workspace: Workspace, id: string) =>
+      Effect.gen(function* () {
+        if (!/^[0-9a-f-]{36}$/.test(id)) return yield* new BadRequest({ message: `invalid API key id: ${id}` })
+        const rows = yield* sql`UPDATE ${sql(workspace.table("api_keys"))} SET revoked_at = now()
+          WHERE id = ${id} AND revoked_at IS NULL RETURNING id`.pipe(Effect.orDie)
+        if (rows.length === 0) return yield* new NotFound({ message: `no active API key ${id}` })
+      })
+
+    /** The key's service account, if the key is live and matches; none otherwise. */
+    const verify = (workspace: Workspace, keyId: string, key: string) =>
+      sql`SELECT id, name, key_hash FROM ${sql(workspace.table("api_keys"))}
+          WHERE id = ${keyId} AND revoked_at IS NULL`.pipe(
+        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(ApiKeyRow))))),
+        Effect.map(Option.filter((row) => sameHash(row.keyHash, hashToken(key)))),
+        Effect.map(Option.map((row) => new ApiKey({ id: row.id, name: row.name }))),
+        Effect.orDie
+      )
+
+    return { create, revoke, verify } as const
+  })
+}) {}

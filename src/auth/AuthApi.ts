@@ -1,0 +1,41 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Unauthorized } from "../errors"
+import { Authenticated } from "./AuthMiddleware"
+import { PrincipalKind } from "./Principal"
+
+export class SignIn extends Schema.Class<SignIn>("SignIn")({
+  workspace: Schema.String,
+  email: Schema.String,
+  password: Schema.Redacted(Schema.String)
+}) {}
+
+/** The caller as the API shows it. */
+export class Me extends Schema.Class<Me>("Me")({
+  kind: PrincipalKind,
+  id: Schema.String,
+  name: Schema.String,
+  email: Schema.optional(Schema.String),
+  workspace: Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String })
+}) {}
+
+export class AuthApi extends HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("login", "/auth/login")
+      .setPayload(SignIn)
+      .addSuccess(Me)
+      .addError(Unauthorized)
+      .annotate(OpenApi.Summary, "Sign in to a workspace; sets the HttpOnly session cookie")
+  )
+  .add(
+    HttpApiEndpoint.post("logout", "/auth/logout")
+      .addSuccess(HttpApiSchema.NoContent)
+      .middleware(Authenticated)
+      .annotate(OpenApi.Summary, "End the current session")
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/auth/me")
+      .addSuccess(Me)
+      .middleware(Authenticated)
+      .annotate(OpenApi.Summary, "Who the request is authenticated as")
+  ) {}

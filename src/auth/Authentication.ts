@@ -1,0 +1,99 @@
+import { Effect, Option, Redacted } from "effect"
+import { AppConfig } from "../config/AppConfig"
+import { Unauthorized } from "../errors"
+import { Workspace } from "../tenancy/Workspace"
+import { Workspaces } from "../tenancy/Workspaces"
+import { ApiKeys, parseApiKey } from "./ApiKeys"
+import { Memberships } from "./Memberships"
+import { decoyHash, verifyPassword } from "./Password"
+import { Principal } from "./Principal"
+import { Sessions } from "./Sessions"
+import { Users } from "./Users"
+import { hashToken } from "./Tokens"
+
+const badSignIn = new Unauthorized({ message: "wrong workspace, email or password" })
+
+/** Turns credentials (password, session token, API key) into a principal. */
+export class Authentication extends Effect.Service<Authentication>()("Authentication", {
+  dependencies: [Users.Default, Sessions.Default, Memberships.Default, ApiKeys.Default, Workspaces.Default],
+  effect: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const users = yield* Users
+    const sessions = yield* Sessions
+    const memberships = yield* Memberships
+    const apiKeys = yield* ApiKeys
+    const workspaces = yield* Workspaces
+
+    /**
+     * Checks the password and membership and starts a session. Every failure
+     * reads the same, so the answer tells nobody which part was wrong.
+     */
+    const signIn = (input: { workspace: string; email: string; password: Redacted.Redacted }) =>
+      Effect.gen(function* () {
+        const user = yield* users.findCredentials(input.email)
+        const hash = Option.isSome(user) ? user.value.passwordHash : yield* decoyHash
+        const passwordOk = yield* verifyPassword(Redacted.value(input.password), hash)
+        if (Option.isNone(user) || !passwordOk) return yield* badSignIn
+        const workspace = yield* workspaces.findBySlug(input.workspace)
+        if (Option.isNone(workspace)) return yield* badSignIn
+        if (!(yield* memberships.isMember(workspace.value.id, user.value.id))) return yield* badSignIn
+        const token = yield* sessions.start(user.value.id, workspace.value.id, config.sessionTtl)
+        const principal = new Principal({
+          kind: "user",
+          id: user.value.id,
+          name: user.value.name,
+          email: user.value.email,
+          workspace: workspace.value,
+          credential: { _tag: "Session", tokenHash: hashToken(token) }
+        })
+        return { token, principal }
+      })
+
+    const fromSession = (token: Redacted.Redacted) =>
+      Effect.gen(function* () {
+        const value = Redacted.value(token)
+        if (value.length === 0) {
+          return yield* new Unauthorized({ message: "not signed in: send the session cookie or an API key" })
+        }
+        const expired = new Unauthorized({ message: "the session is unknown or has expired: sign in again" })
+        const session = yield* sessions.find(value)
+        if (Option.isNone(session)) return yield* expired
+        const row = session.value
+        return new Principal({
+          kind: "user",
+          id: row.userId,
+          name: row.userName,
+          email: row.userEmail,
+          workspace: new Workspace({ id: row.workspaceId, slug: row.workspaceSlug, name: row.workspaceName }),
+          credential: { _tag: "Session", tokenHash: hashToken(value) }
+        })
+      })
+
+    const fromApiKey = (key: Redacted.Redacted) =>
+      Effect.gen(function* () {
+        const value = Redacted.value(key)
+        if (value.length === 0) {
+          return yield* new Unauthorized({ message: "not signed in: send the session cookie or an API key" })
+        }
+        const invalid = new Unauthorized({ message: "the API key is invalid or has been revoked" })
+        const parsed = parseApiKey(value)
+        if (Option.isNone(parsed)) return yield* invalid
+        const workspace = yield* workspaces.findBySlug(parsed.value.workspaceSlug)
+        if (Option.isNone(workspace)) return yield* invalid
+        const apiKey = yield* apiKeys.verify(workspace.value, parsed.value.keyId, value)
+        if (Option.isNone(apiKey)) return yield* invalid
+        return new Principal({
+          kind: "service-account",
+          id: apiKey.value.id,
+          name: apiKey.value.name,
+          workspace: workspace.value,
+          credential: { _tag: "ApiKey", keyId: apiKey.value.id }
+        })
+      })
+
+    const signOut = (principal: Principal) =>
+      principal.credential._tag === "Session" ? sessions.end(principal.credential.tokenHash) : Effect.void
+
+    return { signIn, fromSession, fromApiKey, signOut } as const
+  })
+}) {}

@@ -1,0 +1,27 @@
+import { Schema } from "effect"
+
+export const Permission = Schema.Literal("read", "update")
+export type Permission = typeof Permission.Type
+
+/** A grant names a business object (`<namespace>/<name>`), or `*` for all of them. */
+export const GrantTarget = Schema.String.pipe(
+  Schema.pattern(/^(\*|[a-z][a-z0-9-]*\/[a-z][a-zA-Z0-9-]*)$/, {
+    message: () => "a business object is <namespace>/<name> (e.g. crm/deal), or * for all"
+  })
+)
+
+export interface Grant {
+  readonly businessObject: string
+  readonly permission: Permission
+}
+
+/**
+ * Whether a set of grants allows `permission` on `businessObject`. Whoever
+ * may update a business object may also read it.
+ */
+export const allows = (grants: ReadonlyArray<Grant>, businessObject: string, permission: Permission): boolean =>
+  grants.some(
+    (grant) =>
+      (grant.businessObject === businessObject || grant.businessObject === "*") &&
+      (grant.permission === permission || grant.permission === "update")
+  )

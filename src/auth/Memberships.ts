@@ -1,0 +1,25 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { platformSchema } from "../tenancy/migrations/platform"
+
+/** Which users belong to which workspaces. A user signs in to a workspace only as its member. */
+export class Memberships extends Effect.Service<Memberships>()("Memberships", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const memberships = sql(`${platformSchema}.memberships`)
+
+    const add = (workspaceId: string, userId: string) =>
+      sql`INSERT INTO ${memberships} ${sql.insert({ workspaceId, userId })} ON CONFLICT DO NOTHING`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    const isMember = (workspaceId: string, userId: string) =>
+      sql`SELECT 1 FROM ${memberships} WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      )
+
+    return { add, isMember } as const
+  })
+}) {}

@@ -1,0 +1,59 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, ParseResult, Schema } from "effect"
+import { BadRequest, NotFound } from "../errors"
+import type { Workspace } from "../tenancy/Workspace"
+import { GrantTarget, Permission } from "./Grants"
+import type { Grant } from "./Grants"
+import type { PrincipalKind } from "./Principal"
+
+const RoleName = Schema.String.pipe(
+  Schema.pattern(/^[a-z][a-z0-9-]{0,62}$/, { message: () => "a role name is lower-case letters, digits and hyphens" })
+)
+
+const badRequest = (error: ParseResult.ParseError) =>
+  new BadRequest({ message: ParseResult.TreeFormatter.formatErrorSync(error) })
+
+const GrantRow = Schema.Struct({ businessObject: Schema.String, permission: Permission })
+
+/** Roles hold grants per business object; users, service accounts and agents hold roles. */
+export class Roles extends Effect.Service<Roles>()("Roles", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Adds a grant to a role, creating the role if it is new. Granting twice changes nothing. */
+    const grant = (workspace: Workspace, role: string, businessObject: string, permission: string) =>
+      Effect.gen(function* () {
+        const name = yield* Schema.decodeUnknown(RoleName)(role).pipe(Effect.mapError(badRequest))
+        const target = yield* Schema.decodeUnknown(GrantTarget)(businessObject).pipe(Effect.mapError(badRequest))
+        const perm = yield* Schema.decodeUnknown(Permission)(permission).pipe(Effect.mapError(badRequest))
+        yield* sql`INSERT INTO ${sql(workspace.table("roles"))} ${sql.insert({ name })} ON CONFLICT DO NOTHING`
+        yield* sql`INSERT INTO ${sql(workspace.table("role_grants"))} ${sql.insert({ role: name, businessObject: target, permission: perm })}
+          ON CONFLICT DO NOTHING`
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    /** Gives a principal a role that must already exist. */
+    const assign = (workspace: Workspace, principal: { kind: PrincipalKind; id: string }, role: string) =>
+      Effect.gen(function* () {
+        const exists = yield* sql`SELECT 1 FROM ${sql(workspace.table("roles"))} WHERE name = ${role}`
+        if (exists.length === 0) return yield* new NotFound({ message: `unknown role: ${role}` })
+        yield* sql`INSERT INTO ${sql(workspace.table("role_assignments"))} ${sql.insert({
+          principalKind: principal.kind,
+          principalId: principal.id,
+          role
+        })} ON CONFLICT DO NOTHING`
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** Every grant a principal holds through its roles. */
+    const grantsOf = (workspace: Workspace, principal: { kind: PrincipalKind; id: string }) =>
+      sql`SELECT DISTINCT g.business_object, g.permission
+          FROM ${sql(workspace.table("role_assignments"))} a
+          JOIN ${sql(workspace.table("role_grants"))} g ON g.role = a.role
+          WHERE a.principal_kind = ${principal.kind} AND a.principal_id = ${principal.id}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(GrantRow))),
+        Effect.map((rows): ReadonlyArray<Grant> => rows),
+        Effect.orDie
+      )
+
+    return { grant, assign, grantsOf } as const
+  })
+}) {}

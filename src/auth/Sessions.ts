@@ -1,0 +1,56 @@
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Option, Schema } from "effect"
+import { platformSchema } from "../tenancy/migrations/platform"
+import { hashToken, randomToken } from "./Tokens"
+
+const SessionRow = Schema.Struct({
+  userId: Schema.String,
+  userName: Schema.String,
+  userEmail: Schema.String,
+  workspaceId: Schema.String,
+  workspaceSlug: Schema.String,
+  workspaceName: Schema.String
+})
+
+/**
+ * Sign-in sessions, stored in PostgreSQL by the hash of their token, bound
+ * to one workspace, valid until `expires_at` (checked by the database clock).
+ */
+export class Sessions extends Effect.Service<Sessions>()("Sessions", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const sessions = sql(`${platformSchema}.sessions`)
+
+    /** Starts a session and returns its token, the only copy of which goes into the cookie. */
+    const start = (userId: string, workspaceId: string, ttl: Duration.Duration) =>
+      Effect.gen(function* () {
+        const token = randomToken()
+        const seconds = Duration.toSeconds(ttl)
+        yield* sql`DELETE FROM ${sessions} WHERE user_id = ${userId} AND expires_at <= now()`
+        yield* sql`INSERT INTO ${sessions} (token_hash, user_id, workspace_id, expires_at)
+          VALUES (${hashToken(token)}, ${userId}, ${workspaceId}, now() + make_interval(secs => ${seconds}))`
+        return token
+      }).pipe(Effect.orDie)
+
+    /**
+     * The live session behind a token, with its user and workspace; none when
+     * the token is unknown, expired, or its user is no longer a member.
+     */
+    const find = (token: string) =>
+      sql`SELECT u.id AS user_id, u.name AS user_name, u.email AS user_email,
+                 w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name
+          FROM ${sessions} s
+          JOIN ${sql(`${platformSchema}.users`)} u ON u.id = s.user_id
+          JOIN ${sql(`${platformSchema}.workspaces`)} w ON w.id = s.workspace_id
+          JOIN ${sql(`${platformSchema}.memberships`)} m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
+          WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now()`.pipe(
+        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(SessionRow))))),
+        Effect.orDie
+      )
+
+    const end = (tokenHash: string) =>
+      sql`DELETE FROM ${sessions} WHERE token_hash = ${tokenHash}`.pipe(Effect.asVoid, Effect.orDie)
+
+    return { start, find, end } as const
+  })
+}) {}

@@ -1,0 +1,75 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { BadRequest, Conflict, NotFound } from "../errors"
+import { platformSchema } from "../tenancy/migrations/platform"
+import { hashPassword } from "./Password"
+
+export class User extends Schema.Class<User>("User")({
+  id: Schema.String,
+  email: Schema.String,
+  name: Schema.String
+}) {}
+
+const UserWithHash = Schema.Struct({ ...User.fields, passwordHash: Schema.String })
+
+export const minimumPasswordLength = 8
+const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase()
+
+/** People who sign in. Platform-wide: one user may belong to several workspaces. */
+export class Users extends Effect.Service<Users>()("Users", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const users = sql(`${platformSchema}.users`)
+
+    const create = (input: { email: string; name: string; password: string }) =>
+      Effect.gen(function* () {
+        const email = normalizeEmail(input.email)
+        const name = input.name.trim()
+        if (!emailPattern.test(email) || email.length > 254) {
+          return yield* new BadRequest({ message: `invalid email: ${input.email}` })
+        }
+        if (name.length === 0 || name.length > 200) {
+          return yield* new BadRequest({ message: "a user's name is 1-200 characters" })
+        }
+        if (input.password.length < minimumPasswordLength) {
+          return yield* new BadRequest({ message: `a password has at least ${minimumPasswordLength} characters` })
+        }
+        const passwordHash = yield* hashPassword(input.password)
+        const rows = yield* sql`INSERT INTO ${users} ${sql.insert({ email, name, passwordHash })}
+          ON CONFLICT (email) DO NOTHING RETURNING id, email, name`.pipe(Effect.orDie)
+        if (rows.length === 0) return yield* new Conflict({ message: `a user with email ${email} already exists` })
+        return yield* Schema.decodeUnknown(User)(rows[0]).pipe(Effect.orDie)
+      })
+
+    /** The user and their password hash, for sign-in. */
+    const findCredentials = (email: string) =>
+      sql`SELECT id, email, name, password_hash FROM ${users} WHERE email = ${normalizeEmail(email)}`.pipe(
+        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(UserWithHash))))),
+        Effect.orDie
+      )
+
+    const findByEmail = (email: string) =>
+      sql`SELECT id, email, name FROM ${users} WHERE email = ${normalizeEmail(email)}`.pipe(
+        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(User))))),
+        Effect.orDie
+      )
+
+    const findById = (id: string) =>
+      sql`SELECT id, email, name FROM ${users} WHERE id = ${id}`.pipe(
+        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(User))))),
+        Effect.orDie
+      )
+
+    const getByEmail = (email: string) =>
+      findByEmail(email).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ message: `unknown user: ${email}` })),
+          onSome: Effect.succeed
+        }))
+      )
+
+    return { create, findCredentials, findByEmail, findById, getByEmail } as const
+  })
+}) {}

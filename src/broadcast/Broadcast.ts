@@ -1,0 +1,29 @@
+import { Schema } from "effect"
+
+/** The two kinds of hint a tab receives (spec, "Broadcast"). */
+export const BroadcastType = Schema.Literal("changed", "presence")
+export type BroadcastType = typeof BroadcastType.Type
+
+/** What a hint names: a record of a business object. Never the record itself. */
+export class BroadcastData extends Schema.Class<BroadcastData>("BroadcastData")({
+  businessObject: Schema.String,
+  businessObjectId: Schema.String
+}) {}
+
+/** One hint as a stream sees it: the SSE event name and its data. */
+export class Broadcast extends Schema.Class<Broadcast>("Broadcast")({
+  type: BroadcastType,
+  data: BroadcastData
+}) {}
+
+/**
+ * One hint as it crosses the shared pub/sub channel: `{workspace, type, data}`
+ * (decisions.md, "wire details"). `workspace` is the workspace id.
+ */
+export class BroadcastEnvelope extends Schema.Class<BroadcastEnvelope>("BroadcastEnvelope")({
+  workspace: Schema.String,
+  type: BroadcastType,
+  data: BroadcastData
+}) {}
+
+export const BroadcastEnvelopeJson = Schema.parseJson(BroadcastEnvelope)

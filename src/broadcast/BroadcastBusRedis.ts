@@ -1,0 +1,74 @@
+import { Effect, Layer, Queue, Schema } from "effect"
+import { PubSubUnavailable } from "../errors"
+import { RedisConnection } from "../redis/RedisConnection"
+import { BroadcastEnvelopeJson } from "./Broadcast"
+import { BroadcastBus } from "./BroadcastBus"
+import * as BroadcastHub from "./BroadcastHub"
+
+/** The one channel every instance publishes to and subscribes to. */
+export const channel = "broadcast"
+
+const unavailable = (error: unknown) =>
+  new PubSubUnavailable({ message: `redis: ${error instanceof Error ? error.message : String(error)}` })
+
+const decode = Schema.decodeUnknown(BroadcastEnvelopeJson)
+const encode = Schema.encode(BroadcastEnvelopeJson)
+
+const make = Effect.gen(function* () {
+  const { command, subscriber } = yield* RedisConnection
+  const hub = yield* BroadcastHub.make()
+
+  // The ioredis callback only enqueues; one fiber decodes and delivers, in order.
+  const inbox = yield* Queue.unbounded<string>()
+  const onMessage = (from: string, message: string) => {
+    if (from === channel) inbox.unsafeOffer(message)
+  }
+  yield* Effect.acquireRelease(
+    Effect.sync(() => subscriber.on("message", onMessage)),
+    () => Effect.sync(() => subscriber.off("message", onMessage))
+  )
+  yield* Queue.take(inbox).pipe(
+    Effect.flatMap((message) =>
+      decode(message).pipe(
+        Effect.flatMap(hub.deliver),
+        Effect.catchTag("ParseError", (error) =>
+          Effect.logWarning("broadcast bus: dropped a malformed message").pipe(Effect.annotateLogs("error", error.message))
+        )
+      )
+    ),
+    Effect.forever,
+    Effect.forkScoped
+  )
+
+  // Subscribed once per instance; ioredis re-subscribes by itself after a reconnect.
+  yield* Effect.acquireRelease(
+    Effect.tryPromise({ try: () => subscriber.subscribe(channel), catch: unavailable }),
+    () => Effect.tryPromise(() => subscriber.unsubscribe(channel)).pipe(Effect.ignore)
+  )
+
+  const ready = Effect.suspend(() =>
+    command.status === "ready" && subscriber.status === "ready"
+      ? Effect.void
+      : Effect.fail(new PubSubUnavailable({ message: "redis: not connected" }))
+  )
+
+  return BroadcastBus.of({
+    publish: (envelope) =>
+      encode(envelope).pipe(
+        Effect.orDie,
+        Effect.flatMap((json) => Effect.tryPromise({ try: () => command.publish(channel, json), catch: unavailable })),
+        Effect.asVoid
+      ),
+    subscribe: (workspace) => Effect.zipRight(ready, hub.subscribe(workspace)),
+    subscriberCount: hub.subscriberCount,
+    isHealthy: Effect.tryPromise(() => command.ping()).pipe(
+      Effect.timeout("1 second"),
+      Effect.as(true),
+      Effect.orElseSucceed(() => false)
+    ),
+    kind: "redis"
+  })
+})
+
+/** The bus across instances: PUBLISH on one shared channel, one SUBSCRIBE per instance. */
+export const layer: Layer.Layer<BroadcastBus, PubSubUnavailable, RedisConnection> = Layer.scoped(BroadcastBus, make)

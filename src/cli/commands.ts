@@ -1,0 +1,111 @@
+import { Args, Command, Options } from "@effect/cli"
+import { SqlClient } from "@effect/sql"
+import { Console, Effect, Redacted } from "effect"
+import { ApiKeys } from "../auth/ApiKeys"
+import { Memberships } from "../auth/Memberships"
+import { Roles } from "../auth/Roles"
+import { Users } from "../auth/Users"
+import { Workspaces } from "../tenancy/Workspaces"
+
+const workspaceOption = Options.text("workspace").pipe(Options.withDescription("workspace slug"))
+const roleOption = Options.text("role").pipe(Options.withDescription("role name"))
+
+const workspaceCreate = Command.make(
+  "create",
+  {
+    slug: Args.text({ name: "slug" }).pipe(Args.withDescription("lower-case letters, digits and hyphens")),
+    name: Options.text("name").pipe(Options.optional, Options.withDescription("display name (default: the slug)"))
+  },
+  ({ name, slug }) =>
+    Effect.gen(function* () {
+      const workspace = yield* (yield* Workspaces).create(slug, name._tag === "Some" ? name.value : undefined)
+      yield* Console.log(`workspace ${workspace.slug} created (schema ${workspace.schema}, role admin holds every grant)`)
+    })
+).pipe(Command.withDescription("Create a workspace: its schema, migrated, and the built-in admin role"))
+
+const userCreate = Command.make(
+  "create",
+  {
+    email: Options.text("email"),
+    name: Options.text("name"),
+    password: Options.redacted("password")
+  },
+  ({ email, name, password }) =>
+    Effect.gen(function* () {
+      const user = yield* (yield* Users).create({ email, name, password: Redacted.value(password) })
+      yield* Console.log(`user ${user.email} created (id ${user.id})`)
+    })
+).pipe(Command.withDescription("Create a user who can sign in"))
+
+const memberAdd = Command.make(
+  "add",
+  { workspace: workspaceOption, email: Options.text("email"), role: roleOption },
+  ({ email, role, workspace }) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const target = yield* (yield* Workspaces).get(workspace)
+      const user = yield* (yield* Users).getByEmail(email)
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* (yield* Memberships).add(target.id, user.id)
+          yield* (yield* Roles).assign(target, { kind: "user", id: user.id }, role)
+        })
+      ).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* Console.log(`${user.email} is a member of ${target.slug} with role ${role}`)
+    })
+).pipe(Command.withDescription("Make a user a member of a workspace, holding a role"))
+
+const roleGrant = Command.make(
+  "grant",
+  {
+    workspace: workspaceOption,
+    role: roleOption,
+    businessObject: Options.text("business-object").pipe(Options.withDescription("<namespace>/<name>, or * for all")),
+    permission: Options.choice("permission", ["read", "update"])
+  },
+  ({ businessObject, permission, role, workspace }) =>
+    Effect.gen(function* () {
+      const target = yield* (yield* Workspaces).get(workspace)
+      yield* (yield* Roles).grant(target, role, businessObject, permission)
+      yield* Console.log(`role ${role} in ${target.slug} may ${permission} ${businessObject}`)
+    })
+).pipe(Command.withDescription("Grant a role a permission on a business object (creates the role if new)"))
+
+const apiKeyCreate = Command.make(
+  "create",
+  { workspace: workspaceOption, name: Options.text("name"), role: roleOption },
+  ({ name, role, workspace }) =>
+    Effect.gen(function* () {
+      const target = yield* (yield* Workspaces).get(workspace)
+      const { apiKey, key } = yield* (yield* ApiKeys).create(target, name, role)
+      yield* Console.log(`API key ${apiKey.id} (${apiKey.name}) created with role ${role}. It is shown only this once:`)
+      yield* Console.log(key)
+    })
+).pipe(Command.withDescription("Create an API key (a service account) holding a role; prints the key once"))
+
+const apiKeyRevoke = Command.make(
+  "revoke",
+  { workspace: workspaceOption, id: Options.text("id").pipe(Options.withDescription("the key's id")) },
+  ({ id, workspace }) =>
+    Effect.gen(function* () {
+      const target = yield* (yield* Workspaces).get(workspace)
+      yield* (yield* ApiKeys).revoke(target, id)
+      yield* Console.log(`API key ${id} revoked`)
+    })
+).pipe(Command.withDescription("Revoke an API key"))
+
+const group = (name: string, description: string) => Command.make(name).pipe(Command.withDescription(description))
+
+export const adminCommand = Command.make("admin").pipe(
+  Command.withDescription("Set up workspaces, users, roles and API keys"),
+  Command.withSubcommands([
+    group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceCreate])),
+    group("user", "Users").pipe(Command.withSubcommands([userCreate])),
+    group("member", "Workspace members").pipe(Command.withSubcommands([memberAdd])),
+    group("role", "Roles and their grants").pipe(Command.withSubcommands([roleGrant])),
+    group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyCreate, apiKeyRevoke]))
+  ])
+)
+
+/** Runs the admin command line on `argv` (as `process.argv`: node, script, then the arguments). */
+export const runAdmin = Command.run(adminCommand, { name: "admin", version: "0.1.0" })

@@ -1,0 +1,37 @@
+import { ValidationError } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Cause, Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { ServicesLive } from "../app/AppLayer"
+import { AppConfig } from "../config/AppConfig"
+import { DatabaseLive } from "../db/Database"
+import { Workspaces } from "../tenancy/Workspaces"
+import { runAdmin } from "./commands"
+
+/** The services over the configured database, every schema migrated first. */
+const AdminLive = Layer.effectDiscard(Effect.flatMap(Workspaces, (workspaces) => workspaces.migrateAll)).pipe(
+  Layer.provideMerge(ServicesLive),
+  Layer.provideMerge(DatabaseLive),
+  Layer.provideMerge(AppConfig.layer),
+  Layer.provide(Logger.minimumLogLevel(LogLevel.Error))
+)
+
+/** One line on standard error and exit code 1, whatever went wrong. */
+const reportFailure = (cause: Cause.Cause<unknown>) => {
+  const failure = Cause.failureOption(cause)
+  // @effect/cli has already printed its own message for bad arguments.
+  if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) return Effect.void
+  const error = Option.getOrUndefined(failure)
+  const message =
+    typeof error === "object" && error !== null && "message" in error
+      ? String(error.message)
+      : Cause.pretty(cause).split("\n")[0]
+  return Console.error(`error: ${message}`)
+}
+
+runAdmin(process.argv).pipe(
+  Effect.provide(AdminLive),
+  Effect.provide(NodeContext.layer),
+  Effect.tapErrorCause(reportFailure),
+  Effect.provide(Logger.minimumLogLevel(LogLevel.Error)),
+  (program) => NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+)

@@ -1,0 +1,41 @@
+import { Config, Context, Duration, Effect, Layer, Option } from "effect"
+import type { Redacted } from "effect"
+
+/** How the session cookie's Secure flag is chosen. `auto`: when the request came over HTTPS. */
+export type CookieSecure = "auto" | "always" | "never"
+
+export interface AppConfigShape {
+  /** PostgreSQL URL; none means the embedded PGlite database. */
+  readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /** Pool size for a real PostgreSQL. */
+  readonly databasePoolSize: number
+  /** Redis URL; none means the in-process broadcast bus and presence store (single instance only). */
+  readonly redisUrl: Option.Option<Redacted.Redacted>
+  readonly host: string
+  readonly port: number
+  /** Where the embedded database keeps its files. */
+  readonly dataDir: string
+  readonly sessionTtl: Duration.Duration
+  readonly cookieSecure: CookieSecure
+}
+
+const config: Config.Config<AppConfigShape> = Config.all({
+  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
+    Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
+    Config.withDefault(10)
+  ),
+  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: Config.port("PORT").pipe(Config.withDefault(3000)),
+  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data/pglite")),
+  sessionTtl: Config.duration("SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
+  cookieSecure: Config.literal("auto", "always", "never")("COOKIE_SECURE").pipe(Config.withDefault("auto" as const))
+})
+
+/** The service's whole configuration, read once from the environment. */
+export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
+  static readonly layer = Layer.effect(AppConfig, config)
+  static readonly make = (overrides: Partial<AppConfigShape> = {}) =>
+    Layer.effect(AppConfig, Effect.map(config, (c) => ({ ...c, ...overrides })))
+}

@@ -1,0 +1,15 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { AuthApi } from "../auth/AuthApi"
+import { InternalError } from "../errors"
+import { HealthApi } from "../health/HealthApi"
+import { BusinessObjectsApi } from "../plugins/BusinessObjectsApi"
+
+/** Every route of the service, under `/api`. One definition serves the server, the docs and the client. */
+export class Api extends HttpApi.make("api")
+  .add(HealthApi)
+  .add(AuthApi)
+  .add(BusinessObjectsApi)
+  .addError(InternalError)
+  .prefix("/api")
+  .annotate(OpenApi.Title, "Audit timeline and broadcast service")
+  .annotate(OpenApi.Version, "0.1.0") {}

@@ -1,0 +1,38 @@
+import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { createServer } from "node:http"
+import { Access } from "../auth/Access"
+import { AuthHttp } from "../auth/AuthHttp"
+import { AuthenticatedLive } from "../auth/AuthMiddlewareLive"
+import { Authentication } from "../auth/Authentication"
+import { AppConfig } from "../config/AppConfig"
+import { HealthHttp } from "../health/HealthHttp"
+import { BusinessObjectsHttp } from "../plugins/BusinessObjectsHttp"
+import { Api } from "./Api"
+import { requestLog } from "./RequestLog"
+
+/** The API with every handler and the authentication middleware. */
+export const ApiLive = HttpApiBuilder.api(Api).pipe(
+  Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp]),
+  Layer.provide(AuthenticatedLive),
+  Layer.provide([Authentication.Default, Access.Default])
+)
+
+/** The routes plus the OpenAPI document and its docs page. */
+export const HttpAppLive = HttpApiBuilder.serve(requestLog).pipe(
+  Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
+  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+  Layer.provide(ApiLive)
+)
+
+/** Serves on HOST:PORT (PORT 0 picks a free port: tests). */
+export const HttpServerLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+)
+
+/** The running server; its `HttpServer` stays visible so tests can read the bound address. */
+export const ServerLive = HttpAppLive.pipe(
+  HttpServer.withLogAddress,
+  Layer.provideMerge(HttpServerLive)
+)

@@ -1,0 +1,153 @@
+import { createHash } from "node:crypto"
+import { Effect, Layer, Schema } from "effect"
+import type { Redis } from "ioredis"
+import { PubSubUnavailable } from "../errors"
+import { RedisConnection } from "../redis/RedisConnection"
+import type { LiveEditor } from "./PresenceStore"
+import { PresenceStore } from "./PresenceStore"
+
+/**
+ * Both keys of one business object of one workspace. The braces make them a
+ * cluster hash tag (one slot, so one script may touch both).
+ * - `:lapse`: ZSET, member = JSON `[recordId, editorId]`, score = lapse time (ms);
+ * - `:holder`: HASH, member -> JSON `{userId, name}`.
+ */
+export const presenceKeys = (workspace: string, businessObject: string) => {
+  const tag = `presence:{${encodeURIComponent(workspace)}|${encodeURIComponent(businessObject)}}`
+  return { lapse: `${tag}:lapse`, holder: `${tag}:holder` } as const
+}
+
+const member = (recordId: string, editorId: string) => JSON.stringify([recordId, editorId])
+
+// Shared prelude: drop lapsed editors (score <= now) from both keys first, so
+// afterwards a member present in the ZSET is live.
+const sweep = `
+local function sweep(now)
+  local lapsed = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
+  for _, m in ipairs(lapsed) do redis.call('HDEL', KEYS[2], m) end
+  if #lapsed > 0 then redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now) end
+end
+local function heldByOther(member, userId)
+  local holder = redis.call('HGET', KEYS[2], member)
+  return holder and cjson.decode(holder).userId ~= userId
+end
+`
+
+// ARGV: member, userId, holder JSON, now, lapseAt
+const touchScript = `${sweep}
+local now = tonumber(ARGV[4])
+sweep(now)
+local outcome = 'arrived'
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  if heldByOther(ARGV[1], ARGV[2]) then return 'held-by-other' end
+  outcome = 'renewed'
+end
+redis.call('ZADD', KEYS[1], ARGV[5], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+-- Idle keys vanish once their latest editor has lapsed.
+local latest = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
+local ttl = math.max(math.ceil(latest - now), 1)
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+return outcome
+`
+
+// ARGV: member, userId, now
+const leaveScript = `${sweep}
+sweep(tonumber(ARGV[3]))
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 'absent' end
+if heldByOther(ARGV[1], ARGV[2]) then return 'held-by-other' end
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 'left'
+`
+
+// ARGV: now. Returns [member, holder JSON, member, holder JSON, ...]
+const listScript = `${sweep}
+sweep(tonumber(ARGV[1]))
+local members = redis.call('ZRANGE', KEYS[1], 0, -1)
+local out = {}
+for _, m in ipairs(members) do
+  local holder = redis.call('HGET', KEYS[2], m)
+  if holder then
+    out[#out + 1] = m
+    out[#out + 1] = holder
+  end
+end
+return out
+`
+
+const unavailable = (error: unknown) =>
+  new PubSubUnavailable({ message: `redis: ${error instanceof Error ? error.message : String(error)}` })
+
+/** EVALSHA, falling back to EVAL once the server does not know the script yet. */
+const script = (source: string) => {
+  const sha = createHash("sha1").update(source).digest("hex")
+  return (client: Redis, keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>) =>
+    Effect.tryPromise({
+      try: () =>
+        client.evalsha(sha, keys.length, ...keys, ...args).catch((error: unknown) => {
+          if (error instanceof Error && error.message.startsWith("NOSCRIPT")) {
+            return client.eval(source, keys.length, ...keys, ...args)
+          }
+          throw error
+        }),
+      catch: unavailable
+    })
+}
+
+const touch = script(touchScript)
+const leave = script(leaveScript)
+const list = script(listScript)
+
+const TouchOutcomeSchema = Schema.Literal("arrived", "renewed", "held-by-other")
+const LeaveOutcomeSchema = Schema.Literal("left", "absent", "held-by-other")
+const ListReply = Schema.Array(Schema.String)
+const MemberJson = Schema.parseJson(Schema.Tuple(Schema.String, Schema.String))
+const HolderJson = Schema.parseJson(Schema.Struct({ name: Schema.String }))
+
+/** A reply that does not match the script is a bug, not an outage. */
+const reply = <A, I>(schema: Schema.Schema<A, I>) => (value: unknown) =>
+  Effect.orDie(Schema.decodeUnknown(schema)(value))
+
+const make = Effect.gen(function* () {
+  const { command } = yield* RedisConnection
+  return PresenceStore.of({
+    touch: (key, editor, nowMs, lapseAtMs) => {
+      const keys = presenceKeys(key.workspace, key.businessObject)
+      const holder = JSON.stringify({ userId: editor.userId, name: editor.name })
+      return touch(command, [keys.lapse, keys.holder], [
+        member(key.recordId, editor.editorId),
+        editor.userId,
+        holder,
+        nowMs,
+        lapseAtMs
+      ]).pipe(Effect.flatMap(reply(TouchOutcomeSchema)))
+    },
+    leave: (key, editorId, userId, nowMs) => {
+      const keys = presenceKeys(key.workspace, key.businessObject)
+      return leave(command, [keys.lapse, keys.holder], [member(key.recordId, editorId), userId, nowMs]).pipe(
+        Effect.flatMap(reply(LeaveOutcomeSchema))
+      )
+    },
+    list: (workspace, businessObject, nowMs) => {
+      const keys = presenceKeys(workspace, businessObject)
+      return list(command, [keys.lapse, keys.holder], [nowMs]).pipe(
+        Effect.flatMap(reply(ListReply)),
+        Effect.flatMap((flat) =>
+          Effect.forEach(
+            Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i] ?? "", flat[2 * i + 1] ?? ""] as const),
+            ([m, h]) =>
+              Effect.all([reply(MemberJson)(m), reply(HolderJson)(h)]).pipe(
+                Effect.map(([[recordId, editorId], { name }]): LiveEditor => ({ recordId, editorId, name }))
+              )
+          )
+        )
+      )
+    },
+    kind: "redis"
+  })
+})
+
+/** Presence shared by every instance: lapse times in Redis, each operation one Lua script. */
+export const layer: Layer.Layer<PresenceStore, never, RedisConnection> = Layer.effect(PresenceStore, make)

@@ -1,0 +1,103 @@
+import { Context, Duration, Effect, Layer, Redacted, Runtime } from "effect"
+import { Redis } from "ioredis"
+import { PubSubUnavailable } from "../errors"
+
+export interface RedisConnectionShape {
+  /** Runs commands; fails fast (no offline queue) while Redis is unreachable. */
+  readonly command: Redis
+  /** Dedicated to SUBSCRIBE: a subscribed connection cannot run other commands. */
+  readonly subscriber: Redis
+}
+
+export interface RedisConnectionOptions {
+  /** How long building the layer waits for each client to be ready. Default 5 s. */
+  readonly readyTimeout?: Duration.DurationInput
+}
+
+/** `redis://user:secret@host` -> `redis://host`, for messages and logs. */
+const describe = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.protocol}//${parsed.host}`
+  } catch {
+    return "redis"
+  }
+}
+
+const unavailable = (message: string) => new PubSubUnavailable({ message })
+
+/** Resolves once the client is ready; never fails by itself (ioredis keeps reconnecting). */
+const awaitReady = (client: Redis) =>
+  Effect.async<void>((resume) => {
+    if (client.status === "ready") return resume(Effect.void)
+    const onReady = () => resume(Effect.void)
+    client.once("ready", onReady)
+    return Effect.sync(() => client.off("ready", onReady))
+  })
+
+const acquireClient = (url: string, role: string, timeout: Duration.DurationInput) =>
+  Effect.gen(function* () {
+    const runtime = yield* Effect.runtime<never>()
+    const log = Runtime.runFork(runtime)
+    const target = describe(url)
+    const client = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const client = new Redis(url, {
+          // Fail fast while disconnected: callers answer 503 instead of hanging.
+          maxRetriesPerRequest: 1,
+          enableOfflineQueue: false,
+          commandTimeout: 2_000,
+          connectionName: `audit-broadcast:${role}`
+        })
+        // One warning per outage, not one per reconnect attempt.
+        let down = false
+        client.on("error", (error: Error) => {
+          if (down) return
+          down = true
+          log(Effect.logWarning(`redis ${role}: ${error.message}`).pipe(Effect.annotateLogs("redis", target)))
+        })
+        client.on("ready", () => {
+          if (!down) return
+          down = false
+          log(Effect.logInfo(`redis ${role}: ready again`).pipe(Effect.annotateLogs("redis", target)))
+        })
+        return client
+      }),
+      (client) =>
+        Effect.tryPromise(() => client.quit()).pipe(
+          Effect.timeout("1 second"),
+          Effect.ignore,
+          Effect.ensuring(Effect.sync(() => client.disconnect()))
+        )
+    )
+    // Waited for outside the (uninterruptible) acquire, so the timeout can cut it short.
+    yield* awaitReady(client).pipe(
+      Effect.timeoutFail({
+        duration: timeout,
+        onTimeout: () =>
+          unavailable(`redis ${role} at ${target} not ready after ${Duration.format(Duration.decode(timeout))}`)
+      })
+    )
+    return client
+  })
+
+const make = (url: string | Redacted.Redacted<string>, options: RedisConnectionOptions = {}) =>
+  Effect.gen(function* () {
+    const plain = Redacted.isRedacted(url) ? Redacted.value(url) : url
+    const timeout = options.readyTimeout ?? "5 seconds"
+    const [command, subscriber] = yield* Effect.all(
+      [acquireClient(plain, "command", timeout), acquireClient(plain, "subscriber", timeout)],
+      { concurrency: 2 }
+    )
+    return { command, subscriber } satisfies RedisConnectionShape
+  })
+
+/** Two ioredis clients on one URL, quit when the layer's scope closes. */
+export class RedisConnection extends Context.Tag("RedisConnection")<RedisConnection, RedisConnectionShape>() {
+  static layer(
+    url: string | Redacted.Redacted<string>,
+    options?: RedisConnectionOptions
+  ): Layer.Layer<RedisConnection, PubSubUnavailable> {
+    return Layer.scoped(RedisConnection, make(url, options))
+  }
+}

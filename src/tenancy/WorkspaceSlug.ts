@@ -1,0 +1,17 @@
+import { Schema } from "effect"
+
+/**
+ * A workspace slug: lower-case letters, digits and single hyphens, starting
+ * with a letter. Underscores are refused so that `ws_<slug>` with hyphens
+ * turned into underscores can never name two workspaces alike.
+ */
+export const WorkspaceSlug = Schema.String.pipe(
+  Schema.pattern(/^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){1,39}$/, {
+    message: () => "a workspace slug is 2-40 lower-case letters, digits and single hyphens, starting with a letter"
+  }),
+  Schema.brand("WorkspaceSlug")
+)
+export type WorkspaceSlug = typeof WorkspaceSlug.Type
+
+/** The PostgreSQL schema that holds one workspace's tables. */
+export const schemaNameOf = (slug: string): string => `ws_${slug.replace(/-/g, "_")}`

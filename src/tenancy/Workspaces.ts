@@ -1,0 +1,84 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, ParseResult, Schema } from "effect"
+import { BadRequest, Conflict, NotFound } from "../errors"
+import { migrateSchema } from "./Migrations"
+import { platformMigrations, platformSchema } from "./migrations/platform"
+import { workspaceMigrations } from "./migrations/workspace"
+import { Workspace } from "./Workspace"
+import { WorkspaceSlug } from "./WorkspaceSlug"
+
+const decodeSlug = (input: string) =>
+  Schema.decodeUnknown(WorkspaceSlug)(input).pipe(
+    Effect.mapError(
+      (error) => new BadRequest({ message: `invalid workspace slug: ${ParseResult.TreeFormatter.formatErrorSync(error)}` })
+    )
+  )
+
+/** Tenants: one row in the platform schema and one PostgreSQL schema each. */
+export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const workspaces = sql(`${platformSchema}.workspaces`)
+    const decodeRow = Schema.decodeUnknown(Workspace)
+
+    const findBySlug = (slug: string) =>
+      sql`SELECT id, slug, name FROM ${workspaces} WHERE slug = ${slug}`.pipe(
+        Effect.flatMap((rows) => (rows[0] ? Effect.map(decodeRow(rows[0]), Option.some) : Effect.succeed(Option.none()))),
+        Effect.orDie
+      )
+
+    const findById = (id: string) =>
+      sql`SELECT id, slug, name FROM ${workspaces} WHERE id = ${id}`.pipe(
+        Effect.flatMap((rows) => (rows[0] ? Effect.map(decodeRow(rows[0]), Option.some) : Effect.succeed(Option.none()))),
+        Effect.orDie
+      )
+
+    const get = (slug: string) =>
+      findBySlug(slug).pipe(
+        Effect.flatMap(Option.match({
+          onNone: () => Effect.fail(new NotFound({ message: `unknown workspace: ${slug}` })),
+          onSome: Effect.succeed
+        }))
+      )
+
+    const list = sql`SELECT id, slug, name FROM ${workspaces} ORDER BY slug`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Workspace))),
+      Effect.orDie
+    )
+
+    /** Creates the workspace row and its schema, migrated, in one transaction: all or nothing. */
+    const create = (slugInput: string, name?: string) =>
+      Effect.gen(function* () {
+        const slug = yield* decodeSlug(slugInput)
+        const existing = yield* findBySlug(slug)
+        if (Option.isSome(existing)) {
+          return yield* new Conflict({ message: `workspace ${slug} already exists` })
+        }
+        const rows = yield* sql`INSERT INTO ${workspaces} ${sql.insert({ slug, name: name ?? slug })}
+          RETURNING id, slug, name`
+        const workspace = yield* decodeRow(rows[0])
+        yield* migrateSchema(workspace.schema, workspaceMigrations)
+        return workspace
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, MigrationError: Effect.die })
+      )
+
+    /** Brings the platform schema and every workspace schema up to date (start-up). */
+    const migrateAll = Effect.gen(function* () {
+      yield* migrateSchema(platformSchema, platformMigrations)
+      const all = yield* list
+      yield* Effect.forEach(all, (workspace) => migrateSchema(workspace.schema, workspaceMigrations), { discard: true })
+      return all.length
+    })
+
+    /** Drops a workspace and its schema (tests and the CLI's cleanup). */
+    const drop = (workspace: Workspace) =>
+      Effect.gen(function* () {
+        yield* sql`DROP SCHEMA IF EXISTS ${sql(workspace.schema)} CASCADE`
+        yield* sql`DELETE FROM ${workspaces} WHERE id = ${workspace.id}`
+      }).pipe(sql.withTransaction, Effect.orDie)
+
+    return { findBySlug, findById, get, list, create, migrateAll, drop } as const
+  })
+}) {}

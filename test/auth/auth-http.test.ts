@@ -1,0 +1,169 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { ApiKeys } from "../../src/auth/ApiKeys"
+import { Roles } from "../../src/auth/Roles"
+import { platformSchema } from "../../src/tenancy/migrations/platform"
+import { baseUrl, freshUser, freshWorkspace, TestApp, testPassword } from "../support/TestApp"
+import { request, sessionCookieOf, signIn } from "../support/http"
+
+const unauthorizedBody = expect.objectContaining({ _tag: "Unauthorized", message: expect.any(String) })
+
+layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys over HTTP", (it) => {
+  it.scoped("a member signs in; the cookie is HttpOnly, SameSite=Lax, not Secure over plain HTTP", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const user = yield* freshUser({ workspace })
+      const response = yield* request(`${base}/api/auth/login`, {
+        method: "POST",
+        json: { workspace: workspace.slug, email: user.email, password: testPassword }
+      })
+      expect(response.status).toBe(200)
+      const setCookie = response.headers.get("set-cookie") ?? ""
+      expect(setCookie).toMatch(/^session=[A-Za-z0-9_-]{43};/)
+      expect(setCookie).toContain("HttpOnly")
+      expect(setCookie).toContain("SameSite=Lax")
+      expect(setCookie).not.toContain("Secure")
+      const me = yield* request(`${base}/api/auth/me`, { headers: { cookie: sessionCookieOf(response) } })
+      expect(me.status).toBe(200)
+      expect(me.body).toEqual({
+        kind: "user",
+        id: user.id,
+        name: user.name,
+        email: user.email,
+        workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name }
+      })
+    })
+  )
+
+  it.scoped("the cookie is Secure when the request came over HTTPS (through a proxy)", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const user = yield* freshUser({ workspace })
+      const response = yield* request(`${base}/api/auth/login`, {
+        method: "POST",
+        headers: { "x-forwarded-proto": "https" },
+        json: { workspace: workspace.slug, email: user.email, password: testPassword }
+      })
+      expect(response.status).toBe(200)
+      expect(response.headers.get("set-cookie")).toContain("Secure")
+    })
+  )
+
+  it.scoped("a wrong password, an unknown email, a foreign workspace: the same 401", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const other = yield* freshWorkspace
+      const user = yield* freshUser({ workspace })
+      const attempts = [
+        { workspace: workspace.slug, email: user.email, password: "wrong password" },
+        { workspace: workspace.slug, email: "nobody@example.com", password: testPassword },
+        { workspace: other.slug, email: user.email, password: testPassword },
+        { workspace: "no-such-workspace", email: user.email, password: testPassword }
+      ]
+      for (const attempt of attempts) {
+        const response = yield* request(`${base}/api/auth/login`, { method: "POST", json: attempt })
+        expect(response.status).toBe(401)
+        expect(response.body).toEqual({ _tag: "Unauthorized", message: "wrong workspace, email or password" })
+        expect(response.headers.get("set-cookie")).toBeNull()
+      }
+    })
+  )
+
+  it.scoped("no credentials, an unknown session and an expired session: 401 with a JSON body", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const sql = yield* SqlClient.SqlClient
+      const workspace = yield* freshWorkspace
+      const user = yield* freshUser({ workspace })
+      const none = yield* request(`${base}/api/auth/me`)
+      expect(none.status).toBe(401)
+      expect(none.body).toEqual(unauthorizedBody)
+      const unknown = yield* request(`${base}/api/auth/me`, { headers: { cookie: "session=not-a-session" } })
+      expect(unknown.status).toBe(401)
+      expect(unknown.body).toEqual(unauthorizedBody)
+
+      const cookie = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
+      expect((yield* request(`${base}/api/auth/me`, { headers: { cookie } })).status).toBe(200)
+      yield* sql`UPDATE ${sql(`${platformSchema}.sessions`)} SET expires_at = now() - interval '1 second'
+        WHERE user_id = ${user.id}`
+      const expired = yield* request(`${base}/api/auth/me`, { headers: { cookie } })
+      expect(expired.status).toBe(401)
+      expect(expired.body).toEqual({ _tag: "Unauthorized", message: "the session is unknown or has expired: sign in again" })
+    })
+  )
+
+  it.scoped("logout ends the session and clears the cookie", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const user = yield* freshUser({ workspace })
+      const cookie = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
+      const logout = yield* request(`${base}/api/auth/logout`, { method: "POST", headers: { cookie } })
+      expect(logout.status).toBe(204)
+      expect(logout.headers.get("set-cookie")).toMatch(/^session=; Max-Age=0/)
+      expect((yield* request(`${base}/api/auth/me`, { headers: { cookie } })).status).toBe(401)
+    })
+  )
+
+  it.scoped("an API key authenticates as its service account until it is revoked", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const apiKeys = yield* ApiKeys
+      const { apiKey, key } = yield* apiKeys.create(workspace, "importer", "admin")
+      const authorization = `Bearer ${key}`
+      const me = yield* request(`${base}/api/auth/me`, { headers: { authorization } })
+      expect(me.status).toBe(200)
+      expect(me.body).toEqual({
+        kind: "service-account",
+        id: apiKey.id,
+        name: "importer",
+        workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name }
+      })
+      const tampered = key.slice(0, -1) + (key.endsWith("A") ? "B" : "A")
+      const wrong = yield* request(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${tampered}` } })
+      expect(wrong.status).toBe(401)
+      yield* apiKeys.revoke(workspace, apiKey.id)
+      const revoked = yield* request(`${base}/api/auth/me`, { headers: { authorization } })
+      expect(revoked.status).toBe(401)
+      expect(revoked.body).toEqual({ _tag: "Unauthorized", message: "the API key is invalid or has been revoked" })
+    })
+  )
+
+  it.scoped("a principal without the grant gets 403; with it, 200; unknown business object 404", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const roles = yield* Roles
+      yield* roles.grant(workspace, "deal-reader", "crm/deal", "read")
+      const reader = yield* freshUser({ workspace, role: "deal-reader" })
+      const nobody = yield* freshUser({ workspace })
+      const { key } = yield* (yield* ApiKeys).create(workspace, "deal bot", "deal-reader")
+      const readerCookie = yield* signIn(base, { workspace: workspace.slug, email: reader.email, password: testPassword })
+      const nobodyCookie = yield* signIn(base, { workspace: workspace.slug, email: nobody.email, password: testPassword })
+      const deal = `${base}/api/business-objects/crm%2Fdeal`
+      const company = `${base}/api/business-objects/crm%2Fcompany`
+
+      expect((yield* request(deal, { headers: { cookie: readerCookie } })).status).toBe(200)
+      expect((yield* request(deal, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+      const denied = yield* request(company, { headers: { cookie: readerCookie } })
+      expect(denied.status).toBe(403)
+      expect(denied.body).toEqual({ _tag: "Forbidden", message: `user ${reader.name} may not read crm/company` })
+      expect((yield* request(company, { headers: { authorization: `Bearer ${key}` } })).status).toBe(403)
+      expect((yield* request(deal, { headers: { cookie: nobodyCookie } })).status).toBe(403)
+      const unknown = yield* request(`${base}/api/business-objects/crm%2Fnothing`, { headers: { cookie: readerCookie } })
+      expect(unknown.status).toBe(404)
+      expect(unknown.body).toEqual({ _tag: "NotFound", message: "unknown business object: crm/nothing" })
+
+      const list = yield* request(`${base}/api/business-objects`, { headers: { cookie: readerCookie } })
+      expect(list.body).toEqual({ businessObjects: [expect.objectContaining({ name: "crm/deal" })] })
+      const none = yield* request(`${base}/api/business-objects`, { headers: { cookie: nobodyCookie } })
+      expect(none.body).toEqual({ businessObjects: [] })
+    })
+  )
+})
+

@@ -1,0 +1,74 @@
+import { HttpServer } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { appLayer, ServicesLive, StorageLive } from "../../src/app/AppLayer"
+import { Memberships } from "../../src/auth/Memberships"
+import { Roles } from "../../src/auth/Roles"
+import { Users } from "../../src/auth/Users"
+import type { AppConfigShape } from "../../src/config/AppConfig"
+import { AppConfig } from "../../src/config/AppConfig"
+import { platformSchema } from "../../src/tenancy/migrations/platform"
+import { Workspaces } from "../../src/tenancy/Workspaces"
+
+/** The machine's PostgreSQL and Redis (see README, "Tests"). */
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
+
+export const testConfig = (overrides: Partial<AppConfigShape> = {}) =>
+  AppConfig.make({
+    databaseUrl: Option.some(Redacted.make(testDatabaseUrl)),
+    redisUrl: Option.some(Redacted.make(testRedisUrl)),
+    databasePoolSize: 5,
+    host: "127.0.0.1",
+    port: 0,
+    ...overrides
+  })
+
+const quiet = Logger.minimumLogLevel(LogLevel.Warning)
+
+/** The domain services over the real PostgreSQL and Redis, schemas migrated, no HTTP. */
+export const TestServices = Layer.effectDiscard(Effect.flatMap(Workspaces, (w) => w.migrateAll)).pipe(
+  Layer.provideMerge(ServicesLive),
+  Layer.provideMerge(StorageLive),
+  Layer.provideMerge(testConfig()),
+  Layer.provide(quiet)
+)
+
+/** The whole service on a free port, over the real PostgreSQL and Redis. */
+export const testApp = (overrides: Partial<AppConfigShape> = {}) =>
+  appLayer(testConfig(overrides)).pipe(Layer.provide(quiet))
+
+export const TestApp = testApp()
+
+/** `http://127.0.0.1:<port>` of the server in context. */
+export const baseUrl = HttpServer.addressWith((address) =>
+  address._tag === "TcpAddress" ? Effect.succeed(`http://127.0.0.1:${address.port}`) : Effect.die("not a TCP server")
+)
+
+export const uniqueSuffix = () => randomBytes(5).toString("hex")
+
+/** A new workspace, dropped with its schema when the scope closes. */
+export const freshWorkspace = Effect.gen(function* () {
+  const workspaces = yield* Workspaces
+  return yield* Effect.acquireRelease(workspaces.create(`t-${uniqueSuffix()}`), (w) => workspaces.drop(w))
+})
+
+export const testPassword = "correct horse battery"
+
+/** A new user, a member of `workspace` holding `role` when given; deleted when the scope closes. */
+export const freshUser = (options: { workspace?: import("../../src/tenancy/Workspace").Workspace; role?: string } = {}) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    const sql = yield* SqlClient.SqlClient
+    const suffix = uniqueSuffix()
+    const user = yield* Effect.acquireRelease(
+      users.create({ email: `user-${suffix}@example.com`, name: `User ${suffix}`, password: testPassword }),
+      (u) => sql`DELETE FROM ${sql(`${platformSchema}.users`)} WHERE id = ${u.id}`.pipe(Effect.orDie)
+    )
+    if (options.workspace) {
+      yield* (yield* Memberships).add(options.workspace.id, user.id)
+      if (options.role) yield* (yield* Roles).assign(options.workspace, { kind: "user", id: user.id }, options.role)
+    }
+    return user
+  })

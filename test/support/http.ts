@@ -1,0 +1,38 @@
+import { Effect } from "effect"
+
+export interface TestResponse {
+  readonly status: number
+  readonly headers: Headers
+  readonly body: unknown
+}
+
+/** A real HTTP request with `fetch`; the body is parsed as JSON when there is one. */
+export const request = (url: string, init: RequestInit & { json?: unknown } = {}) =>
+  Effect.promise(async (): Promise<TestResponse> => {
+    const { json, ...rest } = init
+    const headers = new Headers(rest.headers)
+    if (json !== undefined) headers.set("content-type", "application/json")
+    const response = await fetch(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body })
+    const text = await response.text()
+    let body: unknown = text
+    try {
+      body = text.length > 0 ? JSON.parse(text) : undefined
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body }
+  })
+
+/** The `session=...` pair of a login response, ready for a `cookie` header. */
+export const sessionCookieOf = (response: TestResponse): string => {
+  const setCookie = response.headers.get("set-cookie") ?? ""
+  const pair = setCookie.split(";")[0] ?? ""
+  if (!pair.startsWith("session=")) throw new Error(`no session cookie in ${setCookie}`)
+  return pair
+}
+
+export const signIn = (base: string, credentials: { workspace: string; email: string; password: string }) =>
+  Effect.map(request(`${base}/api/auth/login`, { method: "POST", json: credentials }), (response) => {
+    if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`)
+    return sessionCookieOf(response)
+  })

@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Config, Console, Effect, Layer, LogLevel, Option } from "effect"
+import { Cause, Config, ConfigError, Console, Effect, Layer, LogLevel, Option } from "effect"
 import { appLayer, loggerLayer } from "./app/AppLayer"
 import { AppConfig } from "./config/AppConfig"
 
@@ -8,7 +8,7 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
-    if (typeof error === "object" && error !== null && "_op" in error) return `configuration error: ${String(error)}`
+    if (ConfigError.isConfigError(error)) return `configuration error: ${String(error)}`
     if (typeof error === "object" && error !== null && "message" in error) {
       const tag = "_tag" in error ? `${String(error._tag)}: ` : ""
       return `start-up failed: ${tag}${String(error.message)}`

@@ -1,4 +1,4 @@
-import { Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, Logger, LogLevel } from "effect"
 import { ApiKeys } from "../auth/ApiKeys"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
@@ -9,7 +9,7 @@ import { ServerLive } from "../http/Server"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { PubSubLive } from "../redis/PubSubLive"
 import { Workspaces } from "../tenancy/Workspaces"
-import { startUp } from "./Provisioning"
+import { printDemoHint, startUp } from "./Provisioning"
 
 /** The domain services, over whatever SQL client and pub/sub store are provided. */
 export const ServicesLive = Layer.mergeAll(
@@ -25,12 +25,15 @@ export const ServicesLive = Layer.mergeAll(
 export const StorageLive = Layer.merge(DatabaseLive, PubSubLive)
 
 /** Migrations (and the demo, on a fresh embedded database) before the server listens. */
-const StartUpLive = Layer.effectDiscard(startUp)
+const StartedServerLive = Layer.unwrapEffect(
+  Effect.map(startUp, (provisionedDemo) =>
+    provisionedDemo ? ServerLive.pipe(Layer.tap((context) => Effect.provide(printDemoHint, context))) : ServerLive
+  )
+)
 
 /** The whole service, given its configuration. */
 export const appLayer = (config: Layer.Layer<AppConfig, unknown>) =>
-  ServerLive.pipe(
-    Layer.provide(StartUpLive),
+  StartedServerLive.pipe(
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(StorageLive),
     Layer.provideMerge(config)

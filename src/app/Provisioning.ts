@@ -1,9 +1,9 @@
+import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect } from "effect"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
 import { Users } from "../auth/Users"
-import { AppConfig } from "../config/AppConfig"
 import { DatabaseInfo } from "../db/Database"
 import { Workspaces } from "../tenancy/Workspaces"
 
@@ -18,13 +18,14 @@ export const demo = {
  * Brings every schema up to date, and on an embedded database with no
  * workspace yet (a fresh data directory) creates a demo workspace with one
  * admin user, in one transaction, so that a newcomer can sign in at once.
+ * Tells whether it provisioned the demo.
  */
 export const startUp = Effect.gen(function* () {
   const workspaces = yield* Workspaces
   const database = yield* DatabaseInfo
   const count = yield* workspaces.migrateAll
   yield* Effect.logInfo("schemas migrated").pipe(Effect.annotateLogs({ workspaces: count }))
-  if (database.kind !== "embedded" || count > 0) return
+  if (database.kind !== "embedded" || count > 0) return false
   const sql = yield* SqlClient.SqlClient
   const users = yield* Users
   const memberships = yield* Memberships
@@ -37,16 +38,20 @@ export const startUp = Effect.gen(function* () {
       yield* roles.assign(workspace, { kind: "user", id: user.id }, "admin")
     })
   ).pipe(Effect.orDie)
-  const config = yield* AppConfig
-  yield* Console.log(
+  return true
+})
+
+/** How to sign in to the demo, printed once the server listens. */
+export const printDemoHint = HttpServer.addressFormattedWith((address) =>
+  Console.log(
     [
       "",
       "Demo workspace provisioned. Sign in with:",
       `  curl -c cookies.txt -H 'content-type: application/json' \\`,
       `    -d '{"workspace":"${demo.workspace}","email":"${demo.email}","password":"${demo.password}"}' \\`,
-      `    http://${config.host}:${config.port}/api/auth/login`,
+      `    ${address}/api/auth/login`,
       `  (workspace "${demo.workspace}", email ${demo.email}, password ${demo.password})`,
       ""
     ].join("\n")
   )
-})
+)

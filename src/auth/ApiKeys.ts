@@ -11,7 +11,9 @@ import { hashToken, randomToken } from "./Tokens"
  * workspace schema, the id the row, and the hash of the whole key must match.
  * Only the hash is stored; the key itself is shown once, at creation.
  */
-const keyPattern = /^ak_([a-z0-9-]+)\.([0-9a-f-]{36})\.([A-Za-z0-9_-]{43})$/
+const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+const keyPattern = new RegExp(`^ak_([a-z0-9-]+)\\.(${uuid})\\.([A-Za-z0-9_-]{43})$`)
+const keyIdPattern = new RegExp(`^${uuid}$`)
 
 export interface ParsedApiKey {
   readonly workspaceSlug: string
@@ -61,7 +63,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     const revoke = (workspace: Workspace, id: string) =>
       Effect.gen(function* () {
-        if (!/^[0-9a-f-]{36}$/.test(id)) return yield* new BadRequest({ message: `invalid API key id: ${id}` })
+        if (!keyIdPattern.test(id)) return yield* new BadRequest({ message: `invalid API key id: ${id}` })
         const rows = yield* sql`UPDATE ${sql(workspace.table("api_keys"))} SET revoked_at = now()
           WHERE id = ${id} AND revoked_at IS NULL RETURNING id`.pipe(Effect.orDie)
         if (rows.length === 0) return yield* new NotFound({ message: `no active API key ${id}` })

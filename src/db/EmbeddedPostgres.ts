@@ -1,7 +1,8 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Data, Effect } from "effect"
-import { mkdirSync } from "node:fs"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import type { Scope } from "effect"
 
 export class EmbeddedPostgresError extends Data.TaggedError("EmbeddedPostgresError")<{
@@ -12,6 +13,44 @@ export class EmbeddedPostgresError extends Data.TaggedError("EmbeddedPostgresErr
 export interface EmbeddedPostgres {
   readonly host: string
   readonly port: number
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * PGlite has no lock of its own: two processes opening one data directory
+ * corrupt it (and so do two opens in one process). A pid file guards it; a
+ * stale one, whose process is gone, is taken over.
+ */
+const lockDataDir = (dataDir: string) => {
+  const lockFile = join(dataDir, "service.lock")
+  return Effect.acquireRelease(
+    Effect.suspend(() => {
+      try {
+        writeFileSync(lockFile, String(process.pid), { flag: "wx" })
+        return Effect.void
+      } catch {
+        const holder = Number(readFileSync(lockFile, "utf8"))
+        if (Number.isInteger(holder) && isAlive(holder)) {
+          return Effect.fail(
+            new EmbeddedPostgresError({
+              message: `the embedded database in ${dataDir} is in use by process ${holder}: stop it, or set DATABASE_URL`
+            })
+          )
+        }
+        writeFileSync(lockFile, String(process.pid))
+        return Effect.void
+      }
+    }),
+    () => Effect.sync(() => rmSync(lockFile, { force: true }))
+  )
 }
 
 /**
@@ -25,6 +64,7 @@ const start = (dataDir: string): Effect.Effect<EmbeddedPostgres, EmbeddedPostgre
       try: () => mkdirSync(dataDir, { recursive: true }),
       catch: (cause) => new EmbeddedPostgresError({ message: `cannot create data directory ${dataDir}`, cause })
     })
+    yield* lockDataDir(dataDir)
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: () => PGlite.create(dataDir),

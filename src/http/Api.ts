@@ -1,14 +1,18 @@
 import { HttpApi, OpenApi } from "@effect/platform"
+import { AuditApi } from "../audit/AuditApi"
 import { AuthApi } from "../auth/AuthApi"
 import { InternalError } from "../errors"
 import { HealthApi } from "../health/HealthApi"
 import { BusinessObjectsApi } from "../plugins/BusinessObjectsApi"
+import { RecordsApi } from "../records/RecordsApi"
 
 /** Every route of the service, under `/api`. One definition serves the server, the docs and the client. */
 export class Api extends HttpApi.make("api")
   .add(HealthApi)
   .add(AuthApi)
   .add(BusinessObjectsApi)
+  .add(RecordsApi)
+  .add(AuditApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Audit timeline and broadcast service")

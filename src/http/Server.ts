@@ -2,27 +2,36 @@ import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
+import { AuditHttp } from "../audit/AuditHttp"
+import { Timeline } from "../audit/Timeline"
 import { Access } from "../auth/Access"
 import { AuthHttp } from "../auth/AuthHttp"
 import { AuthenticatedLive } from "../auth/AuthMiddlewareLive"
 import { Authentication } from "../auth/Authentication"
 import { AppConfig } from "../config/AppConfig"
+import { OutboundBridgeLive } from "../events/OutboundBridgeLive"
 import { HealthHttp } from "../health/HealthHttp"
 import { BusinessObjectsHttp } from "../plugins/BusinessObjectsHttp"
+import { Records } from "../records/Records"
+import { RecordsHttp } from "../records/RecordsHttp"
+import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { Api } from "./Api"
+import { ErrorResponsesLive } from "./ErrorResponses"
 import { requestLog } from "./RequestLog"
 
 /** The API with every handler and the authentication middleware. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp]),
+  Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp, RecordsHttp, AuditHttp]),
   Layer.provide(AuthenticatedLive),
-  Layer.provide([Authentication.Default, Access.Default])
+  Layer.provide([Authentication.Default, Access.Default, Records.Default, Timeline.Default, UnitOfWork.Default]),
+  Layer.provide(OutboundBridgeLive)
 )
 
 /** The routes plus the OpenAPI document and its docs page. */
 export const HttpAppLive = HttpApiBuilder.serve(requestLog).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+  Layer.provide(ErrorResponsesLive),
   Layer.provide(ApiLive)
 )
 

@@ -22,12 +22,12 @@ export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", 
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const definition = registry.find(path.businessObject)
-          if (Option.isNone(definition)) {
+          const found = registry.find(path.businessObject)
+          if (Option.isNone(found)) {
             return yield* new NotFound({ message: `unknown business object: ${path.businessObject}` })
           }
-          yield* access.require(definition.value.name, "read")
-          return definition.value
+          yield* access.require(found.value.definition.name, "read")
+          return found.value.definition
         })
       )
   })

@@ -1,22 +1,41 @@
 import { Context, Layer, Option } from "effect"
+import type { Operation } from "../context/Cause"
 import { crm } from "./crm"
 import { BusinessObjectDefinition } from "./Plugin"
-import type { Plugin } from "./Plugin"
+import type { ActionDeclaration, ListenerDeclaration, Plugin } from "./Plugin"
+
+export interface RegisteredBusinessObject {
+  readonly definition: BusinessObjectDefinition
+  readonly actions: { readonly [name: string]: ActionDeclaration }
+}
 
 export interface PluginRegistryShape {
   readonly plugins: ReadonlyArray<Plugin>
   readonly businessObjects: ReadonlyArray<BusinessObjectDefinition>
-  readonly find: (name: string) => Option.Option<BusinessObjectDefinition>
+  readonly find: (name: string) => Option.Option<RegisteredBusinessObject>
+  readonly listenersFor: (businessObject: string, operation: Operation) => ReadonlyArray<ListenerDeclaration>
 }
 
 const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
-  const definitions = plugins.flatMap((plugin) =>
-    Object.entries(plugin.businessObjects).map(
-      ([name, declaration]) => new BusinessObjectDefinition({ name: `${plugin.namespace}/${name}`, fields: declaration.fields })
-    )
+  const registered = plugins.flatMap((plugin) =>
+    Object.entries(plugin.businessObjects).map(([name, declaration]): RegisteredBusinessObject => ({
+      definition: new BusinessObjectDefinition({
+        name: `${plugin.namespace}/${name}`,
+        fields: declaration.fields,
+        actions: Object.keys(declaration.actions ?? {})
+      }),
+      actions: declaration.actions ?? {}
+    }))
   )
-  const byName = new Map(definitions.map((definition) => [definition.name, definition]))
-  return { plugins, businessObjects: definitions, find: (name) => Option.fromNullable(byName.get(name)) }
+  const byName = new Map(registered.map((entry) => [entry.definition.name, entry]))
+  const listeners = plugins.flatMap((plugin) => plugin.listeners ?? [])
+  return {
+    plugins,
+    businessObjects: registered.map((entry) => entry.definition),
+    find: (name) => Option.fromNullable(byName.get(name)),
+    listenersFor: (businessObject, operation) =>
+      listeners.filter((listener) => listener.businessObject === businessObject && listener.operations.includes(operation))
+  }
 }
 
 /** The plugins compiled into this service; every workspace has all of them. */

@@ -50,12 +50,10 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
     const create = (slugInput: string, name?: string) =>
       Effect.gen(function* () {
         const slug = yield* decodeSlug(slugInput)
-        const existing = yield* findBySlug(slug)
-        if (Option.isSome(existing)) {
-          return yield* new Conflict({ message: `workspace ${slug} already exists` })
-        }
+        // Two creates of one slug at once: the second waits for the first and then inserts nothing.
         const rows = yield* sql`INSERT INTO ${workspaces} ${sql.insert({ slug, name: name ?? slug })}
-          RETURNING id, slug, name`
+          ON CONFLICT (slug) DO NOTHING RETURNING id, slug, name`
+        if (rows.length === 0) return yield* new Conflict({ message: `workspace ${slug} already exists` })
         const workspace = yield* decodeRow(rows[0])
         yield* migrateSchema(workspace.schema, workspaceMigrations)
         return workspace
@@ -64,19 +62,30 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
         Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, MigrationError: Effect.die })
       )
 
+    /**
+     * Migrates one workspace's schema while holding its row, so that a
+     * workspace dropped meanwhile is skipped rather than brought back as an
+     * orphan schema (`drop` deletes the row first, and waits for this lock).
+     */
+    const migrateWorkspace = (workspace: Workspace) =>
+      Effect.gen(function* () {
+        const live = yield* sql`SELECT 1 FROM ${workspaces} WHERE id = ${workspace.id} FOR KEY SHARE`
+        if (live.length > 0) yield* migrateSchema(workspace.schema, workspaceMigrations)
+      }).pipe(sql.withTransaction)
+
     /** Brings the platform schema and every workspace schema up to date (start-up). */
     const migrateAll = Effect.gen(function* () {
       yield* migrateSchema(platformSchema, platformMigrations)
       const all = yield* list
-      yield* Effect.forEach(all, (workspace) => migrateSchema(workspace.schema, workspaceMigrations), { discard: true })
+      yield* Effect.forEach(all, migrateWorkspace, { discard: true })
       return all.length
     })
 
     /** Drops a workspace and its schema (tests and the CLI's cleanup). */
     const drop = (workspace: Workspace) =>
       Effect.gen(function* () {
-        yield* sql`DROP SCHEMA IF EXISTS ${sql(workspace.schema)} CASCADE`
         yield* sql`DELETE FROM ${workspaces} WHERE id = ${workspace.id}`
+        yield* sql`DROP SCHEMA IF EXISTS ${sql(workspace.schema)} CASCADE`
       }).pipe(sql.withTransaction, Effect.orDie)
 
     return { findBySlug, findById, get, list, create, migrateAll, drop } as const

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Queue, Scope } from "effect"
+import type { Redis } from "ioredis"
 import { BroadcastData, BroadcastEnvelope } from "../../src/broadcast/Broadcast"
 import type { Broadcast } from "../../src/broadcast/Broadcast"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
@@ -71,11 +72,38 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
       }))
   })
 
+describe("BroadcastHub", () => {
+  it.effect("keeps a workspace's hub only while it has subscribers", () =>
+    Effect.gen(function* () {
+      const hub = yield* BroadcastHub.make()
+      const [a, b] = [freshWorkspace(), freshWorkspace()]
+      const first = yield* Scope.make()
+      const second = yield* Scope.make()
+      yield* hub.subscribe(a).pipe(Scope.extend(first))
+      yield* hub.subscribe(a).pipe(Scope.extend(second))
+      yield* hub.subscribe(b).pipe(Scope.extend(second))
+      expect([yield* hub.workspaceCount, yield* hub.subscriberCount]).toEqual([2, 3])
+      yield* Scope.close(second, Exit.void)
+      expect([yield* hub.workspaceCount, yield* hub.subscriberCount]).toEqual([1, 1])
+      yield* Scope.close(first, Exit.void)
+      expect([yield* hub.workspaceCount, yield* hub.subscriberCount]).toEqual([0, 0])
+      // Nobody listening: delivering is a no-op.
+      yield* hub.deliver(hint(a, "r1"))
+    }))
+})
+
 busSuite("BroadcastBus (in-process)", BroadcastBusInProcess.layer)
 
 const redisBus = () => BroadcastBusRedis.layer.pipe(Layer.provideMerge(RedisConnection.layer(redisUrl)))
 
 busSuite("BroadcastBus (redis)", redisBus())
+
+/** Drops a client's connection for good and waits until ioredis reports it. */
+const closed = (client: Redis) =>
+  Effect.async<void>((resume) => {
+    client.once("end", () => resume(Effect.void))
+    client.disconnect()
+  })
 
 describe("BroadcastBus (redis) across instances", () => {
   /** One API instance: its own connections, subscription and hub. */
@@ -113,8 +141,7 @@ describe("BroadcastBus (redis) across instances", () => {
     Effect.gen(function* () {
       const { bus, redis } = yield* instance
       expect(yield* bus.isHealthy).toBe(true)
-      redis.command.disconnect()
-      redis.subscriber.disconnect()
+      yield* Effect.all([closed(redis.command), closed(redis.subscriber)], { concurrency: 2 })
       const published = yield* Effect.flip(bus.publish(hint(freshWorkspace(), "r1")))
       expect(published._tag).toBe("PubSubUnavailable")
       const subscribed = yield* Effect.flip(bus.subscribe(freshWorkspace()))

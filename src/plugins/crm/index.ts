@@ -1,7 +1,14 @@
-import { field } from "../Field"
+import { Effect, Option } from "effect"
+import { field } from "../../fields/Field"
 import type { Plugin } from "../Plugin"
+import { PluginRecords } from "../PluginRecords"
 
-/** The demo CRM: companies, deals and activities. */
+/**
+ * The demo CRM: companies, deals and activities. Closing a deal is the
+ * cascade A -> B -> C of the spec: the `close` action sets the deal's stage
+ * to won (A); a listener counts it on the deal's company (B); another logs
+ * an activity for the company (C). All in one unit of work.
+ */
 export const crm: Plugin = {
   namespace: "crm",
   businessObjects: {
@@ -17,10 +24,49 @@ export const crm: Plugin = {
         company: field.string,
         address: field.struct({ street: field.string, city: field.string, country: field.string }),
         lineItems: field.collection({ product: field.string, quantity: field.number, price: field.decimal })
+      },
+      actions: {
+        close: {
+          description: "Mark the deal as won",
+          run: (deal) => Effect.flatMap(PluginRecords, (records) => records.update("crm/deal", deal.id, { stage: "won" }))
+        }
       }
     },
     activity: {
       fields: { subject: field.string, company: field.string }
     }
-  }
+  },
+  listeners: [
+    {
+      name: "crm/count-won-deals",
+      businessObject: "crm/deal",
+      operations: ["updated"],
+      run: (event) =>
+        Effect.gen(function* () {
+          const companyId = event.after?.company
+          if (event.after?.stage !== "won" || event.before?.stage === "won" || typeof companyId !== "string") return
+          const records = yield* PluginRecords
+          const company = yield* records.get("crm/company", companyId)
+          // A deal may name a company that is gone or not (yet) live: nothing to count then.
+          if (Option.isNone(company) || company.value.state !== "operational") return
+          const wonDeals = company.value.values.wonDeals
+          yield* records.update("crm/company", companyId, { wonDeals: (typeof wonDeals === "number" ? wonDeals : 0) + 1 })
+        })
+    },
+    {
+      name: "crm/log-won-deals",
+      businessObject: "crm/company",
+      operations: ["updated"],
+      run: (event) =>
+        Effect.gen(function* () {
+          const wonDeals = event.after?.wonDeals
+          if (wonDeals === event.before?.wonDeals || typeof wonDeals !== "number") return
+          const records = yield* PluginRecords
+          yield* records.create("crm/activity", {
+            subject: `${String(event.after?.name ?? "Company")} has won ${wonDeals} deal${wonDeals === 1 ? "" : "s"}`,
+            company: event.businessObjectId
+          })
+        })
+    }
+  ]
 }

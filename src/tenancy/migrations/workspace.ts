@@ -35,5 +35,44 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
       yield* sql`INSERT INTO ${t("roles")} (name) VALUES ('admin')`
       yield* sql`INSERT INTO ${t("role_grants")} (role, business_object, permission)
         VALUES ('admin', '*', 'read'), ('admin', '*', 'update')`
+    }),
+  "0002_records_and_audit": (schema) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = (name: string) => sql(`${schema}.${name}`)
+      yield* sql`CREATE TABLE ${t("records")} (
+        business_object text NOT NULL,
+        id uuid NOT NULL,
+        state text NOT NULL CHECK (state IN ('draft', 'operational', 'archived')),
+        values jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (business_object, id)
+      )`
+      yield* sql`CREATE INDEX ON ${t("records")} (business_object, created_at DESC, id)`
+      // seq breaks ties between rows of one transaction (same at) in staging order.
+      yield* sql`CREATE TABLE ${t("audit_entries")} (
+        seq bigint GENERATED ALWAYS AS IDENTITY,
+        id uuid PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT now(),
+        actor jsonb NOT NULL,
+        correlation_id uuid NOT NULL,
+        business_object text NOT NULL,
+        business_object_id text NOT NULL,
+        operation text NOT NULL CHECK (operation IN ('created', 'updated', 'deleted', 'archived', 'restored')),
+        cause jsonb,
+        record jsonb,
+        changes jsonb,
+        CHECK ((operation IN ('created', 'deleted')) = (record IS NOT NULL)),
+        CHECK ((operation = 'updated') = (changes IS NOT NULL))
+      )`
+      // Every timeline page is one range scan of this index, already in order.
+      yield* sql`CREATE INDEX audit_entries_timeline ON ${t("audit_entries")}
+        (business_object, business_object_id, at DESC, seq DESC)`
+      // Audit rows are permanent: no UPDATE, no DELETE (dropping the whole schema still works).
+      yield* sql`CREATE FUNCTION ${t("audit_entries_are_permanent")}() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'audit entries are permanent'; END $$`
+      yield* sql`CREATE TRIGGER audit_entries_are_permanent BEFORE UPDATE OR DELETE OR TRUNCATE ON ${t("audit_entries")}
+        FOR EACH STATEMENT EXECUTE FUNCTION ${t("audit_entries_are_permanent")}()`
     })
 }

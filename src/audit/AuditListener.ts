@@ -1,0 +1,55 @@
+import { Effect, Option } from "effect"
+import { CorrelationId, CurrentActor } from "../context/Frames"
+import { MissingActor } from "../context/MissingActor"
+import { diffValues } from "../diff"
+import type { Fields } from "../fields/Field"
+import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
+import { AuditStaging } from "./AuditStaging"
+import type { StagedRow } from "./AuditStaging"
+
+/**
+ * The audit listener: stages one row per event. The row keeps what its verb
+ * determines: the born or final snapshot for created / deleted, the diff for
+ * updated, nothing more for archived / restored. It never swallows an error.
+ */
+export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
+  Effect.gen(function* () {
+    const actor = yield* CurrentActor
+    if (Option.isNone(actor)) {
+      return yield* new MissingActor({
+        businessObject: event.businessObject,
+        businessObjectId: event.businessObjectId,
+        operation: event.operation
+      })
+    }
+    const base = {
+      id: crypto.randomUUID(),
+      actor: actor.value,
+      correlationId: yield* CorrelationId,
+      businessObject: event.businessObject,
+      businessObjectId: event.businessObjectId,
+      operation: event.operation,
+      cause: event.cause
+    }
+    let row: StagedRow
+    switch (event.operation) {
+      case "created":
+        row = { ...base, record: event.after ?? {} }
+        break
+      case "deleted":
+        row = { ...base, record: event.before ?? {} }
+        break
+      case "updated": {
+        const changes = diffValues(fields, event.before ?? {}, event.after ?? {})
+        // Updates that change nothing are not dispatched; this guards the rule anyway.
+        if (changes === null) return
+        row = { ...base, changes }
+        break
+      }
+      case "archived":
+      case "restored":
+        row = base
+        break
+    }
+    yield* (yield* AuditStaging).stage(row)
+  })

@@ -1,0 +1,36 @@
+import { Option, Schema } from "effect"
+
+/**
+ * A keyset position on a timeline: the exact `(at, seq)` pair of the last row
+ * served. `at` is kept as PostgreSQL's own text at microsecond precision (a
+ * JS Date would lose the microseconds), so the next page starts exactly after it.
+ */
+export interface CursorPosition {
+  readonly at: string
+  readonly seq: string
+}
+
+const isoMicros = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
+/** A real calendar instant: the pattern alone would let 2026-02-30 through to PostgreSQL. */
+const isRealInstant = (at: string) => {
+  const parsed = new Date(at)
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === at.slice(0, 19)
+}
+
+const Position = Schema.Tuple(
+  Schema.String.pipe(Schema.pattern(isoMicros), Schema.filter(isRealInstant)),
+  Schema.String.pipe(Schema.pattern(/^[1-9]\d{0,18}$/))
+)
+const decodePosition = Schema.decodeUnknownOption(Schema.parseJson(Position))
+
+/** Opaque to clients: base64url of `[at, seq]`. */
+export const encodeCursor = (position: CursorPosition): string =>
+  Buffer.from(JSON.stringify([position.at, position.seq])).toString("base64url")
+
+/** None for anything that is not a cursor this service made (tampered, truncated, foreign). */
+export const decodeCursor = (cursor: string): Option.Option<CursorPosition> => {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return Option.none()
+  return decodePosition(Buffer.from(cursor, "base64url").toString("utf8")).pipe(
+    Option.map(([at, seq]) => ({ at, seq }))
+  )
+}

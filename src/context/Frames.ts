@@ -1,0 +1,32 @@
+import { Context, Effect, Option } from "effect"
+import type { Actor } from "./Actor"
+import type { Cause } from "./Cause"
+
+/**
+ * The actor of whatever runs in this fiber (and the fibers it forks). It is a
+ * reference with no default actor on purpose: a write path that never set one
+ * reaches the audit listener with none, and the unit of work fails there.
+ */
+export class CurrentActor extends Context.Reference<CurrentActor>()("CurrentActor", {
+  defaultValue: (): Option.Option<Actor> => Option.none()
+}) {}
+
+/** The innermost frame above the current write: an action, an event listener, a job, a chat turn. */
+export class CurrentCause extends Context.Reference<CurrentCause>()("CurrentCause", {
+  defaultValue: (): Cause | null => null
+}) {}
+
+/** Runs `effect` as `actor`. */
+export const withActor =
+  (actor: Actor) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(effect, CurrentActor, Option.some(actor))
+
+/** Runs `effect` inside a frame: every write it makes names `cause` as its cause. */
+export const withCause =
+  (cause: Cause) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.provideService(effect, CurrentCause, cause)
+
+/** The id of the unit of work (transaction) in progress; provided by the unit, shared by its rows. */
+export class CorrelationId extends Context.Tag("CorrelationId")<CorrelationId, string>() {}

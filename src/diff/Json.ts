@@ -1,0 +1,57 @@
+import { Schema } from "effect"
+
+/** A JSON value, as values travel on the wire and sit in a record. */
+export type Json = null | boolean | number | string | ReadonlyArray<Json> | JsonObject
+
+export interface JsonObject {
+  readonly [key: string]: Json
+}
+
+/** A record's values in wire form, keyed by field name. */
+export type RecordValues = JsonObject
+
+export const Json: Schema.Schema<Json> = Schema.Union(
+  Schema.Null,
+  Schema.Boolean,
+  Schema.Number,
+  Schema.String,
+  Schema.Array(Schema.suspend((): Schema.Schema<Json> => Json)),
+  Schema.Record({ key: Schema.String, value: Schema.suspend((): Schema.Schema<Json> => Json) })
+).annotations({ identifier: "Json" })
+
+export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: Json })
+
+/** "No value": a field that is absent, undefined or null. */
+export const isAbsent = (value: Json | undefined): value is null | undefined => value === null || value === undefined
+
+// Own guard: Array.isArray narrows a ReadonlyArray member of a union to any[].
+export const isJsonArray = (value: Json | undefined): value is ReadonlyArray<Json> => Array.isArray(value)
+
+export const isJsonObject = (value: Json | undefined): value is JsonObject =>
+  typeof value === "object" && value !== null && !isJsonArray(value)
+
+/**
+ * Deep structural equality. Object key order is irrelevant and an object key
+ * holding null equals an absent key; array order is significant.
+ */
+export const jsonEquals = (a: Json | undefined, b: Json | undefined): boolean => {
+  if (isAbsent(a) || isAbsent(b)) return isAbsent(a) && isAbsent(b)
+  if (isJsonArray(a)) return isJsonArray(b) && a.length === b.length && a.every((item, i) => jsonEquals(item, b[i]))
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+    return [...keys].every((key) => jsonEquals(a[key], b[key]))
+  }
+  return a === b
+}
+
+/** The normal form of a value: object keys holding null (or undefined) are dropped, at every depth. */
+export const compact = (value: Json): Json => {
+  if (isJsonArray(value)) return value.map(compact)
+  if (!isJsonObject(value)) return value
+  const out: Record<string, Json> = {}
+  for (const [key, member] of Object.entries(value)) {
+    if (!isAbsent(member)) out[key] = compact(member)
+  }
+  return out
+}

@@ -1,0 +1,19 @@
+import type { Cause, Operation } from "../context/Cause"
+import type { RecordValues } from "../diff"
+import type { Workspace } from "../tenancy/Workspace"
+
+/**
+ * An in-flight business object event: listeners get whole state on every
+ * verb (`before` is null for created, `after` is null for deleted). It never
+ * crosses the wire; audit rows and broadcasts are made from it.
+ */
+export interface BusinessObjectEvent {
+  readonly workspace: Workspace
+  readonly operation: Operation
+  readonly businessObject: string
+  readonly businessObjectId: string
+  readonly before: RecordValues | null
+  readonly after: RecordValues | null
+  /** The frame above the write that caused this event (null: none). */
+  readonly cause: Cause | null
+}

@@ -1,0 +1,47 @@
+import { Effect, Layer } from "effect"
+import { BroadcastEnvelope } from "../broadcast/Broadcast"
+import { BroadcastBus } from "../broadcast/BroadcastBus"
+import { OutboundBridge } from "./OutboundBridge"
+
+/**
+ * Publishes one `changed` hint per record a committed unit touched (several
+ * events on one record make one hint: it only means "refetch"). Publishing
+ * runs detached from the writer: a failure is logged with the workspace and
+ * the object, never retried, never seen by the writer.
+ */
+export const OutboundBridgeLive = Layer.effect(
+  OutboundBridge,
+  Effect.gen(function* () {
+    const bus = yield* BroadcastBus
+    return {
+      handOff: (workspace, events) => {
+        if (events.length === 0) return Effect.void
+        const touched = new Map(events.map((event) => [`${event.businessObject}\n${event.businessObjectId}`, event]))
+        return Effect.forEach(
+          touched.values(),
+          (event) =>
+            bus
+              .publish(
+                new BroadcastEnvelope({
+                  workspace: workspace.id,
+                  type: "changed",
+                  data: { businessObject: event.businessObject, businessObjectId: event.businessObjectId }
+                })
+              )
+              .pipe(
+                Effect.catchAll((error) =>
+                  Effect.logWarning("broadcast publish failed", error.message).pipe(
+                    Effect.annotateLogs({
+                      workspace: workspace.slug,
+                      businessObject: event.businessObject,
+                      businessObjectId: event.businessObjectId
+                    })
+                  )
+                )
+              ),
+          { discard: true }
+        ).pipe(Effect.forkDaemon, Effect.asVoid)
+      }
+    }
+  })
+)

@@ -1,0 +1,64 @@
+import { Schema } from "effect"
+import type { Field, Fields } from "./Field"
+
+const decimalPattern = /^-?(0|[1-9]\d*)(\.\d+)?$/
+const datePattern = /^\d{4}-\d{2}-\d{2}$/
+const datetimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/
+
+/** The calendar day really exists (2026-02-30 does not). */
+const isRealDate = (date: string) => {
+  const parsed = new Date(`${date}T00:00:00Z`)
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === date
+}
+
+const Decimal = Schema.String.pipe(
+  Schema.pattern(decimalPattern, { message: () => 'a decimal is a string of digits, e.g. "1250.00"' })
+)
+const DateString = Schema.String.pipe(
+  Schema.pattern(datePattern, { message: () => "a date is a yyyy-MM-dd string" }),
+  Schema.filter(isRealDate, { message: () => "not a calendar date" })
+)
+const DateTimeString = Schema.String.pipe(
+  Schema.pattern(datetimePattern, { message: () => "a datetime is an ISO-8601 UTC string, e.g. 2026-11-21T09:30:00Z" }),
+  Schema.filter((value) => !Number.isNaN(Date.parse(value)), { message: () => "not a real instant" })
+)
+const FiniteNumber = Schema.Number.pipe(Schema.finite({ message: () => "a number must be finite" }))
+
+/** Every field may be left out or set to null (no value). */
+const membersOf = (fields: Fields) =>
+  Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => [name, Schema.optional(Schema.NullOr(valueSchema(field)))])
+  )
+
+const hasUniqueIds = (entries: ReadonlyArray<{ readonly id: string }>) =>
+  new Set(entries.map((entry) => entry.id)).size === entries.length
+
+/** The wire-form schema of one field's value. */
+export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
+  switch (field.kind) {
+    case "string":
+      return Schema.String
+    case "number":
+      return FiniteNumber
+    case "boolean":
+      return Schema.Boolean
+    case "decimal":
+      return Decimal
+    case "date":
+      return DateString
+    case "datetime":
+      return DateTimeString
+    case "struct":
+      return Schema.Struct(membersOf(field.fields))
+    case "collection":
+      return Schema.Array(
+        Schema.Struct({ id: Schema.NonEmptyTrimmedString, ...membersOf(field.fields) })
+      ).pipe(Schema.filter(hasUniqueIds, { message: () => "collection entries need distinct ids" }))
+  }
+}
+
+/**
+ * The schema of a record's values (or of a partial update: every field is
+ * optional). Unknown fields are refused rather than silently kept.
+ */
+export const recordValuesSchema = (fields: Fields) => Schema.Struct(membersOf(fields))

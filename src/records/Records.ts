@@ -1,0 +1,203 @@
+import { Context, Effect, Option } from "effect"
+import { auditListener } from "../audit/AuditListener"
+import { AuditStaging } from "../audit/AuditStaging"
+import type { Operation } from "../context/Cause"
+import { CorrelationId, CurrentCause, withCause } from "../context/Frames"
+import { jsonEquals } from "../diff"
+import type { RecordValues } from "../diff"
+import { Conflict, NotFound } from "../errors"
+import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
+import { EventOutbox } from "../events/EventOutbox"
+import { PluginRecords } from "../plugins/PluginRecords"
+import type { PluginRecordsShape, RecordState, StoredRecord } from "../plugins/PluginRecords"
+import { PluginRegistry } from "../plugins/PluginRegistry"
+import type { RegisteredBusinessObject } from "../plugins/PluginRegistry"
+import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
+import type { Workspace } from "../tenancy/Workspace"
+import { RecordStore } from "./RecordStore"
+import { mergeValues, validateValues } from "./RecordValidation"
+
+/** How deep listeners may cascade (A -> B -> C ...) before the unit is failed as a runaway. */
+const maxCascadeDepth = 16
+
+class CascadeDepth extends Context.Reference<CascadeDepth>()("CascadeDepth", { defaultValue: () => 0 }) {}
+
+/**
+ * Business object records with their lifecycle (draft -> operational <->
+ * archived; delete). Writes run inside a unit of work: each operational
+ * change dispatches one event, with whole state, to the audit listener and
+ * then to the plugins' listeners, whose own writes join the same unit.
+ */
+export class Records extends Effect.Service<Records>()("Records", {
+  dependencies: [RecordStore.Default],
+  effect: Effect.gen(function* () {
+    const store = yield* RecordStore
+    const registry = yield* PluginRegistry
+
+    const businessObjectOf = (name: string) =>
+      Option.match(registry.find(name), {
+        onNone: () => Effect.fail(new NotFound({ message: `unknown business object: ${name}` })),
+        onSome: Effect.succeed
+      })
+
+    const notFound = (businessObject: string, id: string) =>
+      new NotFound({ message: `no ${businessObject} record ${id}` })
+
+    /** The record, locked for the rest of the unit. */
+    const locked = (workspace: Workspace, businessObject: string, id: string) =>
+      store.find(workspace, businessObject, id, true).pipe(
+        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(businessObject, id)), onSome: Effect.succeed }))
+      )
+
+    const requireState = (record: StoredRecord, allowed: ReadonlyArray<RecordState>, verb: string) =>
+      allowed.includes(record.state)
+        ? Effect.void
+        : Effect.fail(new Conflict({ message: `cannot ${verb} a ${record.state} ${record.businessObject} record` }))
+
+    /** One event, to the audit listener first, then to every matching plugin listener in an event frame. */
+    const dispatch = (
+      registered: RegisteredBusinessObject,
+      operation: Operation,
+      record: StoredRecord,
+      before: RecordValues | null,
+      after: RecordValues | null
+    ) =>
+      Effect.gen(function* () {
+        const depth = yield* CascadeDepth
+        if (depth >= maxCascadeDepth) {
+          return yield* Effect.dieMessage(`listener cascade deeper than ${maxCascadeDepth} at ${record.businessObject}`)
+        }
+        const event: BusinessObjectEvent = {
+          workspace: yield* CurrentWorkspace,
+          operation,
+          businessObject: record.businessObject,
+          businessObjectId: record.id,
+          before,
+          after,
+          cause: yield* CurrentCause
+        }
+        ;(yield* EventOutbox).push(event)
+        yield* auditListener(event, registered.definition.fields)
+        const frame = withCause({
+          kind: "event",
+          businessObject: event.businessObject,
+          businessObjectId: event.businessObjectId,
+          operation
+        })
+        const listeners = registry.listenersFor(record.businessObject, operation)
+        if (listeners.length === 0) return
+        const pluginRecords = yield* pluginRecordsInUnit
+        for (const listener of listeners) {
+          yield* listener.run(event).pipe(
+            frame,
+            Effect.provideService(PluginRecords, pluginRecords),
+            Effect.provideService(CascadeDepth, depth + 1),
+            Effect.withSpan(`listener ${listener.name}`)
+          )
+        }
+      })
+
+    const create = (businessObject: string, input: unknown, options: { readonly draft?: boolean } = {}) =>
+      Effect.gen(function* () {
+        const registered = yield* businessObjectOf(businessObject)
+        const values = mergeValues({}, yield* validateValues(businessObject, registered.definition.fields, input))
+        const record = yield* store.insert(yield* CurrentWorkspace, businessObject, options.draft ? "draft" : "operational", values).pipe(Effect.orDie)
+        if (record.state === "operational") yield* dispatch(registered, "created", record, null, record.values)
+        return record
+      })
+
+    /** Given fields replace the current ones (collections whole); an update that changes nothing writes nothing. */
+    const update = (businessObject: string, id: string, input: unknown) =>
+      Effect.gen(function* () {
+        const registered = yield* businessObjectOf(businessObject)
+        const patch = yield* validateValues(businessObject, registered.definition.fields, input)
+        const workspace = yield* CurrentWorkspace
+        const current = yield* locked(workspace, businessObject, id)
+        yield* requireState(current, ["draft", "operational"], "update")
+        const values = mergeValues(current.values, patch)
+        if (jsonEquals(current.values, values)) return current
+        const updated = yield* store.setValues(workspace, current, values).pipe(Effect.orDie)
+        if (updated.state === "operational") yield* dispatch(registered, "updated", updated, current.values, updated.values)
+        return updated
+      })
+
+    const remove = (businessObject: string, id: string) =>
+      Effect.gen(function* () {
+        const registered = yield* businessObjectOf(businessObject)
+        const workspace = yield* CurrentWorkspace
+        const current = yield* locked(workspace, businessObject, id)
+        yield* store.remove(workspace, current).pipe(Effect.orDie)
+        // A draft was never operational: its deletion leaves no trace on any timeline.
+        if (current.state !== "draft") yield* dispatch(registered, "deleted", current, current.values, null)
+      })
+
+    const transition = (from: RecordState, to: RecordState, operation: Operation, verb: string) =>
+      (businessObject: string, id: string) =>
+        Effect.gen(function* () {
+          const registered = yield* businessObjectOf(businessObject)
+          const workspace = yield* CurrentWorkspace
+          const current = yield* locked(workspace, businessObject, id)
+          yield* requireState(current, [from], verb)
+          const moved = yield* store.setState(workspace, current, to).pipe(Effect.orDie)
+          yield* dispatch(registered, operation, moved, operation === "created" ? null : current.values, moved.values)
+          return moved
+        })
+
+    /** Publishing a draft is its birth on the timeline: the `created` row with the born snapshot. */
+    const publish = transition("draft", "operational", "created", "publish")
+    const archive = transition("operational", "archived", "archived", "archive")
+    const restore = transition("archived", "operational", "restored", "restore")
+
+    /** Runs a plugin action on one record inside an action frame. */
+    const runAction = (businessObject: string, action: string, id: string) =>
+      Effect.gen(function* () {
+        const registered = yield* businessObjectOf(businessObject)
+        const declaration = registered.actions[action]
+        if (declaration === undefined) {
+          return yield* new NotFound({ message: `unknown action ${action} on ${businessObject}` })
+        }
+        const target = yield* locked(yield* CurrentWorkspace, businessObject, id)
+        return yield* declaration.run(target).pipe(
+          Effect.provideService(PluginRecords, yield* pluginRecordsInUnit),
+          withCause({ kind: "action", action: `${businessObject}/${action}` })
+        )
+      })
+
+    /** Reads need no unit of work. */
+    const get = (workspace: Workspace, businessObject: string, id: string) =>
+      Effect.gen(function* () {
+        yield* businessObjectOf(businessObject)
+        const found = yield* store.find(workspace, businessObject, id, false)
+        if (Option.isNone(found)) return yield* notFound(businessObject, id)
+        return found.value
+      })
+
+    const list = (workspace: Workspace, businessObject: string, limit: number) =>
+      Effect.zipRight(businessObjectOf(businessObject), store.list(workspace, businessObject, limit))
+
+    /** Only the unit's own services: the frames must stay those of the fiber that calls the port. */
+    const unitContext = Effect.gen(function* () {
+      return Context.make(AuditStaging, yield* AuditStaging).pipe(
+        Context.add(CorrelationId, yield* CorrelationId),
+        Context.add(CurrentWorkspace, yield* CurrentWorkspace),
+        Context.add(EventOutbox, yield* EventOutbox)
+      )
+    })
+
+    /**
+     * The port plugin code writes through, bound to the unit of work in
+     * progress (its workspace, staging and outbox); the frames (cause,
+     * cascade depth) are those of the fiber that calls it.
+     */
+    const pluginRecordsInUnit = Effect.map(unitContext, (unit): PluginRecordsShape => ({
+      get: (businessObject, id) =>
+        Effect.flatMap(CurrentWorkspace, (workspace) => store.find(workspace, businessObject, id, true)).pipe(
+          Effect.provide(unit)
+        ),
+      create: (businessObject, values) => create(businessObject, values).pipe(Effect.provide(unit)),
+      update: (businessObject, id, values) => update(businessObject, id, values).pipe(Effect.provide(unit))
+    }))
+
+    return { create, update, remove, publish, archive, restore, runAction, get, list } as const
+  })
+}) {}

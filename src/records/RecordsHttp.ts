@@ -1,0 +1,91 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Access } from "../auth/Access"
+import { actorOf } from "../auth/actorOf"
+import { CurrentPrincipal } from "../auth/Principal"
+import type { Permission } from "../auth/Grants"
+import { withActor } from "../context/Frames"
+import { NotFound } from "../errors"
+import { Api } from "../http/Api"
+import { PluginRegistry } from "../plugins/PluginRegistry"
+import { UnitOfWork } from "../unitOfWork/UnitOfWork"
+import { RecordList } from "./RecordsApi"
+import { Records } from "./Records"
+import type { InUnit } from "../unitOfWork/UnitOfWork"
+import type { WriteError } from "../plugins/PluginRecords"
+
+export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
+  Effect.gen(function* () {
+    const records = yield* Records
+    const access = yield* Access
+    const units = yield* UnitOfWork
+    const registry = yield* PluginRegistry
+
+    /**
+     * 404 for a business object no plugin declares, 403 without the
+     * permission, then the principal's workspace.
+     */
+    const authorize = (businessObject: string, permission: Permission) =>
+      Effect.gen(function* () {
+        if (Option.isNone(registry.find(businessObject))) {
+          return yield* new NotFound({ message: `unknown business object: ${businessObject}` })
+        }
+        yield* access.require(businessObject, permission)
+        return (yield* CurrentPrincipal).workspace
+      })
+
+    /** A write: one unit of work in the principal's workspace, with the principal as actor. */
+    const write = <A>(businessObject: string, effect: Effect.Effect<A, WriteError, InUnit>) =>
+      Effect.gen(function* () {
+        const workspace = yield* authorize(businessObject, "update")
+        const principal = yield* CurrentPrincipal
+        // A failed statement or a missing actor is a server fault: logged, answered 500.
+        return yield* units.run(workspace, effect).pipe(withActor(actorOf(principal)), Effect.catchTags({ SqlError: Effect.die, MissingActor: Effect.die }))
+      })
+
+    return handlers
+      .handle("create", ({ path, payload }) => {
+        const businessObject = `${path.namespace}/${path.name}`
+        return write(businessObject, records.create(businessObject, payload.values, { draft: payload.draft }))
+      })
+      .handle("list", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          const businessObject = `${path.namespace}/${path.name}`
+          const workspace = yield* authorize(businessObject, "read")
+          return new RecordList({ records: yield* records.list(workspace, businessObject, urlParams.limit) })
+        })
+      )
+      .handle("get", ({ path }) =>
+        Effect.gen(function* () {
+          const businessObject = `${path.namespace}/${path.name}`
+          const workspace = yield* authorize(businessObject, "read")
+          return yield* records.get(workspace, businessObject, path.id)
+        })
+      )
+      .handle("update", ({ path, payload }) => {
+        const businessObject = `${path.namespace}/${path.name}`
+        return write(businessObject, records.update(businessObject, path.id, payload.values))
+      })
+      .handle("remove", ({ path }) => {
+        const businessObject = `${path.namespace}/${path.name}`
+        return write(businessObject, records.remove(businessObject, path.id))
+      })
+      .handle("publish", ({ path }) => {
+        const businessObject = `${path.namespace}/${path.name}`
+        return write(businessObject, records.publish(businessObject, path.id))
+      })
+      .handle("archive", ({ path }) => {
+        const businessObject = `${path.namespace}/${path.name}`
+        return write(businessObject, records.archive(businessObject, path.id))
+      })
+      .handle("restore", ({ path }) => {
+        const businessObject = `${path.namespace}/${path.name}`
+        return write(businessObject, records.restore(businessObject, path.id))
+      })
+      .handle("action", ({ path, payload }) => {
+        const businessObject = `${path.namespace}/${path.name}`
+        return write(businessObject, records.runAction(businessObject, path.action, payload.id))
+      })
+  })
+)
+

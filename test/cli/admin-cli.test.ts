@@ -1,0 +1,290 @@
+import { ValidationError } from "@effect/cli"
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Authentication } from "../../src/auth/Authentication"
+import { Memberships } from "../../src/auth/Memberships"
+import { Roles } from "../../src/auth/Roles"
+import { Users } from "../../src/auth/Users"
+import { platformSchema } from "../../src/tenancy/migrations/platform"
+import type { Workspace } from "../../src/tenancy/Workspace"
+import { schemaNameOf } from "../../src/tenancy/WorkspaceSlug"
+import { Workspaces } from "../../src/tenancy/Workspaces"
+import { runCli } from "../support/cli"
+import { meaningfulLines, runProcess } from "../support/subprocess"
+import { testDatabaseUrl, TestServices, uniqueSuffix } from "../support/TestApp"
+
+/** What a failed command failed with: the error's tag, "ValidationError" for bad arguments, or the defect. */
+const outcome = <E>(exit: Exit.Exit<void, E>) =>
+  Exit.isSuccess(exit)
+    ? "success"
+    : Option.match(Cause.failureOption(exit.cause), {
+        onNone: () => `defect: ${Cause.pretty(exit.cause).split("\n")[0]}`,
+        onSome: (error) =>
+          ValidationError.isValidationError(error)
+            ? "ValidationError"
+            : typeof error === "object" && error !== null && "_tag" in error
+              ? String(error._tag)
+              : String(error)
+      })
+
+const failureMessage = <E>(exit: Exit.Exit<void, E>) =>
+  Exit.isFailure(exit)
+    ? Option.match(Cause.failureOption(exit.cause), {
+        onNone: () => undefined,
+        onSome: (error) => (typeof error === "object" && error !== null && "message" in error ? String(error.message) : undefined)
+      })
+    : undefined
+
+/** A slug no one has used, whose workspace (row and schema) is dropped when the scope closes. */
+const slugCleanedUp = Effect.gen(function* () {
+  const workspaces = yield* Workspaces
+  const sql = yield* SqlClient.SqlClient
+  const slug = `t-${uniqueSuffix()}`
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function* () {
+      const found = yield* workspaces.findBySlug(slug)
+      if (Option.isSome(found)) yield* workspaces.drop(found.value)
+      yield* sql`DROP SCHEMA IF EXISTS ${sql(schemaNameOf(slug))} CASCADE`.pipe(Effect.orDie)
+    })
+  )
+  return slug
+})
+
+/** An email no one has used, whose user is deleted when the scope closes. */
+const emailCleanedUp = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const email = `cli-${uniqueSuffix()}@example.com`
+  yield* Effect.addFinalizer(() =>
+    sql`DELETE FROM ${sql(`${platformSchema}.users`)} WHERE email = ${email}`.pipe(Effect.orDie)
+  )
+  return email
+})
+
+/** `admin workspace create <slug>`, expected to succeed. */
+const cliWorkspace = Effect.gen(function* () {
+  const slug = yield* slugCleanedUp
+  const run = yield* runCli("workspace", "create", slug)
+  expect(outcome(run.exit)).toBe("success")
+  return yield* (yield* Workspaces).get(slug)
+})
+
+/** `admin user create`, expected to succeed. */
+const cliUser = (password: string) =>
+  Effect.gen(function* () {
+    const email = yield* emailCleanedUp
+    const run = yield* runCli("user", "create", "--email", email, "--name", "Cli User", "--password", password)
+    expect(outcome(run.exit)).toBe("success")
+    return yield* (yield* Users).getByEmail(email)
+  })
+
+const countRows = (workspace: Workspace, table: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(workspace.table(table))}`.pipe(
+      Effect.map((rows) => rows[0]?.n),
+      Effect.orDie
+    )
+  )
+
+const password = "cli password 123"
+
+layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestServices: true })("admin CLI", (it) => {
+  it.scoped("workspace create: the row, the migrated schema with the admin role, and one line of output", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const slug = yield* slugCleanedUp
+      const run = yield* runCli("workspace", "create", "--name", "Acme Inc.", slug)
+      expect(outcome(run.exit)).toBe("success")
+      expect(run.stdout).toEqual([`workspace ${slug} created (schema ${schemaNameOf(slug)}, role admin holds every grant)`])
+      const workspace = yield* (yield* Workspaces).get(slug)
+      expect(workspace.name).toBe("Acme Inc.")
+      const grants = yield* sql`SELECT role, business_object, permission FROM ${sql(workspace.table("role_grants"))}
+        ORDER BY permission`
+      expect(grants).toEqual([
+        { role: "admin", businessObject: "*", permission: "read" },
+        { role: "admin", businessObject: "*", permission: "update" }
+      ])
+
+      const defaultName = yield* cliWorkspace
+      expect(defaultName.name).toBe(defaultName.slug)
+    })
+  )
+
+  it.scoped("user create, role grant, member add: the user signs in holding the granted role", () =>
+    Effect.gen(function* () {
+      const authentication = yield* Authentication
+      const roles = yield* Roles
+      const workspace = yield* cliWorkspace
+      const email = yield* emailCleanedUp
+
+      const created = yield* runCli("user", "create", "--email", email, "--name", "Dana Scully", "--password", password)
+      expect(outcome(created.exit)).toBe("success")
+      const user = yield* (yield* Users).getByEmail(email)
+      expect(user.name).toBe("Dana Scully")
+      expect(created.stdout).toEqual([`user ${email} created (id ${user.id})`])
+      const credentials = { workspace: workspace.slug, email, password: Redacted.make(password) }
+      // Not a member yet.
+      expect((yield* Effect.flip(authentication.signIn(credentials)))._tag).toBe("Unauthorized")
+
+      const granted = yield* runCli(
+        "role", "grant", "--workspace", workspace.slug, "--role", "deal-editor",
+        "--business-object", "crm/deal", "--permission", "update"
+      )
+      expect(outcome(granted.exit)).toBe("success")
+      expect(granted.stdout).toEqual([`role deal-editor in ${workspace.slug} may update crm/deal`])
+
+      const added = yield* runCli("member", "add", "--workspace", workspace.slug, "--email", email, "--role", "deal-editor")
+      expect(outcome(added.exit)).toBe("success")
+      expect(added.stdout).toEqual([`${email} is a member of ${workspace.slug} with role deal-editor`])
+      expect(yield* (yield* Memberships).isMember(workspace.id, user.id)).toBe(true)
+      expect(yield* roles.grantsOf(workspace, { kind: "user", id: user.id })).toEqual([
+        { businessObject: "crm/deal", permission: "update" }
+      ])
+      const { principal } = yield* authentication.signIn(credentials)
+      expect(principal.id).toBe(user.id)
+      expect(principal.workspace.slug).toBe(workspace.slug)
+    })
+  )
+
+  it.scoped("apikey create prints a key that authenticates; apikey revoke ends it", () =>
+    Effect.gen(function* () {
+      const authentication = yield* Authentication
+      const workspace = yield* cliWorkspace
+      const created = yield* runCli("apikey", "create", "--workspace", workspace.slug, "--name", "importer", "--role", "admin")
+      expect(outcome(created.exit)).toBe("success")
+      expect(created.stdout).toHaveLength(2)
+      const [announcement = "", key = ""] = created.stdout
+      const id = /^API key ([0-9a-f-]{36}) \(importer\) created with role admin\. It is shown only this once:$/.exec(announcement)?.[1]
+      expect(id).toBeDefined()
+      expect(key).toMatch(new RegExp(`^ak_${workspace.slug}\\.${id}\\.[A-Za-z0-9_-]{43}$`))
+
+      const principal = yield* authentication.fromApiKey(Redacted.make(key))
+      expect({ kind: principal.kind, id: principal.id, name: principal.name, workspace: principal.workspace.slug }).toEqual({
+        kind: "service-account",
+        id,
+        name: "importer",
+        workspace: workspace.slug
+      })
+
+      const revoked = yield* runCli("apikey", "revoke", "--workspace", workspace.slug, "--id", id ?? "")
+      expect(outcome(revoked.exit)).toBe("success")
+      expect(revoked.stdout).toEqual([`API key ${id} revoked`])
+      const refused = yield* Effect.flip(authentication.fromApiKey(Redacted.make(key)))
+      expect(refused).toEqual(expect.objectContaining({ _tag: "Unauthorized", message: "the API key is invalid or has been revoked" }))
+
+      const again = yield* runCli("apikey", "revoke", "--workspace", workspace.slug, "--id", id ?? "")
+      expect(outcome(again.exit)).toBe("NotFound")
+      const malformed = yield* runCli("apikey", "revoke", "--workspace", workspace.slug, "--id", "not-an-id")
+      expect(outcome(malformed.exit)).toBe("BadRequest")
+    })
+  )
+
+  it.scoped("an unknown role fails with NotFound and leaves nothing behind", () =>
+    Effect.gen(function* () {
+      const workspace = yield* cliWorkspace
+      const user = yield* cliUser(password)
+
+      const member = yield* runCli("member", "add", "--workspace", workspace.slug, "--email", user.email, "--role", "no-such-role")
+      expect(outcome(member.exit)).toBe("NotFound")
+      expect(failureMessage(member.exit)).toBe("unknown role: no-such-role")
+      expect(member.stdout).toEqual([])
+      // The membership and the role assignment are one transaction.
+      expect(yield* (yield* Memberships).isMember(workspace.id, user.id)).toBe(false)
+
+      const key = yield* runCli("apikey", "create", "--workspace", workspace.slug, "--name", "bot", "--role", "no-such-role")
+      expect(outcome(key.exit)).toBe("NotFound")
+      expect(key.stdout).toEqual([])
+      expect(yield* countRows(workspace, "api_keys")).toBe(0)
+      expect(yield* countRows(workspace, "role_assignments")).toBe(0)
+    })
+  )
+
+  it.scoped("a bad permission or business object fails and grants nothing", () =>
+    Effect.gen(function* () {
+      const workspace = yield* cliWorkspace
+      const grant = (businessObject: string, permission: string) =>
+        runCli(
+          "role", "grant", "--workspace", workspace.slug, "--role", "editor",
+          "--business-object", businessObject, "--permission", permission
+        )
+
+      const badPermission = yield* grant("crm/deal", "write")
+      expect(outcome(badPermission.exit)).toBe("ValidationError")
+      expect(badPermission.stdout).toEqual([])
+      expect(badPermission.stderr.join("\n")).toContain("Expected one of the following cases: read, update")
+
+      for (const businessObject of ["deal", "crm/", "CRM/deal", "crm/deal; --", "**"]) {
+        const badObject = yield* grant(businessObject, "read")
+        expect(outcome(badObject.exit), businessObject).toBe("BadRequest")
+      }
+      const badRole = yield* runCli(
+        "role", "grant", "--workspace", workspace.slug, "--role", "Bad Role",
+        "--business-object", "crm/deal", "--permission", "read"
+      )
+      expect(outcome(badRole.exit)).toBe("BadRequest")
+
+      expect(yield* countRows(workspace, "roles")).toBe(1) // admin only
+      expect(yield* countRows(workspace, "role_grants")).toBe(2) // admin's
+    })
+  )
+
+  it.scoped("an unknown workspace fails with NotFound in every command that names one", () =>
+    Effect.gen(function* () {
+      const user = yield* cliUser(password)
+      const missing = `no-such-${uniqueSuffix()}`
+      const runs = [
+        yield* runCli("member", "add", "--workspace", missing, "--email", user.email, "--role", "admin"),
+        yield* runCli("role", "grant", "--workspace", missing, "--role", "r", "--business-object", "crm/deal", "--permission", "read"),
+        yield* runCli("apikey", "create", "--workspace", missing, "--name", "bot", "--role", "admin"),
+        yield* runCli("apikey", "revoke", "--workspace", missing, "--id", "00000000-0000-0000-0000-000000000000")
+      ]
+      for (const run of runs) {
+        expect(outcome(run.exit)).toBe("NotFound")
+        expect(failureMessage(run.exit)).toBe(`unknown workspace: ${missing}`)
+        expect(run.stdout).toEqual([])
+      }
+    })
+  )
+
+  it.scoped("a duplicate workspace fails with Conflict and leaves one row", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const workspace = yield* cliWorkspace
+      const again = yield* runCli("workspace", "create", "--name", "Other", workspace.slug)
+      expect(outcome(again.exit)).toBe("Conflict")
+      expect(failureMessage(again.exit)).toBe(`workspace ${workspace.slug} already exists`)
+      const rows = yield* sql`SELECT id, name FROM ${sql(`${platformSchema}.workspaces`)} WHERE slug = ${workspace.slug}`
+      expect(rows).toEqual([{ id: workspace.id, name: workspace.name }])
+    })
+  )
+
+  it.scoped("bad user input: an invalid email, a short password, a duplicate email, a missing option", () =>
+    Effect.gen(function* () {
+      const user = yield* cliUser(password)
+      const email = yield* emailCleanedUp
+      const create = (...args: ReadonlyArray<string>) => runCli("user", "create", ...args)
+      expect(outcome((yield* create("--email", "not-an-email", "--name", "X", "--password", password)).exit)).toBe("BadRequest")
+      expect(outcome((yield* create("--email", email, "--name", "X", "--password", "short")).exit)).toBe("BadRequest")
+      expect(outcome((yield* create("--email", user.email.toUpperCase(), "--name", "X", "--password", password)).exit)).toBe(
+        "Conflict"
+      )
+      expect(outcome((yield* create("--email", email, "--name", "X")).exit)).toBe("ValidationError")
+      expect(yield* (yield* Users).findByEmail(email)).toEqual(Option.none())
+    })
+  )
+
+  it.effect("as a process: a bad slug exits non-zero with exactly one `error:` line on stderr", () =>
+    Effect.gen(function* () {
+      const result = yield* runProcess("npx", ["tsx", "src/cli/main.ts", "workspace", "create", "bad slug!"], {
+        DATABASE_URL: testDatabaseUrl
+      }).pipe(Effect.timeout("60 seconds"))
+      expect(result.code).not.toBe(0)
+      expect(result.code).not.toBeNull()
+      const lines = meaningfulLines(result.stderr)
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^error: invalid workspace slug: /)
+      expect(meaningfulLines(result.stdout)).toEqual([])
+    }),
+    90_000
+  )
+})

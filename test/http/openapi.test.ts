@@ -1,0 +1,180 @@
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { compileErrors, validate } from "@readme/openapi-parser"
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Logger, Schema } from "effect"
+import { createServer } from "node:http"
+import { InternalError } from "../../src/errors"
+import { Api } from "../../src/http/Api"
+import { ErrorResponsesLive } from "../../src/http/ErrorResponses"
+import { requestLog } from "../../src/http/RequestLog"
+import { baseUrl, TestApp } from "../support/TestApp"
+import { request } from "../support/http"
+
+/** Every route of `Api` as `METHOD /path`, with `:param` written `{param}` as OpenAPI does. */
+const routesOf = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) => {
+  const routes: Array<{ method: string; path: string }> = []
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      routes.push({ method: endpoint.method.toLowerCase(), path: endpoint.path.replace(/:(\w+)/g, "{$1}") })
+    }
+  })
+  return routes
+}
+
+type Document = { readonly openapi: string; readonly paths: Record<string, Record<string, unknown>> }
+
+const fetchDocument = Effect.gen(function* () {
+  const base = yield* baseUrl
+  const response = yield* request(`${base}/api/openapi.json`)
+  expect(response.status).toBe(200)
+  expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+  return response.body as Document
+})
+
+const validateDocument = (document: unknown) =>
+  Effect.promise(async () => {
+    // `validate` resolves $refs in place: give it a copy.
+    const result = await validate(structuredClone(document) as Parameters<typeof validate>[0])
+    return { result, errors: result.valid ? "" : compileErrors(result) }
+  })
+
+layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs page", (it) => {
+  it.effect("GET /api/openapi.json is a valid OpenAPI 3.1 document", () =>
+    Effect.gen(function* () {
+      const document = yield* fetchDocument
+      expect(document.openapi).toMatch(/^3\.1\.\d+$/)
+      const { errors, result } = yield* validateDocument(document)
+      expect(errors).toBe("")
+      expect(result).toEqual(expect.objectContaining({ valid: true, specification: "OpenAPI" }))
+    })
+  )
+
+  it.effect("the validator is not a rubber stamp: it refuses the document without its info object", () =>
+    Effect.gen(function* () {
+      const document = yield* fetchDocument
+      const broken: Partial<Document> & { info?: unknown } = structuredClone(document)
+      delete broken.info
+      const { result } = yield* validateDocument(broken)
+      expect(result.valid).toBe(false)
+    })
+  )
+
+  it.effect("it lists every route of the Api definition, and nothing else", () =>
+    Effect.gen(function* () {
+      const document = yield* fetchDocument
+      const routes = routesOf(Api)
+      expect(routes.length).toBeGreaterThanOrEqual(6)
+      for (const { method, path } of routes) {
+        expect(Object.keys(document.paths), path).toContain(path)
+        expect(Object.keys(document.paths[path] ?? {}), `${method} ${path}`).toContain(method)
+      }
+      const listed = Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((key) => ["get", "put", "post", "delete", "options", "head", "patch", "trace"].includes(key))
+          .map((method) => `${method} ${path}`)
+      )
+      expect(listed.sort()).toEqual(routes.map(({ method, path }) => `${method} ${path}`).sort())
+    })
+  )
+
+  it.effect("GET /api/docs answers 200 with an HTML page", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const response = yield* request(`${base}/api/docs`)
+      expect(response.status).toBe(200)
+      expect(response.headers.get("content-type")).toMatch(/^text\/html/)
+      expect(String(response.body)).toMatch(/<html/i)
+    })
+  )
+
+  it.effect("an unknown route answers a JSON 404", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      for (const path of ["/api/no-such-route", "/nothing-here", "/api/auth/me/extra"]) {
+        const response = yield* request(`${base}${path}`)
+        expect(response.status, path).toBe(404)
+        expect(response.body, path).toEqual({ _tag: "NotFound", message: `no route for GET ${path}` })
+      }
+      expect((yield* request(`${base}/api/health`, { method: "DELETE" })).status).toBe(404)
+    })
+  )
+})
+
+// A test-only API whose handlers break, served through the service's own `requestLog`.
+
+class Broken extends HttpApiGroup.make("broken")
+  .add(HttpApiEndpoint.get("defect", "/defect").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("thrown", "/thrown").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("fine", "/fine").addSuccess(Schema.String)) {}
+
+class BrokenApi extends HttpApi.make("broken").add(Broken).addError(InternalError) {}
+
+const secret = "password=hunter2 at /srv/secret/Handler.ts:42"
+
+const BrokenHandlers = HttpApiBuilder.group(BrokenApi, "broken", (handlers) =>
+  handlers
+    .handle("defect", () => Effect.die(new Error(secret)))
+    .handle("thrown", () =>
+      Effect.sync((): string => {
+        throw new TypeError(secret)
+      })
+    )
+    .handle("fine", () => Effect.succeed("ok"))
+)
+
+/** The messages of the lines logged at ERROR, to check the cause stays on the server. */
+class ErrorLog extends Context.Tag("test/ErrorLog")<ErrorLog, ReadonlyArray<string>>() {}
+
+const CollectedErrors = Layer.unwrapEffect(
+  Effect.sync(() => {
+    const lines: Array<string> = []
+    const collector = Logger.make<unknown, void>((options) => {
+      if (options.logLevel._tag === "Error") lines.push(Logger.logfmtLogger.log(options))
+    })
+    return Layer.merge(Layer.succeed(ErrorLog, lines), Logger.replace(Logger.defaultLogger, collector))
+  })
+)
+
+const BrokenServer = HttpApiBuilder.serve(requestLog).pipe(
+  Layer.provide(ErrorResponsesLive),
+  Layer.provide(HttpApiBuilder.api(BrokenApi).pipe(Layer.provide(BrokenHandlers))),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provideMerge(CollectedErrors)
+)
+
+layer(BrokenServer, { excludeTestServices: true })("a handler defect", (it) => {
+  it.effect("answers 500 and tells the client nothing of the cause, which is logged on the server", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const errors = yield* ErrorLog
+      expect((yield* request(`${base}/fine`)).body).toBe("ok")
+      for (const path of ["/defect", "/thrown"]) {
+        const before = errors.length
+        const response = yield* request(`${base}${path}`)
+        expect(response.status, path).toBe(500)
+        expect(JSON.stringify(response.body) ?? "").not.toContain("hunter2")
+        expect([...response.headers.values()].join(" ")).not.toContain("hunter2")
+        const logged = errors.slice(before)
+        expect(logged).toHaveLength(1)
+        expect(logged[0]).toContain("unhandled defect")
+        expect(logged[0]).toContain(secret)
+      }
+    })
+  )
+
+  it.effect("the 500 body is exactly { _tag: InternalError, message: internal error }", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      for (const path of ["/defect", "/thrown"]) {
+        const response = yield* request(`${base}${path}`)
+        expect(response.status, path).toBe(500)
+        expect(response.body).toStrictEqual({ _tag: "InternalError", message: "internal error" })
+        expect(response.headers.get("content-type")).toMatch(/^application\/json/)
+      }
+    })
+  )
+})

@@ -1,25 +1,31 @@
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Timeline } from "../audit/Timeline"
 import { ApiKeys } from "../auth/ApiKeys"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
 import { Users } from "../auth/Users"
 import { AppConfig } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
+import { OutboundBridgeLive } from "../events/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
 import { PluginRegistry } from "../plugins/PluginRegistry"
+import { Records } from "../records/Records"
 import { PubSubLive } from "../redis/PubSubLive"
 import { Workspaces } from "../tenancy/Workspaces"
+import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { printDemoHint, startUp } from "./Provisioning"
 
-/** The domain services, over whatever SQL client and pub/sub store are provided. */
+/** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */
 export const ServicesLive = Layer.mergeAll(
   Workspaces.Default,
   Users.Default,
   Memberships.Default,
   Roles.Default,
   ApiKeys.Default,
-  PluginRegistry.Default
-)
+  Records.Default,
+  Timeline.Default,
+  UnitOfWork.Default
+).pipe(Layer.provide(OutboundBridgeLive))
 
 /** Storage ports: the database and the shared pub/sub store, chosen by configuration. */
 export const StorageLive = Layer.merge(DatabaseLive, PubSubLive)
@@ -31,10 +37,14 @@ const StartedServerLive = Layer.unwrapEffect(
   )
 )
 
-/** The whole service, given its configuration. */
-export const appLayer = (config: Layer.Layer<AppConfig, unknown>) =>
+/** The whole service, given its configuration (and, for tests, other plugins). */
+export const appLayer = (
+  config: Layer.Layer<AppConfig, unknown>,
+  plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default
+) =>
   StartedServerLive.pipe(
     Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(plugins),
     Layer.provideMerge(StorageLive),
     Layer.provideMerge(config)
   )

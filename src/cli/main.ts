@@ -1,16 +1,17 @@
 import { ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { ServicesLive } from "../app/AppLayer"
+import { ServicesLive, StorageLive } from "../app/AppLayer"
 import { AppConfig } from "../config/AppConfig"
-import { DatabaseLive } from "../db/Database"
+import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Workspaces } from "../tenancy/Workspaces"
 import { runAdmin } from "./commands"
 
 /** The services over the configured database, every schema migrated first. */
 const AdminLive = Layer.effectDiscard(Effect.flatMap(Workspaces, (workspaces) => workspaces.migrateAll)).pipe(
   Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(DatabaseLive),
+  Layer.provideMerge(PluginRegistry.Default),
+  Layer.provideMerge(StorageLive),
   Layer.provideMerge(AppConfig.layer),
   Layer.provide(Logger.minimumLogLevel(LogLevel.Error))
 )

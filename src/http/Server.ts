@@ -3,18 +3,14 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AuditHttp } from "../audit/AuditHttp"
-import { Timeline } from "../audit/Timeline"
 import { Access } from "../auth/Access"
 import { AuthHttp } from "../auth/AuthHttp"
 import { AuthenticatedLive } from "../auth/AuthMiddlewareLive"
 import { Authentication } from "../auth/Authentication"
 import { AppConfig } from "../config/AppConfig"
-import { OutboundBridgeLive } from "../events/OutboundBridgeLive"
 import { HealthHttp } from "../health/HealthHttp"
 import { BusinessObjectsHttp } from "../plugins/BusinessObjectsHttp"
-import { Records } from "../records/Records"
 import { RecordsHttp } from "../records/RecordsHttp"
-import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { Api } from "./Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
 import { requestLog } from "./RequestLog"
@@ -23,8 +19,7 @@ import { requestLog } from "./RequestLog"
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp, RecordsHttp, AuditHttp]),
   Layer.provide(AuthenticatedLive),
-  Layer.provide([Authentication.Default, Access.Default, Records.Default, Timeline.Default, UnitOfWork.Default]),
-  Layer.provide(OutboundBridgeLive)
+  Layer.provide([Authentication.Default, Access.Default])
 )
 
 /** The routes plus the OpenAPI document and its docs page. */

@@ -52,7 +52,11 @@ export class Records extends Effect.Service<Records>()("Records", {
     const requireState = (record: StoredRecord, allowed: ReadonlyArray<RecordState>, verb: string) =>
       allowed.includes(record.state)
         ? Effect.void
-        : Effect.fail(new Conflict({ message: `cannot ${verb} a ${record.state} ${record.businessObject} record` }))
+        : Effect.fail(
+            new Conflict({
+              message: `cannot ${verb} ${record.state === "draft" ? "a" : "an"} ${record.state} ${record.businessObject} record`
+            })
+          )
 
     /** One event, to the audit listener first, then to every matching plugin listener in an event frame. */
     const dispatch = (

@@ -8,6 +8,7 @@ import { Roles } from "../../src/auth/Roles"
 import { Users } from "../../src/auth/Users"
 import type { AppConfigShape } from "../../src/config/AppConfig"
 import { AppConfig } from "../../src/config/AppConfig"
+import { PluginRegistry } from "../../src/plugins/PluginRegistry"
 import { platformSchema } from "../../src/tenancy/migrations/platform"
 import { Workspaces } from "../../src/tenancy/Workspaces"
 
@@ -30,14 +31,15 @@ const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 /** The domain services over the real PostgreSQL and Redis, schemas migrated, no HTTP. */
 export const TestServices = Layer.effectDiscard(Effect.flatMap(Workspaces, (w) => w.migrateAll)).pipe(
   Layer.provideMerge(ServicesLive),
+  Layer.provideMerge(PluginRegistry.Default),
   Layer.provideMerge(StorageLive),
   Layer.provideMerge(testConfig()),
   Layer.provide(quiet)
 )
 
 /** The whole service on a free port, over the real PostgreSQL and Redis. */
-export const testApp = (overrides: Partial<AppConfigShape> = {}) =>
-  appLayer(testConfig(overrides)).pipe(Layer.provide(quiet))
+export const testApp = (overrides: Partial<AppConfigShape> = {}, plugins?: Layer.Layer<PluginRegistry>) =>
+  appLayer(testConfig(overrides), plugins).pipe(Layer.provide(quiet))
 
 export const TestApp = testApp()
 

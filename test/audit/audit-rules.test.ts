@@ -1,0 +1,278 @@
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { ApiKeys } from "../../src/auth/ApiKeys"
+import { Roles } from "../../src/auth/Roles"
+import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
+import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
+import type { EntryBody, RecordBody } from "../support/api"
+
+const deal = "crm/deal"
+const keysOf = (entry: EntryBody) => Object.keys(entry).sort()
+const base = ["actor", "at", "businessObject", "businessObjectId", "cause", "correlationId", "id", "operation"]
+
+layer(TestApp, { excludeTestServices: true })("audit rows through the records API", (it) => {
+  it.scoped("rule 1: each verb carries only what it determines, no null padding", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
+      const created = yield* createRecord(client, deal, { title: "Kiosk", stage: "open", amount: "1200.00" })
+      const path = `/api/records/${deal}/${created.id}`
+      expectStatus(200)(yield* client.patch(path, { values: { stage: "proposal" } }))
+      expectStatus(200)(yield* client.post(`${path}/archive`))
+      expectStatus(200)(yield* client.post(`${path}/restore`))
+      expectStatus(204)(yield* client.del(path))
+      const { entries } = yield* timelineOf(client, deal, created.id)
+      expect(entries.map((e) => e.operation)).toEqual(["deleted", "restored", "archived", "updated", "created"])
+      const [deleted, restored, archived, updated, born] = entries as [EntryBody, EntryBody, EntryBody, EntryBody, EntryBody]
+      expect(keysOf(born)).toEqual([...base, "record"].sort())
+      expect(born.record).toEqual({ title: "Kiosk", stage: "open", amount: "1200.00" })
+      expect(keysOf(updated)).toEqual([...base, "changes"].sort())
+      expect(updated.changes).toEqual({ stage: { from: "open", to: "proposal" } })
+      expect(keysOf(archived)).toEqual(base.slice().sort())
+      expect(keysOf(restored)).toEqual(base.slice().sort())
+      expect(keysOf(deleted)).toEqual([...base, "record"].sort())
+      expect(deleted.record).toEqual({ title: "Kiosk", stage: "proposal", amount: "1200.00" })
+      for (const entry of entries) {
+        expect(entry.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
+        expect(entry.cause).toBeNull()
+        expect(entry.businessObject).toBe(deal)
+        expect(entry.businessObjectId).toBe(created.id)
+        expect(entry.id).not.toBe(created.id)
+        expect(entry.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/)
+      }
+      // Five units: five correlation ids, five transaction timestamps.
+      expect(new Set(entries.map((e) => e.correlationId)).size).toBe(5)
+      expect(new Set(entries.map((e) => e.at)).size).toBe(5)
+    })
+  )
+
+  it.scoped("rule 2: an update that changes nothing writes no row", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const created = yield* createRecord(client, deal, {
+        title: "Same",
+        address: { street: "Main 1", city: "Oslo" },
+        lineItems: [{ id: "a", product: "p", quantity: 1, price: "2.50" }]
+      })
+      const path = `/api/records/${deal}/${created.id}`
+      // The same values again, key order shuffled, an explicit null for an absent field.
+      const same = yield* client.patch(path, {
+        values: {
+          lineItems: [{ price: "2.50", quantity: 1, product: "p", id: "a" }],
+          address: { city: "Oslo", street: "Main 1", country: null },
+          title: "Same",
+          stage: null
+        }
+      })
+      expect(expectStatus(200)(same)).toMatchObject({ values: created.values })
+      const { entries } = yield* timelineOf(client, deal, created.id)
+      expect(entries.map((e) => e.operation)).toEqual(["created"])
+    })
+  )
+
+  it.scoped("rule 3: a draft writes no rows until published; deleting a draft leaves nothing", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const draft = yield* createRecord(client, deal, { title: "Draft" }, true)
+      expect(draft.state).toBe("draft")
+      const path = `/api/records/${deal}/${draft.id}`
+      expectStatus(200)(yield* client.patch(path, { values: { title: "Draft 2", stage: "open" } }))
+      expect((yield* timelineOf(client, deal, draft.id)).entries).toEqual([])
+      const published = expectStatus(200)(yield* client.post(`${path}/publish`)) as RecordBody
+      expect(published.state).toBe("operational")
+      const { entries } = yield* timelineOf(client, deal, draft.id)
+      expect(entries.map((e) => e.operation)).toEqual(["created"])
+      expect(entries[0]?.record).toEqual({ title: "Draft 2", stage: "open" })
+
+      const neverLive = yield* createRecord(client, deal, { title: "Gone" }, true)
+      expectStatus(204)(yield* client.del(`/api/records/${deal}/${neverLive.id}`))
+      expect((yield* timelineOf(client, deal, neverLive.id)).entries).toEqual([])
+      expect((yield* client.get(`/api/records/${deal}/${neverLive.id}`)).status).toBe(404)
+    })
+  )
+
+  it.scoped("rules 4, 5, 8: an action's cascade A -> B -> C shares one unit; each cause names its parent", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
+      const company = yield* createRecord(client, "crm/company", { name: "Acme", wonDeals: 2 })
+      const opened = yield* createRecord(client, deal, { title: "Big one", stage: "negotiation", company: company.id })
+      const closed = expectStatus(200)(yield* client.post("/api/actions/crm/deal/close", { id: opened.id })) as RecordBody
+      expect(closed.values.stage).toBe("won")
+
+      const [a] = (yield* timelineOf(client, deal, opened.id)).entries
+      const [b] = (yield* timelineOf(client, "crm/company", company.id)).entries
+      const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as { records: Array<RecordBody> }
+      expect(activities.records).toHaveLength(1)
+      const activity = activities.records[0] as RecordBody
+      expect(activity.values).toEqual({ subject: "Acme has won 3 deals", company: company.id })
+      const [c] = (yield* timelineOf(client, "crm/activity", activity.id)).entries
+      if (!a || !b || !c) throw new Error("missing rows")
+
+      expect(a).toMatchObject({ operation: "updated", changes: { stage: { from: "negotiation", to: "won" } } })
+      expect(a.cause).toEqual({ kind: "action", action: "crm/deal/close" })
+      expect(b).toMatchObject({ operation: "updated", changes: { wonDeals: { from: 2, to: 3 } } })
+      expect(b.cause).toEqual({ kind: "event", businessObject: deal, businessObjectId: opened.id, operation: "updated" })
+      expect(c).toMatchObject({ operation: "created", record: activity.values })
+      expect(c.cause).toEqual({ kind: "event", businessObject: "crm/company", businessObjectId: company.id, operation: "updated" })
+
+      for (const row of [a, b, c]) expect(row.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
+      expect(new Set([a, b, c].map((row) => row.correlationId)).size).toBe(1)
+      expect(new Set([a, b, c].map((row) => row.at)).size).toBe(1)
+      // The unit that created the deal is another one.
+      const [, born] = (yield* timelineOf(client, deal, opened.id)).entries
+      expect(born?.correlationId).not.toBe(a.correlationId)
+      expect(born?.at).not.toBe(a.at)
+    })
+  )
+
+  it.scoped("an API key writes as its service account", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(base, workspace)
+      const { apiKey, key } = yield* (yield* ApiKeys).create(workspace, "importer", "admin")
+      const response = yield* Effect.promise(() =>
+        fetch(`${base}/api/records/crm/company`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ values: { name: "Imported" } })
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as RecordBody }))
+      )
+      expect(response.status).toBe(201)
+      const [row] = (yield* timelineOf(client, "crm/company", response.body.id)).entries
+      expect(row?.actor).toEqual({ kind: "service-account", id: apiKey.id, name: "importer" })
+    })
+  )
+
+  it.scoped("Changes: nested, not flattened; structs whole; collections by id; empty buckets omitted", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const created = yield* createRecord(client, deal, {
+        title: "Fleet",
+        amount: "10.00",
+        closeDate: "2026-12-01",
+        address: { street: "Main 1", city: "Oslo", country: "NO" },
+        lineItems: [
+          { id: "keep", product: "truck", quantity: 2, price: "5.00" },
+          { id: "edit", product: "van", quantity: 1, price: "3.00" },
+          { id: "drop", product: "bike", quantity: 9, price: "1.00" }
+        ]
+      })
+      const path = `/api/records/${deal}/${created.id}`
+      expectStatus(200)(
+        yield* client.patch(path, {
+          values: {
+            amount: "12.50",
+            closeDate: "2027-01-15",
+            address: { street: "Main 2", city: "Oslo", country: "NO" },
+            lineItems: [
+              { id: "keep", product: "truck", quantity: 2, price: "5.00" },
+              { id: "edit", product: "van", quantity: 4, price: "3.00" },
+              { id: "new", product: "boat", quantity: 1, price: "99.90" }
+            ]
+          }
+        })
+      )
+      const [updated] = (yield* timelineOf(client, deal, created.id)).entries
+      expect(updated?.changes).toEqual({
+        amount: { from: "10.00", to: "12.50" },
+        closeDate: { from: "2026-12-01", to: "2027-01-15" },
+        address: {
+          from: { street: "Main 1", city: "Oslo", country: "NO" },
+          to: { street: "Main 2", city: "Oslo", country: "NO" }
+        },
+        lineItems: {
+          added: [{ id: "new", values: { product: "boat", quantity: 1, price: "99.90" } }],
+          modified: [{ id: "edit", changes: { quantity: { from: 1, to: 4 } } }],
+          removed: [{ id: "drop" }]
+        }
+      })
+
+      // A struct appearing and clearing; a collection only growing: no empty buckets.
+      const plain = yield* createRecord(client, deal, { title: "Plain" })
+      const plainPath = `/api/records/${deal}/${plain.id}`
+      expectStatus(200)(yield* client.patch(plainPath, {
+        values: { address: { city: "Bergen" }, lineItems: [{ id: "x", product: "p" }] }
+      }))
+      expectStatus(200)(yield* client.patch(plainPath, { values: { address: null } }))
+      const [cleared, appeared] = (yield* timelineOf(client, deal, plain.id)).entries
+      expect(appeared?.changes).toEqual({
+        address: { from: null, to: { city: "Bergen" } },
+        lineItems: { added: [{ id: "x", values: { product: "p" } }] }
+      })
+      expect(cleared?.changes).toEqual({ address: { from: { city: "Bergen" }, to: null } })
+    })
+  )
+
+  it.scoped("bad values are a 400 naming the field, and change nothing", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const created = yield* createRecord(client, deal, { title: "Valid", amount: "1.00" })
+      const path = `/api/records/${deal}/${created.id}`
+      const cases: Array<[unknown, RegExp]> = [
+        [{ amount: 12.5 }, /amount: /],
+        [{ amount: "12,50" }, /amount: a decimal is a string of digits/],
+        [{ closeDate: "2026-02-30" }, /closeDate: not a calendar date/],
+        [{ closeDate: "01/02/2026" }, /closeDate: a date is a yyyy-MM-dd string/],
+        [{ address: { town: "Oslo" } }, /address\.town: unknown field/],
+        [{ lineItems: [{ product: "no id" }] }, /lineItems\.0\.id: /],
+        [{ lineItems: [{ id: "a" }, { id: "a" }] }, /lineItems: collection entries need distinct ids/],
+        [{ colour: "red" }, /colour: unknown field/]
+      ]
+      for (const [values, message] of cases) {
+        const response = yield* client.patch(path, { values })
+        expect(response.status, JSON.stringify(values)).toBe(400)
+        expect(response.body).toMatchObject({ _tag: "BadRequest", message: expect.stringMatching(message) })
+      }
+      const refused = yield* client.post(`/api/records/${deal}`, { values: { amount: "x" } })
+      expect(refused.status).toBe(400)
+      const current = expectStatus(200)(yield* client.get(path)) as RecordBody
+      expect(current.values).toEqual({ title: "Valid", amount: "1.00" })
+      expect((yield* timelineOf(client, deal, created.id)).entries).toHaveLength(1)
+    })
+  )
+
+  it.scoped("lifecycle: transitions out of order are 409; archived records are read-only", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const record = yield* createRecord(client, deal, { title: "Live" })
+      const path = `/api/records/${deal}/${record.id}`
+      expect((yield* client.post(`${path}/publish`)).status).toBe(409)
+      expect((yield* client.post(`${path}/restore`)).status).toBe(409)
+      expectStatus(200)(yield* client.post(`${path}/archive`))
+      const readOnly = yield* client.patch(path, { values: { title: "Edited" } })
+      expect(readOnly.status).toBe(409)
+      expect(readOnly.body).toEqual({ _tag: "Conflict", message: "cannot update an archived crm/deal record" })
+      expect((yield* client.get(`/api/records/${deal}/not-a-uuid`)).status).toBe(404)
+      expect((yield* client.post(`/api/records/crm/nothing`, { values: {} })).status).toBe(404)
+      expect((yield* client.post(`/api/actions/crm/deal/explode`, { id: record.id })).status).toBe(404)
+    })
+  )
+
+  it.scoped("grants: read lets you read records and timelines; writing needs update", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const { client: admin } = yield* signedInMember(base, workspace)
+      const roles = yield* Roles
+      yield* roles.grant(workspace, "deal-reader", deal, "read")
+      const { client: reader } = yield* signedInMember(base, workspace, "deal-reader")
+      const record = yield* createRecord(admin, deal, { title: "Watched" })
+      expect((yield* reader.get(`/api/records/${deal}/${record.id}`)).status).toBe(200)
+      expect((yield* timelineOf(reader, deal, record.id)).entries).toHaveLength(1)
+      const denied = yield* reader.patch(`/api/records/${deal}/${record.id}`, { values: { title: "Mine" } })
+      expect(denied.status).toBe(403)
+      expect((yield* reader.post(`/api/records/${deal}`, { values: {} })).status).toBe(403)
+      expect((yield* reader.post("/api/actions/crm/deal/close", { id: record.id })).status).toBe(403)
+      expect((yield* reader.get("/api/records/crm/company")).status).toBe(403)
+      expect((yield* reader.get(`/api/audit/business-object/crm%2Fcompany/${record.id}`)).status).toBe(403)
+      expect((yield* timelineOf(admin, deal, record.id)).entries).toHaveLength(1)
+    })
+  )
+})

@@ -1,0 +1,48 @@
+import { Effect } from "effect"
+import { Conflict } from "../../src/errors"
+import { field } from "../../src/fields/Field"
+import type { Plugin } from "../../src/plugins/Plugin"
+import { PluginRecords } from "../../src/plugins/PluginRecords"
+import { PluginRegistry } from "../../src/plugins/PluginRegistry"
+import { crm } from "../../src/plugins/crm"
+
+/**
+ * A plugin for tests that need to break a unit of work in the middle or make
+ * big ones: a widget created with `fail: true` makes its listener write a
+ * crm/activity and then fail; the action `spawn` creates `count` widgets.
+ */
+export const testPlugin: Plugin = {
+  namespace: "test",
+  businessObjects: {
+    widget: {
+      fields: { name: field.string, count: field.number, fail: field.boolean },
+      actions: {
+        spawn: {
+          description: "Create `count` widgets in one unit",
+          run: (target) =>
+            Effect.gen(function* () {
+              const records = yield* PluginRecords
+              const count = typeof target.values.count === "number" ? target.values.count : 0
+              for (let i = 0; i < count; i++) yield* records.create("test/widget", { name: `spawned ${i}` })
+              return target
+            })
+        }
+      }
+    }
+  },
+  listeners: [
+    {
+      name: "test/refuse-failing-widgets",
+      businessObject: "test/widget",
+      operations: ["created"],
+      run: (event) =>
+        Effect.gen(function* () {
+          if (event.after?.fail !== true) return
+          yield* (yield* PluginRecords).create("crm/activity", { subject: "written before the failure" })
+          return yield* new Conflict({ message: "widget refused by its listener" })
+        })
+    }
+  ]
+}
+
+export const TestPlugins = PluginRegistry.layer([crm, testPlugin])

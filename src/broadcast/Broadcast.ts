@@ -5,10 +5,11 @@ export const BroadcastType = Schema.Literal("changed", "presence")
 export type BroadcastType = typeof BroadcastType.Type
 
 /** What a hint names: a record of a business object. Never the record itself. */
-export class BroadcastData extends Schema.Class<BroadcastData>("BroadcastData")({
+export const BroadcastData = Schema.Struct({
   businessObject: Schema.String,
   businessObjectId: Schema.String
-}) {}
+})
+export type BroadcastData = typeof BroadcastData.Type
 
 /** One hint as a stream sees it: the SSE event name and its data. */
 export class Broadcast extends Schema.Class<Broadcast>("Broadcast")({

@@ -40,7 +40,11 @@ export const OutboundBridgeLive = Layer.effect(
                 )
               ),
           { discard: true }
-        ).pipe(Effect.forkDaemon, Effect.asVoid)
+        ).pipe(
+          Effect.catchAllCause((cause) => Effect.logError("broadcast hand-off failed", cause)),
+          Effect.forkDaemon,
+          Effect.asVoid
+        )
       }
     }
   })

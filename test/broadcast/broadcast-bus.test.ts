@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Queue, Scope } from "effect"
 import type { Redis } from "ioredis"
-import { BroadcastData, BroadcastEnvelope } from "../../src/broadcast/Broadcast"
+import { BroadcastEnvelope } from "../../src/broadcast/Broadcast"
 import type { Broadcast } from "../../src/broadcast/Broadcast"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import * as BroadcastBusInProcess from "../../src/broadcast/BroadcastBusInProcess"
@@ -14,7 +14,7 @@ const redisUrl = process.env.REDIS_URL ?? "redis://127.0.0.1:6379"
 const freshWorkspace = () => `test-${randomUUID()}`
 
 const hint = (workspace: string, businessObjectId: string, type: "changed" | "presence" = "changed") =>
-  new BroadcastEnvelope({ workspace, type, data: new BroadcastData({ businessObject: "crm/deal", businessObjectId }) })
+  new BroadcastEnvelope({ workspace, type, data: { businessObject: "crm/deal", businessObjectId } })
 
 /** Waits for the next hint; a missing one fails the test instead of hanging it. */
 const next = (queue: Queue.Dequeue<Broadcast>) =>

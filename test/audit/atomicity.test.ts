@@ -1,0 +1,120 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Cause, Effect, Exit, Option, Queue } from "effect"
+import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
+import { withActor } from "../../src/context/Frames"
+import { Records } from "../../src/records/Records"
+import type { Workspace } from "../../src/tenancy/Workspace"
+import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
+import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
+import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
+import type { RecordBody } from "../support/api"
+import { TestPlugins } from "../support/testPlugin"
+
+/** Everything a unit could have written in a workspace: records and audit rows. */
+const countRows = (workspace: Workspace) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [records] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(workspace.table("records"))}`
+    const [audit] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(workspace.table("audit_entries"))}`
+    return { records: records?.n ?? -1, audit: audit?.n ?? -1 }
+  }).pipe(Effect.orDie)
+
+const someone = { kind: "user", id: "u-1", name: "Ann", email: "ann@example.com" } as const
+
+layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work is all or nothing", (it) => {
+  it.scoped("a listener failing after writes rolls back the record, the listener's writes and every audit row", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      yield* createRecord(client, "test/widget", { name: "fine" })
+      const before = yield* countRows(workspace)
+      expect(before).toEqual({ records: 1, audit: 1 })
+
+      const refused = yield* client.post("/api/records/test/widget", { values: { name: "bad", fail: true } })
+      expect(refused.status).toBe(409)
+      expect(refused.body).toEqual({ _tag: "Conflict", message: "widget refused by its listener" })
+      expect(yield* countRows(workspace)).toEqual(before)
+      const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as { records: Array<unknown> }
+      expect(activities.records).toEqual([])
+    })
+  )
+
+  it.scoped("staging without an actor fails the whole unit: no record change, no row, no broadcast", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const units = yield* UnitOfWork
+      const records = yield* Records
+      const hints = yield* (yield* BroadcastBus).subscribe(workspace.id)
+
+      const orphan = yield* units
+        .run(
+          workspace,
+          Effect.gen(function* () {
+            // A draft stages nothing, so it gets written before the fault.
+            yield* records.create("crm/company", { name: "Draft first" }, { draft: true })
+            yield* records.create("crm/company", { name: "No actor" })
+          })
+        )
+        .pipe(Effect.exit)
+      expect(Exit.isFailure(orphan)).toBe(true)
+      const failure = Exit.isFailure(orphan) ? Cause.failureOption(orphan.cause) : Option.none()
+      expect(Option.map(failure, (error) => error._tag)).toEqual(Option.some("MissingActor"))
+      expect(yield* countRows(workspace)).toEqual({ records: 0, audit: 0 })
+
+      // The next unit's hint is the first one to arrive: the failed unit published nothing.
+      const written = yield* units.run(workspace, records.create("crm/company", { name: "With actor" })).pipe(withActor(someone))
+      const first = yield* Queue.take(hints).pipe(Effect.timeout("5 seconds"))
+      expect(first.data.businessObjectId).toBe(written.id)
+      expect(yield* countRows(workspace)).toEqual({ records: 1, audit: 1 })
+    })
+  )
+
+  it.scoped("a constraint violation at the end of a cascade rolls back A and B too", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const sql = yield* SqlClient.SqlClient
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      yield* sql`ALTER TABLE ${sql(workspace.table("records"))} ADD CONSTRAINT no_boom_activity
+        CHECK (business_object <> 'crm/activity' OR values->>'subject' NOT LIKE 'Boom%')`
+      const company = yield* createRecord(client, "crm/company", { name: "Boom Inc", wonDeals: 0 })
+      const deal = yield* createRecord(client, "crm/deal", { title: "Fuse", stage: "open", company: company.id })
+      const before = yield* countRows(workspace)
+
+      const closing = yield* client.post("/api/actions/crm/deal/close", { id: deal.id })
+      expect(closing.status).toBe(500)
+      expect(closing.body).toEqual({ _tag: "InternalError", message: "internal error" })
+      expect(yield* countRows(workspace)).toEqual(before)
+      const dealNow = expectStatus(200)(yield* client.get(`/api/records/crm/deal/${deal.id}`)) as RecordBody
+      expect(dealNow.values.stage).toBe("open")
+      const companyNow = expectStatus(200)(yield* client.get(`/api/records/crm/company/${company.id}`)) as RecordBody
+      expect(companyNow.values.wonDeals).toBe(0)
+      expect((yield* timelineOf(client, "crm/deal", deal.id)).entries.map((e) => e.operation)).toEqual(["created"])
+    })
+  )
+
+  it.scoped("a unit's rows are written by one INSERT, in staging order, with one transaction timestamp", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const sql = yield* SqlClient.SqlClient
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const spawner = yield* createRecord(client, "test/widget", { name: "spawner", count: 25 })
+      yield* sql`CREATE TABLE ${sql(workspace.table("insert_statements"))} (n int NOT NULL)`
+      yield* sql.unsafe(`CREATE FUNCTION ${workspace.schema}.count_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN INSERT INTO ${workspace.schema}.insert_statements VALUES (1); RETURN NULL; END $$`)
+      yield* sql.unsafe(`CREATE TRIGGER count_insert AFTER INSERT ON ${workspace.schema}.audit_entries
+        FOR EACH STATEMENT EXECUTE FUNCTION ${workspace.schema}.count_insert()`)
+
+      expectStatus(200)(yield* client.post("/api/actions/test/widget/spawn", { id: spawner.id }))
+      const [statements] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(workspace.table("insert_statements"))}`
+      expect(statements?.n).toBe(1)
+      const rows = yield* sql<{ at: string; name: string; cause: unknown }>`
+        SELECT at::text AS at, record->>'name' AS name, cause FROM ${sql(workspace.table("audit_entries"))}
+        WHERE business_object_id <> ${spawner.id} ORDER BY seq`
+      expect(rows).toHaveLength(25)
+      expect(rows.map((row) => row.name)).toEqual(Array.from({ length: 25 }, (_, i) => `spawned ${i}`))
+      expect(new Set(rows.map((row) => row.at)).size).toBe(1)
+      for (const row of rows) expect(row.cause).toEqual({ kind: "action", action: "test/widget/spawn" })
+    })
+  )
+})

@@ -9,6 +9,7 @@ import { DatabaseLive } from "../db/Database"
 import { OutboundBridgeLive } from "../events/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
 import { PluginRegistry } from "../plugins/PluginRegistry"
+import { Presence } from "../presence/Presence"
 import { Records } from "../records/Records"
 import { PubSubLive } from "../redis/PubSubLive"
 import { Workspaces } from "../tenancy/Workspaces"
@@ -24,7 +25,8 @@ export const ServicesLive = Layer.mergeAll(
   ApiKeys.Default,
   Records.Default,
   Timeline.Default,
-  UnitOfWork.Default
+  UnitOfWork.Default,
+  Presence.Default
 ).pipe(Layer.provide(OutboundBridgeLive))
 
 /** Storage ports: the database and the shared pub/sub store, chosen by configuration. */

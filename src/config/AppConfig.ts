@@ -17,7 +17,18 @@ export interface AppConfigShape {
   readonly dataDir: string
   readonly sessionTtl: Duration.Duration
   readonly cookieSecure: CookieSecure
+  /** Editors heartbeat at this interval; an editor lapses after three missed ones. */
+  readonly presenceHeartbeat: Duration.Duration
+  /** How often an idle broadcast stream gets a keep-alive comment line. */
+  readonly broadcastKeepAlive: Duration.Duration
 }
+
+const positiveMillis = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a positive number of milliseconds", validation: (n) => n > 0 }),
+    Config.withDefault(fallback),
+    Config.map(Duration.millis)
+  )
 
 const config: Config.Config<AppConfigShape> = Config.all({
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
@@ -30,7 +41,9 @@ const config: Config.Config<AppConfigShape> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data/pglite")),
   sessionTtl: Config.duration("SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
-  cookieSecure: Config.literal("auto", "always", "never")("COOKIE_SECURE").pipe(Config.withDefault("auto" as const))
+  cookieSecure: Config.literal("auto", "always", "never")("COOKIE_SECURE").pipe(Config.withDefault("auto" as const)),
+  presenceHeartbeat: positiveMillis("PRESENCE_HEARTBEAT_MS", 10_000),
+  broadcastKeepAlive: positiveMillis("BROADCAST_KEEPALIVE_MS", 15_000)
 })
 
 /** The service's whole configuration, read once from the environment. */

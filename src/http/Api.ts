@@ -1,9 +1,11 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AuditApi } from "../audit/AuditApi"
 import { AuthApi } from "../auth/AuthApi"
+import { BroadcastApi } from "../broadcast/BroadcastApi"
 import { InternalError } from "../errors"
 import { HealthApi } from "../health/HealthApi"
 import { BusinessObjectsApi } from "../plugins/BusinessObjectsApi"
+import { PresenceApi } from "../presence/PresenceApi"
 import { RecordsApi } from "../records/RecordsApi"
 
 /** Every route of the service, under `/api`. One definition serves the server, the docs and the client. */
@@ -13,6 +15,8 @@ export class Api extends HttpApi.make("api")
   .add(BusinessObjectsApi)
   .add(RecordsApi)
   .add(AuditApi)
+  .add(BroadcastApi)
+  .add(PresenceApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Audit timeline and broadcast service")

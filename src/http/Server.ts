@@ -5,11 +5,13 @@ import { createServer } from "node:http"
 import { AuditHttp } from "../audit/AuditHttp"
 import { Access } from "../auth/Access"
 import { AuthHttp } from "../auth/AuthHttp"
+import { BroadcastHttp } from "../broadcast/BroadcastHttp"
 import { AuthenticatedLive } from "../auth/AuthMiddlewareLive"
 import { Authentication } from "../auth/Authentication"
 import { AppConfig } from "../config/AppConfig"
 import { HealthHttp } from "../health/HealthHttp"
 import { BusinessObjectsHttp } from "../plugins/BusinessObjectsHttp"
+import { PresenceHttp } from "../presence/PresenceHttp"
 import { RecordsHttp } from "../records/RecordsHttp"
 import { Api } from "./Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
@@ -17,7 +19,7 @@ import { requestLog } from "./RequestLog"
 
 /** The API with every handler and the authentication middleware. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp, RecordsHttp, AuditHttp]),
+  Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp, RecordsHttp, AuditHttp, BroadcastHttp, PresenceHttp]),
   Layer.provide(AuthenticatedLive),
   Layer.provide([Authentication.Default, Access.Default])
 )

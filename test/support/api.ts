@@ -26,7 +26,7 @@ export const signedInMember = (base: string, workspace: Workspace, role = "admin
   Effect.gen(function* () {
     const user = yield* freshUser({ workspace, role })
     const cookie = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
-    return { user, client: clientFor(base, cookie) }
+    return { user, cookie, client: clientFor(base, cookie) }
   })
 
 /** The body of a response that must have the given status. */

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
-import { BroadcastEnvelope } from "../broadcast/Broadcast"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
+import { publishHint } from "../broadcast/publishHint"
 import { OutboundBridge } from "./OutboundBridge"
 
 /**
@@ -20,25 +20,11 @@ export const OutboundBridgeLive = Layer.effect(
         return Effect.forEach(
           touched.values(),
           (event) =>
-            bus
-              .publish(
-                new BroadcastEnvelope({
-                  workspace: workspace.id,
-                  type: "changed",
-                  data: { businessObject: event.businessObject, businessObjectId: event.businessObjectId }
-                })
-              )
-              .pipe(
-                Effect.catchAll((error) =>
-                  Effect.logWarning("broadcast publish failed", error.message).pipe(
-                    Effect.annotateLogs({
-                      workspace: workspace.slug,
-                      businessObject: event.businessObject,
-                      businessObjectId: event.businessObjectId
-                    })
-                  )
-                )
-              ),
+            publishHint(bus, "changed", {
+              workspace: workspace.id,
+              businessObject: event.businessObject,
+              businessObjectId: event.businessObjectId
+            }),
           { discard: true }
         ).pipe(
           Effect.catchAllCause((cause) => Effect.logError("broadcast hand-off failed", cause)),

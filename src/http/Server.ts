@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AuditHttp } from "../audit/AuditHttp"
 import { Access } from "../auth/Access"
+import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
 import { AuthHttp } from "../auth/AuthHttp"
 import { BroadcastHttp } from "../broadcast/BroadcastHttp"
 import { AuthenticatedLive } from "../auth/AuthMiddlewareLive"
@@ -21,7 +22,7 @@ import { requestLog } from "./RequestLog"
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp, RecordsHttp, AuditHttp, BroadcastHttp, PresenceHttp]),
   Layer.provide(AuthenticatedLive),
-  Layer.provide([Authentication.Default, Access.Default])
+  Layer.provide([Authentication.Default, Access.Default, BusinessObjectGuard.Default])
 )
 
 /** The routes plus the OpenAPI document and its docs page. */

@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { Access } from "../auth/Access"
+import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
 import { allows } from "../auth/Grants"
-import { NotFound } from "../errors"
 import { Api } from "../http/Api"
 import { BusinessObjectList } from "./BusinessObjectsApi"
 import { PluginRegistry } from "./PluginRegistry"
@@ -11,6 +11,7 @@ export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", 
   Effect.gen(function* () {
     const registry = yield* PluginRegistry
     const access = yield* Access
+    const guard = yield* BusinessObjectGuard
 
     return handlers
       .handle("list", () =>
@@ -22,12 +23,8 @@ export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", 
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {
-          const found = registry.find(path.businessObject)
-          if (Option.isNone(found)) {
-            return yield* new NotFound({ message: `unknown business object: ${path.businessObject}` })
-          }
-          yield* access.require(found.value.definition.name, "read")
-          return found.value.definition
+          const { registered } = yield* guard.require(path.businessObject, "read")
+          return registered.definition
         })
       )
   })

@@ -1,6 +1,6 @@
 import { Clock, Duration, Effect } from "effect"
-import { BroadcastEnvelope } from "../broadcast/Broadcast"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
+import { publishHint } from "../broadcast/publishHint"
 import { AppConfig } from "../config/AppConfig"
 import { Forbidden } from "../errors"
 import { Editor, PresenceList } from "./Editor"
@@ -33,21 +33,11 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
 
     /** A hint is only a hint: a failed publish is logged, the heartbeat stands. */
     const announce = (key: PresenceRecordKey) =>
-      bus
-        .publish(
-          new BroadcastEnvelope({
-            workspace: key.workspace,
-            type: "presence",
-            data: { businessObject: key.businessObject, businessObjectId: key.recordId }
-          })
-        )
-        .pipe(
-          Effect.catchAll((error) =>
-            Effect.logWarning("presence broadcast failed", error.message).pipe(
-              Effect.annotateLogs({ workspace: key.workspace, businessObject: key.businessObject, recordId: key.recordId })
-            )
-          )
-        )
+      publishHint(bus, "presence", {
+        workspace: key.workspace,
+        businessObject: key.businessObject,
+        businessObjectId: key.recordId
+      })
 
     const heartbeat = (key: PresenceRecordKey, editorId: string, caller: PresenceCaller) =>
       Effect.gen(function* () {

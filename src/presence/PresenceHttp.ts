@@ -1,11 +1,9 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Option, ParseResult, Schema } from "effect"
-import { Access } from "../auth/Access"
+import { Effect, ParseResult, Schema } from "effect"
+import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
 import type { Permission } from "../auth/Grants"
-import { CurrentPrincipal } from "../auth/Principal"
-import { BadRequest, NotFound } from "../errors"
+import { BadRequest } from "../errors"
 import { Api } from "../http/Api"
-import { PluginRegistry } from "../plugins/PluginRegistry"
 import { EditorId } from "./Editor"
 import { Presence } from "./Presence"
 
@@ -17,19 +15,12 @@ const decodeEditorId = (editor: string) =>
 export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
   Effect.gen(function* () {
     const presence = yield* Presence
-    const registry = yield* PluginRegistry
-    const access = yield* Access
+    const guard = yield* BusinessObjectGuard
 
-    const authorize = (namespace: string, name: string, permission: Permission) =>
-      Effect.gen(function* () {
-        const businessObject = `${namespace}/${name}`
-        if (Option.isNone(registry.find(businessObject))) {
-          return yield* new NotFound({ message: `unknown business object: ${businessObject}` })
-        }
-        yield* access.require(businessObject, permission)
-        const principal = yield* CurrentPrincipal
-        return { businessObject, principal }
-      })
+    const authorize = (namespace: string, name: string, permission: Permission) => {
+      const businessObject = `${namespace}/${name}`
+      return Effect.map(guard.require(businessObject, permission), ({ principal }) => ({ businessObject, principal }))
+    }
 
     const editorOf = (path: { namespace: string; name: string; id: string; editor: string }) =>
       Effect.gen(function* () {

@@ -1,13 +1,11 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Option } from "effect"
-import { Access } from "../auth/Access"
+import { Effect } from "effect"
+import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
 import { actorOf } from "../auth/actorOf"
 import { CurrentPrincipal } from "../auth/Principal"
 import type { Permission } from "../auth/Grants"
 import { withActor } from "../context/Frames"
-import { NotFound } from "../errors"
 import { Api } from "../http/Api"
-import { PluginRegistry } from "../plugins/PluginRegistry"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { RecordList } from "./RecordsApi"
 import { Records } from "./Records"
@@ -17,22 +15,11 @@ import type { WriteError } from "../plugins/PluginRecords"
 export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
   Effect.gen(function* () {
     const records = yield* Records
-    const access = yield* Access
+    const guard = yield* BusinessObjectGuard
     const units = yield* UnitOfWork
-    const registry = yield* PluginRegistry
 
-    /**
-     * 404 for a business object no plugin declares, 403 without the
-     * permission, then the principal's workspace.
-     */
     const authorize = (businessObject: string, permission: Permission) =>
-      Effect.gen(function* () {
-        if (Option.isNone(registry.find(businessObject))) {
-          return yield* new NotFound({ message: `unknown business object: ${businessObject}` })
-        }
-        yield* access.require(businessObject, permission)
-        return (yield* CurrentPrincipal).workspace
-      })
+      Effect.map(guard.require(businessObject, permission), ({ principal }) => principal.workspace)
 
     /** A write: one unit of work in the principal's workspace, with the principal as actor. */
     const write = <A>(businessObject: string, effect: Effect.Effect<A, WriteError, InUnit>) =>

@@ -1,0 +1,31 @@
+import { Effect, Option } from "effect"
+import { NotFound } from "../errors"
+import { PluginRegistry } from "../plugins/PluginRegistry"
+import { Access } from "./Access"
+import type { Permission } from "./Grants"
+import { CurrentPrincipal } from "./Principal"
+
+/**
+ * The check in front of every business object route: 404 for a business
+ * object no plugin declares, then 403 without the permission. Gives the
+ * principal and the business object's registration on success.
+ */
+export class BusinessObjectGuard extends Effect.Service<BusinessObjectGuard>()("BusinessObjectGuard", {
+  dependencies: [Access.Default],
+  effect: Effect.gen(function* () {
+    const access = yield* Access
+    const registry = yield* PluginRegistry
+
+    const require = (businessObject: string, permission: Permission) =>
+      Effect.gen(function* () {
+        const registered = registry.find(businessObject)
+        if (Option.isNone(registered)) {
+          return yield* new NotFound({ message: `unknown business object: ${businessObject}` })
+        }
+        yield* access.require(businessObject, permission)
+        return { principal: yield* CurrentPrincipal, registered: registered.value }
+      })
+
+    return { require } as const
+  })
+}) {}

@@ -1,0 +1,33 @@
+import { Effect } from "effect"
+import { BroadcastEnvelope } from "./Broadcast"
+import type { BroadcastType } from "./Broadcast"
+import type { BroadcastBusShape } from "./BroadcastBus"
+
+/**
+ * Publishes one hint, fire-and-forget: a failure is logged with the
+ * workspace and the object, never retried, never passed to the caller.
+ */
+export const publishHint = (
+  bus: BroadcastBusShape,
+  type: BroadcastType,
+  hint: { readonly workspace: string; readonly businessObject: string; readonly businessObjectId: string }
+) =>
+  bus
+    .publish(
+      new BroadcastEnvelope({
+        workspace: hint.workspace,
+        type,
+        data: { businessObject: hint.businessObject, businessObjectId: hint.businessObjectId }
+      })
+    )
+    .pipe(
+      Effect.catchAll((error) =>
+        Effect.logWarning(`${type} broadcast publish failed`, error.message).pipe(
+          Effect.annotateLogs({
+            workspace: hint.workspace,
+            businessObject: hint.businessObject,
+            businessObjectId: hint.businessObjectId
+          })
+        )
+      )
+    )

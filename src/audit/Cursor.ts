@@ -11,15 +11,20 @@ export interface CursorPosition {
 }
 
 const isoMicros = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
-/** A real calendar instant: the pattern alone would let 2026-02-30 through to PostgreSQL. */
+/** A real calendar instant PostgreSQL accepts: the pattern alone would let 2026-02-30 or year 0000 through. */
 const isRealInstant = (at: string) => {
   const parsed = new Date(at)
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === at.slice(0, 19)
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === at.slice(0, 19) && !at.startsWith("0000")
 }
+
+const maxBigint = 9223372036854775807n
 
 const Position = Schema.Tuple(
   Schema.String.pipe(Schema.pattern(isoMicros), Schema.filter(isRealInstant)),
-  Schema.String.pipe(Schema.pattern(/^[1-9]\d{0,18}$/))
+  Schema.String.pipe(
+    Schema.pattern(/^[1-9]\d{0,18}$/),
+    Schema.filter((seq) => BigInt(seq) <= maxBigint)
+  )
 )
 const decodePosition = Schema.decodeUnknownOption(Schema.parseJson(Position))
 

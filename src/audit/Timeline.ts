@@ -31,17 +31,20 @@ export class Timeline extends Effect.Service<Timeline>()("Timeline", {
       businessObjectId: string,
       after: Option.Option<CursorPosition>,
       limit: number
-    ) => sql`SELECT id::text AS id,
-              to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
-              seq::text AS seq, actor, correlation_id::text AS correlation_id,
-              business_object, business_object_id, operation, cause, record, changes
-        FROM ${sql(workspace.table("audit_entries"))}
-        WHERE business_object = ${businessObject} AND business_object_id = ${businessObjectId}
+    ) =>
+      // Columns are qualified with `e.`: the output columns `at` and `seq` are
+      // text, and an unqualified ORDER BY would sort by them (and by no index).
+      sql`SELECT e.id::text AS id,
+              to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
+              e.seq::text AS seq, e.actor, e.correlation_id::text AS correlation_id,
+              e.business_object, e.business_object_id, e.operation, e.cause, e.record, e.changes
+        FROM ${sql(workspace.table("audit_entries"))} AS e
+        WHERE e.business_object = ${businessObject} AND e.business_object_id = ${businessObjectId}
         ${Option.match(after, {
           onNone: () => sql.literal(""),
-          onSome: (position) => sql`AND (at, seq) < (${position.at}::timestamptz, ${position.seq}::bigint)`
+          onSome: (position) => sql`AND (e.at, e.seq) < (${position.at}::timestamptz, ${position.seq}::bigint)`
         })}
-        ORDER BY at DESC, seq DESC
+        ORDER BY e.at DESC, e.seq DESC
         LIMIT ${limit}`
 
     const page = (

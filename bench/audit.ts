@@ -1,0 +1,546 @@
+/**
+ * Audit benchmarks: `npm run bench:audit`.
+ *
+ * Measures, in one run, in a workspace it creates on the test database and
+ * drops at the end:
+ *  1. the commit latency of a single-record update unit with the audit
+ *     listener against the same path without it;
+ *  2. how many INSERT statements reach audit_entries per unit of 1, 10 and
+ *     1,000 rows;
+ *  3. the latency of timeline page 1 and page 200 (limit 50) of one record
+ *     with 1,000,000 rows, through `Timeline.page` (what the endpoint calls),
+ *     beside a bare 50-row index range scan as the floor.
+ * Prints every result as a line and rewrites the "Audit" section of
+ * BENCHMARKS.md (other sections are kept).
+ *
+ * Database: DATABASE_URL, else TEST_DATABASE_URL, else
+ * postgres://postgres@127.0.0.1:5432/test. No Redis needed (in-process bus).
+ */
+import { NodeRuntime } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { cpus } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { ServicesLive, StorageLive } from "../src/app/AppLayer"
+import { decodeCursor } from "../src/audit/Cursor"
+import type { CursorPosition } from "../src/audit/Cursor"
+import { Timeline } from "../src/audit/Timeline"
+import { AppConfig } from "../src/config/AppConfig"
+import type { Actor } from "../src/context/Actor"
+import { withActor } from "../src/context/Frames"
+import { field } from "../src/fields/Field"
+import type { Plugin } from "../src/plugins/Plugin"
+import { PluginRecords } from "../src/plugins/PluginRecords"
+import { PluginRegistry } from "../src/plugins/PluginRegistry"
+import { Records } from "../src/records/Records"
+import { migrateSchema } from "../src/tenancy/Migrations"
+import { platformMigrations, platformSchema } from "../src/tenancy/migrations/platform"
+import type { Workspace } from "../src/tenancy/Workspace"
+import { Workspaces } from "../src/tenancy/Workspaces"
+import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
+
+// ---------------------------------------------------------------- settings
+
+const databaseUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const benchmarksFile = join(dirname(fileURLToPath(import.meta.url)), "..", "BENCHMARKS.md")
+
+const commit = { warmUp: 300, iterations: 2_000 }
+const unitSizes = [1, 10, 1_000] as const
+const timeline = {
+  rows: 1_000_000,
+  chunk: 100_000,
+  otherRecords: 1_000,
+  otherRows: 100_000,
+  limit: 50,
+  page: 200,
+  /** Per measured series: at most this many samples, at least `min`, and stop after `budgetMs` once `min` is reached. */
+  samples: { max: 500, min: 10, budgetMs: 15_000 },
+  floorSamples: { max: 2_000, min: 50, budgetMs: 5_000 },
+  /** Walking the cursors to page 200 stops after this long (see the printed note if it does). */
+  walkBudgetMs: 45_000
+}
+const targets = { commitRatio: 1.1, pageRatio: 1.2, pageP50Ms: 2 }
+
+// ---------------------------------------------------------------- the bench plugin
+
+/**
+ * `bench/item`: no listeners, so an update's event reaches the audit
+ * listener only. The action `spawn` creates `n` items in its unit (like the
+ * test plugin's `spawn`).
+ */
+const benchPlugin: Plugin = {
+  namespace: "bench",
+  businessObjects: {
+    item: {
+      fields: { name: field.string, n: field.number },
+      actions: {
+        spawn: {
+          description: "Create `n` items in one unit",
+          run: (target) =>
+            Effect.gen(function* () {
+              const records = yield* PluginRecords
+              const count = typeof target.values.n === "number" ? target.values.n : 0
+              for (let i = 0; i < count; i++) yield* records.create("bench/item", { name: `spawned ${i}` })
+              return target
+            })
+        }
+      }
+    }
+  }
+}
+const item = "bench/item"
+const actor: Actor = { kind: "system", name: "seeder:bench" }
+
+const BenchLive = ServicesLive.pipe(
+  Layer.provideMerge(PluginRegistry.layer([benchPlugin])),
+  Layer.provideMerge(StorageLive),
+  Layer.provideMerge(
+    AppConfig.make({
+      databaseUrl: Option.some(Redacted.make(databaseUrl)),
+      databasePoolSize: 4,
+      redisUrl: Option.none()
+    })
+  ),
+  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+)
+
+// ---------------------------------------------------------------- measuring
+
+interface Summary {
+  readonly n: number
+  readonly p50: number
+  readonly p90: number
+  readonly mean: number
+}
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN
+
+const summarize = (times: ReadonlyArray<number>): Summary => {
+  const sorted = [...times].sort((a, b) => a - b)
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 0.5),
+    p90: percentile(sorted, 0.9),
+    mean: sorted.reduce((sum, t) => sum + t, 0) / Math.max(1, sorted.length)
+  }
+}
+
+/** Milliseconds the effect took, and its value. */
+const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.suspend(() => {
+    const start = performance.now()
+    return Effect.map(effect, (value) => [performance.now() - start, value] as const)
+  })
+
+/** Runs `effect` repeatedly: up to `max` times, at least `min`, and no more once `budgetMs` has passed. */
+const sample = <A, E, R>(effect: Effect.Effect<A, E, R>, limits: { readonly max: number; readonly min: number; readonly budgetMs: number }) =>
+  Effect.gen(function* () {
+    const times: Array<number> = []
+    const start = performance.now()
+    while (times.length < limits.max && (times.length < limits.min || performance.now() - start < limits.budgetMs)) {
+      const [ms] = yield* timed(effect)
+      times.push(ms)
+    }
+    return summarize(times)
+  })
+
+const ms = (value: number) => (value < 10 ? value.toFixed(3) : value.toFixed(1))
+const ratio = (value: number) => value.toFixed(3)
+const verdict = (ok: boolean) => (ok ? "PASS" : "FAIL")
+const int = (value: number) => value.toLocaleString("en-US")
+const say = (line: string) => Effect.sync(() => console.log(line))
+const redactedUrl = (url: string) => url.replace(/\/\/[^@/]*@/, "//")
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null
+/** An EXPLAIN (FORMAT JSON) plan as one line, outermost node first: "Limit > Index Scan using ...". */
+const planLine = (value: unknown): Array<string> => {
+  if (Array.isArray(value)) return value.flatMap(planLine)
+  if (!isObject(value)) return []
+  const type = value["Node Type"]
+  const index = value["Index Name"]
+  const here = typeof type === "string" ? [typeof index === "string" ? `${type} using ${index}` : type] : []
+  return [...here, ...planLine(value["Plan"]), ...planLine(value["Plans"])]
+}
+
+// ---------------------------------------------------------------- 1. commit latency
+
+const commitLatency = (workspace: Workspace) =>
+  Effect.gen(function* () {
+    const units = yield* UnitOfWork
+    const records = yield* Records
+    const sql = yield* SqlClient.SqlClient
+    const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) => units.run(workspace, effect).pipe(withActor(actor), Effect.orDie)
+
+    const audited = yield* inUnit(records.create(item, { name: "operational", n: 0 }))
+    const unaudited = yield* inUnit(records.create(item, { name: "draft", n: 0 }, { draft: true }))
+    const controlled = yield* inUnit(records.create(item, { name: "draft, control", n: 0 }, { draft: true }))
+    const update = (id: string, n: number) => inUnit(records.update(item, id, { n }))
+    // Control: the draft path plus one trivial statement in the unit, to show
+    // what one more statement round trip costs by itself.
+    const updatePlusStatement = (id: string, n: number) =>
+      inUnit(Effect.zipLeft(records.update(item, id, { n }), sql`SELECT 1`))
+    const paths = [
+      (n: number) => update(audited.id, n),
+      (n: number) => update(unaudited.id, n),
+      (n: number) => updatePlusStatement(controlled.id, n)
+    ] as const
+
+    yield* say(`[commit] warming up (${commit.warmUp} units each), then ${int(commit.iterations)} interleaved units each`)
+    const times: [Array<number>, Array<number>, Array<number>] = [[], [], []]
+    for (let i = 1; i <= commit.warmUp + commit.iterations; i++) {
+      // The order rotates every iteration: drift and ordering effects hit every path alike.
+      for (let k = 0; k < paths.length; k++) {
+        const path = (i + k) % paths.length
+        const run = paths[path]
+        if (run === undefined) continue
+        const [elapsed] = yield* timed(run(i))
+        if (i > commit.warmUp) times[path]?.push(elapsed)
+      }
+    }
+    // The premise: the operational record's units wrote one audit row each, the drafts' none.
+    const rows = yield* sql<{ readonly id: string; readonly n: string }>`
+      SELECT business_object_id AS id, count(*)::text AS n FROM ${sql(workspace.table("audit_entries"))}
+      WHERE business_object_id IN (${audited.id}, ${unaudited.id}, ${controlled.id}) GROUP BY business_object_id`
+    const auditRows = (id: string) => Number(rows.find((row) => row.id === id)?.n ?? 0)
+    const result = {
+      withAudit: summarize(times[0]),
+      withoutAudit: summarize(times[1]),
+      control: summarize(times[2]),
+      auditedRows: auditRows(audited.id),
+      unauditedRows: auditRows(unaudited.id) + auditRows(controlled.id)
+    }
+    const p50Ratio = result.withAudit.p50 / result.withoutAudit.p50
+    const p90Ratio = result.withAudit.p90 / result.withoutAudit.p90
+    const controlRatio = result.control.p50 / result.withoutAudit.p50
+    yield* say(
+      `[commit] with audit    (update of an operational bench/item): p50 ${ms(result.withAudit.p50)} ms, p90 ${ms(result.withAudit.p90)} ms, mean ${ms(result.withAudit.mean)} ms, n=${result.withAudit.n}`
+    )
+    yield* say(
+      `[commit] without audit (update of a draft bench/item):        p50 ${ms(result.withoutAudit.p50)} ms, p90 ${ms(result.withoutAudit.p90)} ms, mean ${ms(result.withoutAudit.mean)} ms, n=${result.withoutAudit.n}`
+    )
+    yield* say(
+      `[commit] control: draft update + one extra no-op statement (SELECT 1) in the unit: p50 ${ms(result.control.p50)} ms, p90 ${ms(result.control.p90)} ms, mean ${ms(result.control.mean)} ms, n=${result.control.n}`
+    )
+    yield* say(
+      `[commit] ratio with/without: p50 ${ratio(p50Ratio)}, p90 ${ratio(p90Ratio)} (target p50 <= ${targets.commitRatio}: ${verdict(p50Ratio <= targets.commitRatio)})`
+    )
+    yield* say(
+      `[commit] audit rows written: operational record ${int(result.auditedRows)} (1 created + ${int(commit.warmUp + commit.iterations)} updates), draft records ${result.unauditedRows}`
+    )
+    yield* say(`[commit] ratio control/without (p50): ${ratio(controlRatio)}: one more statement round trip by itself`)
+    return { ...result, p50Ratio, p90Ratio, controlRatio }
+  })
+
+// ---------------------------------------------------------------- 2. statements per unit
+
+const statementsPerUnit = (workspace: Workspace) =>
+  Effect.gen(function* () {
+    const units = yield* UnitOfWork
+    const records = yield* Records
+    const sql = yield* SqlClient.SqlClient
+    const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) => units.run(workspace, effect).pipe(withActor(actor), Effect.orDie)
+    const schema = workspace.schema
+    const counter = sql(workspace.table("bench_audit_inserts"))
+
+    // One counter row per INSERT statement on audit_entries, with the rows it inserted.
+    yield* sql`CREATE TABLE ${counter} (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, rows bigint NOT NULL)`
+    yield* sql.unsafe(`CREATE FUNCTION ${schema}.bench_count_audit_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN INSERT INTO ${schema}.bench_audit_inserts (rows) SELECT count(*) FROM inserted; RETURN NULL; END $$`)
+    yield* sql.unsafe(`CREATE TRIGGER bench_count_audit_inserts AFTER INSERT ON ${schema}.audit_entries
+      REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION ${schema}.bench_count_audit_inserts()`)
+
+    const counted = <A, E, R>(unit: Effect.Effect<A, E, R>) =>
+      Effect.gen(function* () {
+        const [before] = yield* sql<{ readonly last: string }>`SELECT coalesce(max(id), 0)::text AS last FROM ${counter}`
+        const [elapsed] = yield* timed(unit)
+        const [after] = yield* sql<{ readonly statements: string; readonly rows: string }>`
+          SELECT count(*)::text AS statements, coalesce(sum(rows), 0)::text AS rows FROM ${counter} WHERE id > ${before?.last ?? "0"}::bigint`
+        return { statements: Number(after?.statements), rows: Number(after?.rows), elapsed }
+      })
+
+    const results: Array<{ readonly unit: string; readonly expectedRows: number; readonly statements: number; readonly rows: number; readonly elapsed: number }> = []
+    const target = yield* inUnit(records.create(item, { name: "update target", n: 0 }))
+    const single = yield* counted(inUnit(records.update(item, target.id, { n: 1 })))
+    results.push({ unit: "update of one record", expectedRows: 1, ...single })
+    for (const size of unitSizes) {
+      const spawner = yield* inUnit(records.create(item, { name: `spawner ${size}`, n: size }))
+      const spawned = yield* counted(inUnit(records.runAction(item, "spawn", spawner.id)))
+      results.push({ unit: `spawn action creating ${int(size)} record${size === 1 ? "" : "s"}`, expectedRows: size, ...spawned })
+    }
+    for (const result of results) {
+      const ok = result.statements === 1 && result.rows === result.expectedRows
+      yield* say(
+        `[statements] ${result.unit}: ${int(result.rows)} audit rows in ${result.statements} INSERT statement${result.statements === 1 ? "" : "s"} (unit took ${ms(result.elapsed)} ms; target exactly 1: ${verdict(ok)})`
+      )
+    }
+    yield* sql.unsafe(`DROP TRIGGER bench_count_audit_inserts ON ${schema}.audit_entries`)
+    return results
+  })
+
+// ---------------------------------------------------------------- 3. timeline pages
+
+const timelinePages = (workspace: Workspace) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const service = yield* Timeline
+    const table = sql(workspace.table("audit_entries"))
+    const recordId = crypto.randomUUID()
+
+    yield* say(`[timeline] inserting ${int(timeline.rows)} audit rows for one ${item} record (${recordId}) with generate_series`)
+    const started = performance.now()
+    for (let from = 1; from <= timeline.rows; from += timeline.chunk) {
+      const to = Math.min(timeline.rows, from + timeline.chunk - 1)
+      // Four rows per instant (one unit's rows share `at`): seq alone orders them.
+      yield* sql`INSERT INTO ${table} (id, at, actor, correlation_id, business_object, business_object_id, operation, changes)
+        SELECT gen_random_uuid(), '2026-01-01T00:00:00Z'::timestamptz + (i / 4) * interval '3 microseconds',
+          ${JSON.stringify(actor)}::jsonb, gen_random_uuid(), ${item}, ${recordId}, 'updated',
+          jsonb_build_object('n', jsonb_build_object('from', i - 1, 'to', i))
+        FROM generate_series(${from}::int, ${to}::int) AS i`
+      yield* say(`[timeline]   ${int(to)} / ${int(timeline.rows)} rows (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+    }
+    yield* sql`INSERT INTO ${table} (id, at, actor, correlation_id, business_object, business_object_id, operation, changes)
+      SELECT gen_random_uuid(), '2026-01-01T00:00:00Z'::timestamptz + i * interval '5 microseconds',
+        ${JSON.stringify(actor)}::jsonb, gen_random_uuid(), ${item}, 'other-' || (i % ${timeline.otherRecords}::int), 'updated',
+        jsonb_build_object('n', jsonb_build_object('from', i - 1, 'to', i))
+      FROM generate_series(1, ${timeline.otherRows}::int) AS i`
+    yield* sql.unsafe(`VACUUM (ANALYZE) ${workspace.schema}.audit_entries`)
+    yield* say(
+      `[timeline] plus ${int(timeline.otherRows)} rows over ${int(timeline.otherRecords)} other records; VACUUM ANALYZE done (${((performance.now() - started) / 1000).toFixed(1)} s in all)`
+    )
+
+    const page = (after: Option.Option<CursorPosition>) => service.page(workspace, item, recordId, after, timeline.limit)
+    /** The rows the page should hold, by the index order (qualified columns: the table's, not text). */
+    const expectedIds = (offset: number) =>
+      Effect.map(
+        sql<{ readonly id: string }>`SELECT id::text AS id FROM ${table} AS e
+          WHERE business_object = ${item} AND business_object_id = ${recordId}
+          ORDER BY e.at DESC, e.seq DESC OFFSET ${offset} LIMIT ${timeline.limit}`,
+        (rows) => rows.map((row) => row.id)
+      )
+    const sameIds = (served: ReadonlyArray<{ readonly id: string }>, expected: ReadonlyArray<string>) =>
+      served.length === expected.length && served.every((entry, i) => entry.id === expected[i])
+
+    // Page 1.
+    yield* page(Option.none()) // warm-up
+    const firstPage = yield* page(Option.none())
+    const firstPageCorrect = sameIds(firstPage.entries, yield* expectedIds(0))
+    const page1 = yield* sample(page(Option.none()), timeline.samples)
+    yield* say(`[timeline] Timeline.page, page 1:   p50 ${ms(page1.p50)} ms, p90 ${ms(page1.p90)} ms, n=${page1.n}`)
+
+    // Walk the cursors, as a client would, to the cursor that opens page 200.
+    yield* say(`[timeline] walking nextCursor from page 1 to page ${timeline.page} (budget ${timeline.walkBudgetMs / 1000} s)`)
+    const walkStart = performance.now()
+    let position: Option.Option<CursorPosition> = Option.none()
+    let reached = 1
+    let cursor = firstPage.nextCursor
+    while (reached < timeline.page && cursor !== null && performance.now() - walkStart < timeline.walkBudgetMs) {
+      position = decodeCursor(cursor)
+      if (Option.isNone(position)) return yield* Effect.dieMessage(`the service made a cursor it cannot read: ${cursor}`)
+      reached++
+      if (reached < timeline.page) cursor = (yield* page(position)).nextCursor
+    }
+    const walkMs = performance.now() - walkStart
+    let walkNote: string
+    if (reached === timeline.page) {
+      walkNote = `walked ${timeline.page - 1} cursors in ${(walkMs / 1000).toFixed(1)} s`
+    } else {
+      // Too slow to walk within the budget: take the cursor the walk would
+      // have reached from the index order (the last row of page 199).
+      const [last] = yield* sql<{ readonly at: string; readonly seq: string }>`
+        SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, e.seq::text AS seq FROM ${table} AS e
+        WHERE business_object = ${item} AND business_object_id = ${recordId}
+        ORDER BY e.at DESC, e.seq DESC OFFSET ${(timeline.page - 1) * timeline.limit - 1} LIMIT 1`
+      if (last === undefined) return yield* Effect.dieMessage("no row at the end of page 199")
+      position = Option.some({ at: last.at, seq: last.seq })
+      walkNote =
+        `the walk reached only page ${reached} in ${(walkMs / 1000).toFixed(1)} s (${ms(walkMs / Math.max(1, reached - 1))} ms a page); ` +
+        `the page-${timeline.page} cursor was then taken from the index order (last row of page ${timeline.page - 1})`
+    }
+    yield* say(`[timeline] ${walkNote}`)
+    const pageN = yield* page(position)
+    // The plans of the very statements the service runs for these two pages (it asks one row more).
+    const explain = (after: Option.Option<CursorPosition>) =>
+      Effect.gen(function* () {
+        const [text, params] = service.query(workspace, item, recordId, after, timeline.limit + 1).compile()
+        const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params)
+        return planLine(rows.flatMap((row) => Object.values(row))).join(" > ")
+      })
+    const plan1 = yield* explain(Option.none())
+    const plan200 = yield* explain(position)
+    yield* say(`[timeline] plan of the service's page-1 query:   ${plan1}`)
+    yield* say(`[timeline] plan of the service's page-${timeline.page} query: ${plan200}`)
+    const pageNCorrect = sameIds(pageN.entries, yield* expectedIds((timeline.page - 1) * timeline.limit))
+    const page200 = yield* sample(page(position), timeline.samples)
+    yield* say(`[timeline] Timeline.page, page ${timeline.page}: p50 ${ms(page200.p50)} ms, p90 ${ms(page200.p90)} ms, n=${page200.n}`)
+
+    // The floor: a bare 50-row range scan of the same index, plain SQL.
+    const at = Option.map(position, (p) => p.at).pipe(Option.getOrElse(() => ""))
+    const seq = Option.map(position, (p) => p.seq).pipe(Option.getOrElse(() => "0"))
+    const floor1 = yield* sample(
+      sql`SELECT * FROM ${table} WHERE business_object = ${item} AND business_object_id = ${recordId}
+          ORDER BY at DESC, seq DESC LIMIT ${timeline.limit}`,
+      timeline.floorSamples
+    )
+    const floor200 = yield* sample(
+      sql`SELECT * FROM ${table} WHERE business_object = ${item} AND business_object_id = ${recordId}
+          AND (at, seq) < (${at}::timestamptz, ${seq}::bigint)
+          ORDER BY at DESC, seq DESC LIMIT ${timeline.limit}`,
+      timeline.floorSamples
+    )
+    yield* say(`[timeline] floor (bare index range scan, plain SQL), page 1:   p50 ${ms(floor1.p50)} ms, p90 ${ms(floor1.p90)} ms, n=${floor1.n}`)
+    yield* say(`[timeline] floor (bare index range scan, plain SQL), page ${timeline.page}: p50 ${ms(floor200.p50)} ms, p90 ${ms(floor200.p90)} ms, n=${floor200.n}`)
+
+    const pageRatio = page200.p50 / page1.p50
+    const worstP50 = Math.max(page1.p50, page200.p50)
+    yield* say(
+      `[timeline] ratio page ${timeline.page}/page 1 (p50): ${ratio(pageRatio)} (target <= ${targets.pageRatio}: ${verdict(pageRatio <= targets.pageRatio)}); ` +
+        `p50 <= ${targets.pageP50Ms} ms: ${verdict(worstP50 <= targets.pageP50Ms)}`
+    )
+    yield* say(
+      `[timeline] rows served match the index order (at desc, seq desc): page 1 ${firstPageCorrect ? "yes" : "NO"}, page ${timeline.page} ${pageNCorrect ? "yes" : "NO"}`
+    )
+    return { page1, page200, floor1, floor200, pageRatio, worstP50, walkNote, firstPageCorrect, pageNCorrect, plan1, plan200 }
+  })
+
+// ---------------------------------------------------------------- BENCHMARKS.md
+
+type CommitResult = Effect.Effect.Success<ReturnType<typeof commitLatency>>
+type StatementsResult = Effect.Effect.Success<ReturnType<typeof statementsPerUnit>>
+type TimelineResult = Effect.Effect.Success<ReturnType<typeof timelinePages>>
+
+const auditSection = (
+  environment: { readonly date: string; readonly postgres: string; readonly database: string; readonly seconds: number },
+  commitResult: CommitResult,
+  statements: StatementsResult,
+  pages: TimelineResult
+) => {
+  const c = commitResult
+  const t = pages
+  return `## Audit
+
+Written by \`npm run bench:audit\` (bench/audit.ts) on ${environment.date}: ${environment.postgres},
+Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? "unknown CPU"}, database \`${environment.database}\`,
+in a workspace the script creates and drops. Whole run: ${environment.seconds.toFixed(0)} s. Re-run the script to refresh this section.
+
+### Commit latency of a single-record update unit, with and without the audit listener
+
+What is compared: \`UnitOfWork.run\` + \`Records.update\` of one \`bench/item\` record (a business object with
+no plugin listeners), setting one number field, timed from the start of the unit until it has committed.
+**With audit**: the record is operational, so the update dispatches an \`updated\` event: outbox push, the audit
+listener (diff + staging) and the unit's one audit INSERT before COMMIT (plus the no-wait hand-off to the
+in-process broadcast bus after it). **Without audit**: the same code path on a *draft* record: drafts dispatch
+no events, so no listener runs and the unit flushes nothing; the lock (SELECT ... FOR UPDATE), the UPDATE,
+BEGIN and COMMIT are the same. **Control**: the draft path plus one trivial statement (\`SELECT 1\`) inside the
+unit, i.e. the price of one more statement round trip alone, to read the audit overhead against.
+${int(commit.warmUp)} warm-up units each, then ${int(commit.iterations)} each, interleaved (the order rotates every iteration).
+
+| path | p50 ms | p90 ms | mean ms | units |
+|---|---:|---:|---:|---:|
+| with audit (operational record) | ${ms(c.withAudit.p50)} | ${ms(c.withAudit.p90)} | ${ms(c.withAudit.mean)} | ${int(c.withAudit.n)} |
+| without audit (draft record) | ${ms(c.withoutAudit.p50)} | ${ms(c.withoutAudit.p90)} | ${ms(c.withoutAudit.mean)} | ${int(c.withoutAudit.n)} |
+| **ratio with / without** | **${ratio(c.p50Ratio)}** | ${ratio(c.p90Ratio)} | | |
+| control: draft + one no-op \`SELECT 1\` in the unit | ${ms(c.control.p50)} | ${ms(c.control.p90)} | ${ms(c.control.mean)} | ${int(c.control.n)} |
+| ratio control / without | ${ratio(c.controlRatio)} | | | |
+
+Target: p50 ratio <= ${targets.commitRatio}: **${verdict(c.p50Ratio <= targets.commitRatio)}**. Audit rows written meanwhile: operational record
+${int(c.auditedRows)}, draft records ${c.unauditedRows}.
+
+### Audit INSERT statements per unit
+
+Counted by a statement-level \`AFTER INSERT\` trigger (with a transition table for the row count) added to the
+bench workspace's \`audit_entries\`; the rows are written by real units of work (\`Records.update\`, and the bench
+plugin's \`spawn\` action creating N records in one unit).
+
+| unit | audit rows | INSERT statements | unit took ms | target: exactly 1 INSERT |
+|---|---:|---:|---:|---|
+${statements.map((s) => `| ${s.unit} | ${int(s.rows)} | ${s.statements} | ${ms(s.elapsed)} | ${verdict(s.statements === 1 && s.rows === s.expectedRows)} |`).join("\n")}
+
+### Timeline page latency, one record with ${int(timeline.rows)} rows
+
+${int(timeline.rows)} audit rows for one record (four rows per instant, so \`seq\` breaks ties), plus
+${int(timeline.otherRows)} rows over ${int(timeline.otherRecords)} other records, made with \`generate_series\`, then \`VACUUM ANALYZE\`.
+Timed: \`Timeline.page\` (the service call behind GET /api/audit/business-object/..., no HTTP), limit ${timeline.limit},
+at page 1 and at page ${timeline.page}, beside the floor: a bare ${timeline.limit}-row range scan of
+\`audit_entries_timeline\` in plain SQL (\`SELECT * ... ORDER BY at DESC, seq DESC LIMIT ${timeline.limit}\`, with the
+same \`(at, seq) <\` bound for page ${timeline.page}). The page-${timeline.page} cursor: ${t.walkNote}.
+
+| query | p50 ms | p90 ms | samples |
+|---|---:|---:|---:|
+| Timeline.page, page 1 | ${ms(t.page1.p50)} | ${ms(t.page1.p90)} | ${t.page1.n} |
+| Timeline.page, page ${timeline.page} | ${ms(t.page200.p50)} | ${ms(t.page200.p90)} | ${t.page200.n} |
+| floor, page 1 | ${ms(t.floor1.p50)} | ${ms(t.floor1.p90)} | ${t.floor1.n} |
+| floor, page ${timeline.page} | ${ms(t.floor200.p50)} | ${ms(t.floor200.p90)} | ${t.floor200.n} |
+
+Ratio page ${timeline.page} / page 1 (p50): **${ratio(t.pageRatio)}**, target <= ${targets.pageRatio}: **${verdict(t.pageRatio <= targets.pageRatio)}**.
+p50 target <= ${targets.pageP50Ms} ms: **${verdict(t.worstP50 <= targets.pageP50Ms)}**.
+Rows served match the index order (at desc, seq desc): page 1 ${t.firstPageCorrect ? "yes" : "**no**"}, page ${timeline.page} ${t.pageNCorrect ? "yes" : "**no**"}.
+
+Plans (\`EXPLAIN (FORMAT JSON)\` of the statement \`Timeline.query\` builds for the timed pages):
+
+- page 1: ${t.plan1}
+- page ${timeline.page}: ${t.plan200}
+`
+}
+
+const intro = `# Benchmarks
+
+Numbers measured by the scripts in \`bench/\`, each run on the test database (real PostgreSQL).
+Every section is (re)written by its script; the others are left as they are.
+
+`
+
+/** Replaces the "## Audit" section (up to the next "## " heading), or appends it. */
+const writeSection = (section: string) =>
+  Effect.sync(() => {
+    const current = existsSync(benchmarksFile) ? readFileSync(benchmarksFile, "utf8") : intro
+    const start = current.search(/^## Audit\s*$/m)
+    let next: string
+    if (start === -1) {
+      next = `${current.trimEnd()}\n\n${section}`
+    } else {
+      const rest = current.slice(start + 1)
+      const end = rest.search(/^## /m)
+      next = current.slice(0, start) + section + (end === -1 ? "" : `\n${rest.slice(end)}`)
+    }
+    writeFileSync(benchmarksFile, `${next.trimEnd()}\n`)
+  })
+
+// ---------------------------------------------------------------- main
+
+const main = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const workspaces = yield* Workspaces
+  const runStart = performance.now()
+  const [version] = yield* sql<{ readonly version: string }>`SELECT split_part(version(), ' on ', 1) AS version`
+  yield* say(`[bench] database ${redactedUrl(databaseUrl)} (${version?.version ?? "unknown"})`)
+  yield* migrateSchema(platformSchema, platformMigrations)
+  const workspace = yield* Effect.acquireRelease(
+    workspaces.create(`bench-audit-${crypto.randomUUID().slice(0, 8)}`),
+    (w) => Effect.zipRight(workspaces.drop(w), say(`[bench] dropped workspace ${w.slug} (schema ${w.schema})`))
+  )
+  yield* say(`[bench] workspace ${workspace.slug} (schema ${workspace.schema})`)
+
+  const commitResult = yield* commitLatency(workspace)
+  const statements = yield* statementsPerUnit(workspace)
+  const pages = yield* timelinePages(workspace)
+
+  const seconds = (performance.now() - runStart) / 1000
+  yield* writeSection(
+    auditSection(
+      {
+        date: new Date().toISOString().slice(0, 10),
+        postgres: version?.version ?? "PostgreSQL",
+        database: redactedUrl(databaseUrl),
+        seconds
+      },
+      commitResult,
+      statements,
+      pages
+    )
+  )
+  yield* say(`[bench] wrote the Audit section of ${benchmarksFile} (${seconds.toFixed(0)} s)`)
+}).pipe(Effect.scoped)
+
+NodeRuntime.runMain(main.pipe(Effect.provide(BenchLive), Effect.orDie))

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { createServer } from "node:http"
@@ -25,12 +25,20 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
   Layer.provide([Authentication.Default, Access.Default, BusinessObjectGuard.Default])
 )
 
+/**
+ * The router refuses path parameters over 100 characters by default (the
+ * route "does not exist": 404). Longer ones must reach the handlers, which
+ * answer a clear 400 for what they do not accept.
+ */
+const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
+
 /** The routes plus the OpenAPI document and its docs page. */
 export const HttpAppLive = HttpApiBuilder.serve(requestLog).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
   Layer.provide(ErrorResponsesLive),
-  Layer.provide(ApiLive)
+  Layer.provide(ApiLive),
+  Layer.provide(RouterConfigLive)
 )
 
 /** Serves on HOST:PORT (PORT 0 picks a free port: tests). */

@@ -2,7 +2,7 @@ import { Clock, Duration, Effect } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { publishHint } from "../broadcast/publishHint"
 import { AppConfig } from "../config/AppConfig"
-import { Forbidden } from "../errors"
+import { Forbidden, NotFound } from "../errors"
 import { Editor, PresenceList } from "./Editor"
 import { PresenceStore } from "./PresenceStore"
 import type { PresenceRecordKey } from "./PresenceStore"
@@ -39,12 +39,27 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
         businessObjectId: key.recordId
       })
 
-    const heartbeat = (key: PresenceRecordKey, editorId: string, caller: PresenceCaller) =>
+    /**
+     * `recordExists` is asked on arrival only (renewals stay one Redis call):
+     * an editor cannot arrive at a record that does not exist.
+     */
+    const heartbeat = (
+      key: PresenceRecordKey,
+      editorId: string,
+      caller: PresenceCaller,
+      recordExists: Effect.Effect<boolean> = Effect.succeed(true)
+    ) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const outcome = yield* store.touch(key, { editorId, userId: caller.userId, name: caller.name }, now, now + lapseAfter)
         if (outcome === "held-by-other") return yield* heldByOther(editorId)
-        if (outcome === "arrived") yield* announce(key)
+        if (outcome === "arrived") {
+          if (!(yield* recordExists)) {
+            yield* store.leave(key, editorId, caller.userId, now)
+            return yield* new NotFound({ message: `no ${key.businessObject} record ${key.recordId}` })
+          }
+          yield* announce(key)
+        }
         return outcome
       })
 

@@ -4,6 +4,7 @@ import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
 import type { Permission } from "../auth/Grants"
 import { BadRequest } from "../errors"
 import { Api } from "../http/Api"
+import { Records } from "../records/Records"
 import { EditorId } from "./Editor"
 import { Presence } from "./Presence"
 
@@ -16,6 +17,7 @@ export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
   Effect.gen(function* () {
     const presence = yield* Presence
     const guard = yield* BusinessObjectGuard
+    const records = yield* Records
 
     const authorize = (namespace: string, name: string, permission: Permission) => {
       const businessObject = `${namespace}/${name}`
@@ -27,12 +29,15 @@ export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
         const { businessObject, principal } = yield* authorize(path.namespace, path.name, "update")
         const editorId = yield* decodeEditorId(path.editor)
         const key = { workspace: principal.workspace.id, businessObject, recordId: path.id }
-        return { key, editorId, caller: { userId: principal.id, name: principal.name } }
+        const recordExists = records.exists(principal.workspace, businessObject, path.id)
+        return { key, editorId, caller: { userId: principal.id, name: principal.name }, recordExists }
       })
 
     return handlers
       .handle("heartbeat", ({ path }) =>
-        Effect.flatMap(editorOf(path), ({ caller, editorId, key }) => presence.heartbeat(key, editorId, caller)).pipe(
+        Effect.flatMap(editorOf(path), ({ caller, editorId, key, recordExists }) =>
+          presence.heartbeat(key, editorId, caller, recordExists)
+        ).pipe(
           Effect.asVoid
         )
       )

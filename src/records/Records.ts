@@ -176,6 +176,9 @@ export class Records extends Effect.Service<Records>()("Records", {
         return found.value
       })
 
+    const exists = (workspace: Workspace, businessObject: string, id: string) =>
+      Effect.map(store.find(workspace, businessObject, id, false), Option.isSome)
+
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
       Effect.zipRight(businessObjectOf(businessObject), store.list(workspace, businessObject, limit))
 
@@ -202,6 +205,6 @@ export class Records extends Effect.Service<Records>()("Records", {
       update: (businessObject, id, values) => update(businessObject, id, values).pipe(Effect.provide(unit))
     }))
 
-    return { create, update, remove, publish, archive, restore, runAction, get, list } as const
+    return { create, update, remove, publish, archive, restore, runAction, get, exists, list } as const
   })
 }) {}

@@ -36,8 +36,11 @@ export const openSse = (url: string, headers: Record<string, string> = {}): Effe
     const events = yield* Ref.make<ReadonlyArray<SseEvent>>([])
     const raw = yield* Ref.make("")
     const changed = yield* Ref.make(yield* Deferred.make<void>())
-    const notify = Effect.flatMap(Ref.getAndSet(changed, Effect.runSync(Deferred.make<void>())), (d) =>
-      Deferred.succeed(d, undefined)
+    // A fresh Deferred on every notification: one made once would stay completed
+    // after the second chunk, and `waitFor` would then spin without yielding to I/O.
+    const notify = Deferred.make<void>().pipe(
+      Effect.flatMap((fresh) => Ref.getAndSet(changed, fresh)),
+      Effect.flatMap((d) => Deferred.succeed(d, undefined))
     )
     const parser = Sse.makeParser((event) => {
       if (event._tag !== "Event") return

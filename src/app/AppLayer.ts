@@ -32,6 +32,8 @@ export const ServicesLive = Layer.mergeAll(
 /** Storage ports: the database and the shared pub/sub store, chosen by configuration. */
 export const StorageLive = Layer.merge(DatabaseLive, PubSubLive)
 
+type PubSubPorts = Layer.Layer.Success<typeof PubSubLive>
+
 /** Migrations (and the demo, on a fresh embedded database) before the server listens. */
 const StartedServerLive = Layer.unwrapEffect(
   Effect.map(startUp, (provisionedDemo) =>
@@ -39,15 +41,16 @@ const StartedServerLive = Layer.unwrapEffect(
   )
 )
 
-/** The whole service, given its configuration (and, for tests, other plugins). */
+/** The whole service, given its configuration (and, for tests, other plugins or pub/sub ports). */
 export const appLayer = (
   config: Layer.Layer<AppConfig, unknown>,
-  plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default
+  plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default,
+  pubsub: Layer.Layer<PubSubPorts, unknown, AppConfig> = PubSubLive
 ) =>
   StartedServerLive.pipe(
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(plugins),
-    Layer.provideMerge(StorageLive),
+    Layer.provideMerge(Layer.merge(DatabaseLive, pubsub)),
     Layer.provideMerge(config)
   )
 

@@ -61,7 +61,9 @@ const make = Effect.gen(function* () {
       ),
     subscribe: (workspace) => Effect.zipRight(ready, hub.subscribe(workspace)),
     subscriberCount: hub.subscriberCount,
-    isHealthy: Effect.tryPromise(() => command.ping()).pipe(
+    // Both connections: a lost subscriber alone would leave streams silent.
+    isHealthy: ready.pipe(
+      Effect.zipRight(Effect.tryPromise(() => command.ping())),
       Effect.timeout("1 second"),
       Effect.as(true),
       Effect.orElseSucceed(() => false)

@@ -38,8 +38,11 @@ export const TestServices = Layer.effectDiscard(Effect.flatMap(Workspaces, (w) =
 )
 
 /** The whole service on a free port, over the real PostgreSQL and Redis. */
-export const testApp = (overrides: Partial<AppConfigShape> = {}, plugins?: Layer.Layer<PluginRegistry>) =>
-  appLayer(testConfig(overrides), plugins).pipe(Layer.provide(quiet))
+export const testApp = (
+  overrides: Partial<AppConfigShape> = {},
+  plugins?: Layer.Layer<PluginRegistry>,
+  pubsub?: Parameters<typeof appLayer>[2]
+) => appLayer(testConfig(overrides), plugins, pubsub).pipe(Layer.provide(quiet))
 
 export const TestApp = testApp()
 

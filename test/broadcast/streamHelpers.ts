@@ -1,0 +1,75 @@
+import { Duration, Effect, Schedule } from "effect"
+import type { SseEvent, SseStream } from "../support/sse"
+
+/** The `changed` hint a stream should show for one record: the SSE event name and its exact data. */
+export const changed = (businessObject: string, businessObjectId: string): SseEvent => ({
+  event: "changed",
+  data: { businessObject, businessObjectId }
+})
+
+/** The record id a hint names, if it names one. */
+export const hintId = (event: SseEvent): string | undefined => {
+  const data = event.data
+  return typeof data === "object" && data !== null && "businessObjectId" in data && typeof data.businessObjectId === "string"
+    ? data.businessObjectId
+    : undefined
+}
+
+/** Waits (bounded) until the stream has received a hint about record `id`; returns everything received so far. */
+export const awaitHint = (stream: SseStream, id: string, timeout: Duration.DurationInput = "10 seconds") =>
+  stream.waitFor((events) => events.some((event) => hintId(event) === id), timeout)
+
+/** Polls `check` until it holds, failing the test when it does not within `timeout`. No fixed sleeps. */
+export const eventually = <E, R>(
+  what: string,
+  check: Effect.Effect<boolean, E, R>,
+  timeout: Duration.DurationInput = "10 seconds"
+) =>
+  Effect.repeat(check, { until: (holds) => holds, schedule: Schedule.spaced("25 millis") }).pipe(
+    Effect.timeoutFail({
+      duration: timeout,
+      onTimeout: () => new Error(`${what}: not within ${Duration.format(Duration.decode(timeout))}`)
+    }),
+    Effect.orDie,
+    Effect.asVoid
+  )
+
+export interface Probe {
+  readonly status: number
+  readonly contentType: string
+  /** Parsed JSON (or text) for an ordinary answer; undefined for an event stream, which is not read. */
+  readonly body: unknown
+  /** From sending the request until the status line arrived. */
+  readonly millis: number
+}
+
+/**
+ * A GET that never hangs on a long-lived answer: an event stream is dropped as
+ * soon as its headers arrive, any other body is read and parsed. The whole
+ * exchange is bounded by `timeoutMillis` (a defect past it).
+ */
+export const probe = (url: string, headers: Record<string, string> = {}, timeoutMillis = 5_000) =>
+  Effect.tryPromise(async (): Promise<Probe> => {
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(), timeoutMillis)
+    const started = performance.now()
+    try {
+      const response = await fetch(url, { headers, signal: controller.signal })
+      const millis = performance.now() - started
+      const contentType = response.headers.get("content-type") ?? ""
+      if (contentType.startsWith("text/event-stream")) {
+        controller.abort()
+        return { status: response.status, contentType, body: undefined, millis }
+      }
+      const text = await response.text()
+      let body: unknown = text
+      try {
+        body = text.length > 0 ? JSON.parse(text) : undefined
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, contentType, body, millis }
+    } finally {
+      clearTimeout(timer)
+    }
+  }).pipe(Effect.orDie)

@@ -30,35 +30,32 @@ export interface AuditStagingShape {
 export class AuditStaging extends Context.Tag("AuditStaging")<AuditStaging, AuditStagingShape>() {}
 
 /**
- * All rows travel as one JSON parameter expanded by `jsonb_to_recordset`, so
- * a unit of any size is one statement well under PostgreSQL's bind-parameter
- * limit. `WITH ORDINALITY` keeps the staging order in `seq`; `at` defaults
- * to `now()`, the transaction timestamp, the same for every row of the unit.
+ * All rows travel as one JSON parameter expanded by `jsonb_populate_recordset`
+ * over the table's own row type, so a unit of any size is one statement, well
+ * under PostgreSQL's bind-parameter limit and cheap to plan. The function
+ * yields the rows in array order, so `seq` follows the staging order; `at`
+ * defaults to `now()`, the transaction timestamp, the same for every row.
  */
-const insertAll = (sql: SqlClient.SqlClient, workspace: Workspace, rows: ReadonlyArray<StagedRow>) =>
-  Effect.gen(function* () {
-    const payload = JSON.stringify(
-      rows.map((row) => ({
-        id: row.id,
-        actor: row.actor,
-        correlation_id: row.correlationId,
-        business_object: row.businessObject,
-        business_object_id: row.businessObjectId,
-        operation: row.operation,
-        cause: row.cause,
-        record: row.record ?? null,
-        changes: row.changes ?? null
-      }))
-    )
-    yield* sql`INSERT INTO ${sql(workspace.table("audit_entries"))}
-        (id, actor, correlation_id, business_object, business_object_id, operation, cause, record, changes)
-      SELECT r.id, r.actor, r.correlation_id, r.business_object, r.business_object_id, r.operation, r.cause, r.record, r.changes
-      FROM jsonb_array_elements(${payload}::jsonb) WITH ORDINALITY AS e(value, position),
-        LATERAL jsonb_to_record(e.value) AS r(
-          id uuid, actor jsonb, correlation_id uuid, business_object text, business_object_id text,
-          operation text, cause jsonb, record jsonb, changes jsonb)
-      ORDER BY e.position`.pipe(Effect.orDie)
-  })
+const insertAll = (sql: SqlClient.SqlClient, workspace: Workspace, rows: ReadonlyArray<StagedRow>) => {
+  const payload = JSON.stringify(
+    rows.map((row) => ({
+      id: row.id,
+      actor: row.actor,
+      correlation_id: row.correlationId,
+      business_object: row.businessObject,
+      business_object_id: row.businessObjectId,
+      operation: row.operation,
+      cause: row.cause,
+      record: row.record ?? null,
+      changes: row.changes ?? null
+    }))
+  )
+  const table = sql(workspace.table("audit_entries"))
+  return sql`INSERT INTO ${table}
+      (id, actor, correlation_id, business_object, business_object_id, operation, cause, record, changes)
+    SELECT id, actor, correlation_id, business_object, business_object_id, operation, cause, record, changes
+    FROM jsonb_populate_recordset(NULL::${table}, ${payload}::jsonb)`.pipe(Effect.orDie)
+}
 
 /** A fresh staging area for one unit of work in `workspace`. */
 export const makeAuditStaging = (workspace: Workspace) =>

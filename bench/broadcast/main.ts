@@ -1,0 +1,706 @@
+/**
+ * `npm run bench:broadcast`: the broadcast and presence benchmark, in one run
+ * on this machine. See BENCHMARKS.md, section "Broadcast", for what it
+ * measures; the numbers land there.
+ *
+ * Processes: this orchestrator; the service (`node --import tsx src/main.ts`)
+ * on a free port; a bare `node:http` SSE server (bare.ts) for the RSS
+ * comparison; the load generator (load.ts), driven over IPC. Data is made
+ * through the domain services (setup.ts) and dropped at the end, also after a
+ * failure or Ctrl-C.
+ *
+ * Options: `--only=floor,rss,sweep,spread,presence,hot` runs a subset;
+ * `--sweep-rates=10,25` sets the save rates of the capacity sweep; `--cpu-prof`
+ * starts the service with `--cpu-prof` (profile written to the run's
+ * directory and summarized); `--quick` scales everything down (a smoke test).
+ * BENCHMARKS.md is written only by a full, default run; `--report-from=<results.json>`
+ * re-renders the section from a run's saved results.
+ */
+import { fork, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
+import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { cpus, tmpdir, totalmem } from "node:os"
+import { join, resolve } from "node:path"
+import { pathToFileURL } from "node:url"
+import { Effect, Schema } from "effect"
+import type { DoneResult, FloorResult, OpenResult, Plan, PresenceResult, SavesResult } from "./protocol"
+import { PlanJson, Reply } from "./protocol"
+import type { Command } from "./protocol"
+import { summarizeProfile } from "./profile"
+import { ResultsJson, writeReport } from "./report"
+import type { CpuShare, QuietCheck, Results, RssStep } from "./report"
+import { businessObject, createBenchData, dropBenchData, emailOf, makeRuntime, password, slugPrefix } from "./setup"
+import { cpuTicks, describePercentiles, machineTicks, now, pidsByComm, rssKiB, sleep, ticksPerSecond } from "./stats"
+
+const repo = resolve(import.meta.dirname, "../..")
+const databaseUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379"
+
+const argv = process.argv.slice(2)
+const flag = (name: string) => argv.includes(`--${name}`)
+const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length)
+const phases = new Set(onlyArg === undefined ? ["floor", "rss", "sweep", "spread", "presence", "hot"] : onlyArg.split(","))
+const quick = flag("quick")
+const sweepRatesArg = argv.find((a) => a.startsWith("--sweep-rates="))?.slice("--sweep-rates=".length)
+const cpuProfile = flag("cpu-prof")
+const writesReport = onlyArg === undefined && sweepRatesArg === undefined && !quick && !cpuProfile
+
+const settings = {
+  workspaces: quick ? 10 : 100,
+  streamsPerWorkspace: quick ? 20 : 100,
+  rssSteps: quick ? [50, 100, 200] : [1_000, 5_000, 10_000],
+  spreadRate: quick ? 50 : 500,
+  hotStreams: quick ? 100 : 1_000,
+  hotRate: 50,
+  recordPool: 100,
+  warmupMs: quick ? 2_000 : 3_000,
+  spreadMeasureMs: quick ? 5_000 : 20_000,
+  hotMeasureMs: quick ? 5_000 : 15_000,
+  /** Saves/s of the capacity sweep over the spread layout: where does p99 stay under the target? */
+  sweepRates: sweepRatesArg?.split(",").map(Number) ?? (quick ? [10, 20] : [10, 25, 50]),
+  sweepWarmupMs: 2_000,
+  sweepMeasureMs: quick ? 4_000 : 8_000,
+  drainMs: 3_000,
+  floorPings: quick ? 200 : 2_000,
+  floorRateUnderLoad: 20,
+  presenceConcurrency: 64,
+  presenceEditorsPerWorkspace: 20,
+  presenceWarmupMs: 2_000,
+  presenceMeasureMs: quick ? 4_000 : 10_000
+}
+
+const log = (line: string) => console.log(`[bench:broadcast] ${line}`)
+const kib = (value: number) => `${(value / 1024).toFixed(1)} MiB`
+
+// ---------------------------------------------------------------------------
+// Processes
+
+const runDir = mkdtempSync(join(tmpdir(), "bench-broadcast-"))
+const children: Array<ChildProcess> = []
+
+const freePort = () =>
+  new Promise<number>((resolvePort, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolvePort(port))
+    })
+  })
+
+const hooks = pathToFileURL(join(import.meta.dirname, "hooks.ts")).href
+const nodeFlags = ["--expose-gc", "--import", "tsx", "--import", hooks]
+
+const startServer = (port: number) => {
+  const logFile = openSync(join(runDir, "server.log"), "a")
+  const child = spawn(
+    process.execPath,
+    [...(cpuProfile ? ["--cpu-prof", `--cpu-prof-dir=${runDir}`] : []), ...nodeFlags, "src/main.ts"],
+    {
+      cwd: repo,
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        REDIS_URL: redisUrl,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        // Effect's labels (ALL, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, NONE): "Warning" is refused at start-up.
+        LOG_LEVEL: "WARN",
+        DATABASE_POOL_SIZE: "10",
+        BROADCAST_KEEPALIVE_MS: String(60 * 60 * 1000)
+      },
+      stdio: ["ignore", logFile, logFile, "ipc"]
+    }
+  )
+  children.push(child)
+  return child
+}
+
+const startBare = () =>
+  new Promise<{ child: ChildProcess; port: number }>((resolveBare, reject) => {
+    const child = fork(join(import.meta.dirname, "bare.ts"), [], { cwd: repo, execArgv: nodeFlags, stdio: "inherit" })
+    children.push(child)
+    const timer = setTimeout(() => reject(new Error("bare server did not start within 30 s")), 30_000)
+    child.once("message", (message: unknown) => {
+      clearTimeout(timer)
+      const port = typeof message === "object" && message !== null && "port" in message ? Number(message.port) : NaN
+      if (Number.isNaN(port)) reject(new Error(`bare server said ${JSON.stringify(message)}`))
+      else resolveBare({ child, port })
+    })
+    child.once("exit", (code) => reject(new Error(`bare server exited (${code})`)))
+  })
+
+const waitHealthy = async (port: number, child: ChildProcess) => {
+  const deadline = now() + 90_000
+  while (now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}); see ${join(runDir, "server.log")}`)
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/health`)
+      if (response.status === 200) return
+    } catch {
+      // not listening yet
+    }
+    await sleep(250)
+  }
+  throw new Error("the service did not become healthy within 90 s")
+}
+
+const stopChild = async (child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 15_000) => {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((done) => child.once("exit", () => done()))
+  child.kill(signal)
+  // Writing a CPU profile at exit takes a while.
+  const timeout = sleep(cpuProfile ? 90_000 : graceMs).then(() => "timeout" as const)
+  if ((await Promise.race([exited, timeout])) === "timeout") {
+    child.kill("SIGKILL")
+    await exited
+  }
+}
+
+/** Signs in over HTTP; the `session=...` pair of the answer. */
+const signIn = async (port: number, workspace: string, email: string) => {
+  const response = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ workspace, email, password })
+  })
+  const pair = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
+  if (response.status !== 200 || !pair.startsWith("session=")) {
+    throw new Error(`sign-in to ${workspace} failed: ${response.status} ${await response.text()}`)
+  }
+  return pair
+}
+
+// ---------------------------------------------------------------------------
+// The load generator over IPC
+
+interface LoadClient {
+  readonly child: ChildProcess
+  readonly run: (command: Command) => Promise<DoneResult>
+}
+
+type Window = { readonly phase: string; readonly edge: "start" | "end" }
+
+const startLoad = (planPath: string, onWindow: (window: Window) => void) =>
+  new Promise<LoadClient>((resolveLoad, reject) => {
+    const child = fork(join(import.meta.dirname, "load.ts"), [planPath], {
+      cwd: repo,
+      execArgv: ["--import", "tsx"],
+      stdio: "inherit"
+    })
+    children.push(child)
+    const pending = new Map<number, { resolve: (result: DoneResult) => void; reject: (error: Error) => void }>()
+    child.on("message", (raw: unknown) => {
+      const decoded = Schema.decodeUnknownEither(Reply)(raw)
+      if (decoded._tag === "Left") return log(`load generator said something undecodable: ${JSON.stringify(raw)}`)
+      const reply = decoded.right
+      switch (reply._tag) {
+        case "Ready":
+          return resolveLoad({
+            child,
+            run: (command) =>
+              new Promise<DoneResult>((resolveRun, rejectRun) => {
+                const timer = setTimeout(() => rejectRun(new Error(`load: ${command._tag} took over 240 s`)), 240_000)
+                pending.set(command.id, {
+                  resolve: (result) => {
+                    clearTimeout(timer)
+                    resolveRun(result)
+                  },
+                  reject: (error) => {
+                    clearTimeout(timer)
+                    rejectRun(error)
+                  }
+                })
+                child.send(command)
+              })
+          })
+        case "Window":
+          return onWindow(reply)
+        case "Done":
+          pending.get(reply.id)?.resolve(reply.result)
+          return pending.delete(reply.id)
+        case "Failed":
+          if (reply.id < 0) return reject(new Error(reply.message))
+          pending.get(reply.id)?.reject(new Error(reply.message))
+          return pending.delete(reply.id)
+      }
+    })
+    child.once("exit", (code) => {
+      const error = new Error(`load generator exited (${code})`)
+      reject(error)
+      for (const waiting of pending.values()) waiting.reject(error)
+      pending.clear()
+    })
+  })
+
+let commandId = 1
+const nextId = () => commandId++
+
+const expectResult = <T extends DoneResult["_tag"]>(result: DoneResult, tag: T): Extract<DoneResult, { _tag: T }> => {
+  if (result._tag !== tag) throw new Error(`expected a ${tag} result, got ${result._tag}`)
+  return result as Extract<DoneResult, { _tag: T }>
+}
+
+// ---------------------------------------------------------------------------
+// Measurements taken here
+
+/** Asks for a full GC (hooks.ts), then waits until RSS holds still: 6 samples 0.5 s apart within 0.5 % or 256 KiB. */
+const settledRss = async (pid: number) => {
+  process.kill(pid, "SIGUSR2")
+  await sleep(500)
+  const samples: Array<number> = []
+  const deadline = now() + 30_000
+  for (;;) {
+    const rss = rssKiB(pid)
+    if (rss === undefined) throw new Error(`process ${pid} is gone`)
+    samples.push(rss)
+    const recent = samples.slice(-6)
+    const spread = Math.max(...recent) - Math.min(...recent)
+    if ((recent.length === 6 && spread <= Math.max(256, rss * 0.005)) || now() > deadline) return rss
+    await sleep(500)
+  }
+}
+
+interface CpuSnapshot {
+  readonly at: number
+  readonly ticks: ReadonlyMap<string, number>
+  readonly machine: { busy: number; total: number }
+}
+
+const groups = (pids: { server: number; load: number }) => ({
+  server: [pids.server],
+  "load generator": [pids.load],
+  postgres: pidsByComm("postgres"),
+  redis: pidsByComm("redis-server")
+})
+
+const snapshotCpu = (pids: { server: number; load: number }): CpuSnapshot => {
+  const ticks = new Map<string, number>()
+  for (const [name, list] of Object.entries(groups(pids))) {
+    for (const pid of list) ticks.set(`${name}:${pid}`, cpuTicks(pid))
+  }
+  return { at: now(), ticks, machine: machineTicks() }
+}
+
+const cpuBetween = (start: CpuSnapshot, end: CpuSnapshot): CpuShare => {
+  const seconds = (end.at - start.at) / 1000
+  const byGroup: Record<string, number> = {}
+  for (const [key, value] of end.ticks) {
+    const before = start.ticks.get(key)
+    if (before === undefined) continue
+    const group = key.slice(0, key.lastIndexOf(":"))
+    byGroup[group] = (byGroup[group] ?? 0) + value - before
+  }
+  const percent = (ticks: number) => Math.round((ticks / ticksPerSecond / seconds) * 100)
+  const machine = end.machine.total - start.machine.total
+  const share = {
+    server: percent(byGroup.server ?? 0),
+    loadGenerator: percent(byGroup["load generator"] ?? 0),
+    postgres: percent(byGroup.postgres ?? 0),
+    redis: percent(byGroup.redis ?? 0),
+    machineBusy: machine === 0 ? 0 : Math.round(((end.machine.busy - start.machine.busy) / machine) * 100 * cpus().length)
+  }
+  return { ...share, others: Math.max(0, share.machineBusy - share.server - share.loadGenerator - share.postgres - share.redis) }
+}
+
+/** Waits (at most 60 s) until a process uses under 5 % of a core over a second. */
+const waitIdle = async (pid: number) => {
+  const deadline = now() + 60_000
+  for (;;) {
+    const before = cpuTicks(pid)
+    await sleep(1_000)
+    if (cpuTicks(pid) - before <= 5 || now() > deadline) return
+  }
+}
+
+/** Percent of one core the whole machine is busy over `ms`. */
+const machineBusyOver = async (ms: number) => {
+  const start = machineTicks()
+  await sleep(ms)
+  const end = machineTicks()
+  const total = end.total - start.total
+  return total === 0 ? 0 : Math.round(((end.busy - start.busy) / total) * 100 * cpus().length)
+}
+
+/**
+ * Waits (up to `maxMs`) until the machine is nearly idle, so that a phase does
+ * not start while something else (another test run) holds the cores. What it
+ * found is reported; the phase runs anyway after the wait.
+ */
+const waitForQuiet = async (phase: string): Promise<QuietCheck> => {
+  const started = now()
+  const maxMs = Math.min(60_000, quietBudgetMs)
+  let busy = await machineBusyOver(2_000)
+  while (busy > quietBelow && now() - started < maxMs) {
+    log(`${phase}: the machine is ${busy} % busy (of ${cpus().length * 100} %) before the phase: waiting for it to calm down`)
+    busy = await machineBusyOver(5_000)
+  }
+  if (busy > quietBelow) log(`${phase}: still ${busy} % busy after ${Math.round(maxMs / 1000)} s: measuring anyway`)
+  quietBudgetMs = Math.max(0, quietBudgetMs - (now() - started))
+  return { phase, busyPercent: busy, waitedSeconds: Math.round((now() - started) / 1000) }
+}
+const quietBelow = 25
+/** All the waiting for a quiet machine one run may do, so that it still ends within about ten minutes. */
+let quietBudgetMs = 90_000
+
+const describeCpu = (cpu: CpuShare) =>
+  `CPU (100 % = one core, ${cpus().length} cores): server ${cpu.server} %, load generator ${cpu.loadGenerator} %, ` +
+  `PostgreSQL ${cpu.postgres} %, Redis ${cpu.redis} %, other processes ${cpu.others} %, whole machine ${cpu.machineBusy} %`
+
+// ---------------------------------------------------------------------------
+
+const runBench = async (): Promise<Results> => {
+  const started = new Date()
+  const results: Results = {
+    date: started.toISOString(),
+    machine: {
+      cores: cpus().length,
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+      node: process.version
+    },
+    settings: {
+      workspaces: settings.workspaces,
+      streamsPerWorkspace: settings.streamsPerWorkspace,
+      spreadRate: settings.spreadRate,
+      hotStreams: settings.hotStreams,
+      hotRate: settings.hotRate,
+      warmupMs: settings.warmupMs,
+      spreadMeasureMs: settings.spreadMeasureMs,
+      hotMeasureMs: settings.hotMeasureMs,
+      sweepMeasureMs: settings.sweepMeasureMs,
+      presenceConcurrency: settings.presenceConcurrency,
+      presenceMeasureMs: settings.presenceMeasureMs
+    },
+    rss: [],
+    sweep: [],
+    churn: [],
+    cpu: {},
+    quiet: [],
+    durationSeconds: 0
+  }
+
+  // 1. Data, through the domain services.
+  log(`setting up ${settings.workspaces} workspaces ${slugPrefix}<n>, each with one admin user and ${settings.recordPool} records`)
+  const setupRuntime = makeRuntime(databaseUrl, redisUrl, 5)
+  const created = await setupRuntime
+    .runPromise(
+      Effect.gen(function* () {
+        const leftovers = yield* dropBenchData
+        if (leftovers.workspaces + leftovers.users > 0) {
+          yield* Effect.log(`removed leftovers of an earlier run: ${JSON.stringify(leftovers)}`)
+        }
+        return yield* createBenchData(settings.workspaces, settings.recordPool)
+      })
+    )
+    .finally(() => setupRuntime.dispose())
+
+  // 2. The service and the bare server. The service is restarted between groups of phases
+  // (see below), always on the same port: an overloaded phase leaves a backlog behind that
+  // would otherwise spill into the next one.
+  const serverPort = await freePort()
+  let server = startServer(serverPort)
+  await waitHealthy(serverPort, server)
+  const pids = { server: server.pid ?? 0, load: 0 }
+  log(`service pid ${pids.server} on port ${serverPort} (log: ${join(runDir, "server.log")})`)
+  const bare = await startBare()
+  const barePid = bare.child.pid ?? 0
+  log(`bare node:http SSE server pid ${barePid} on port ${bare.port}`)
+
+  const cookies = await Promise.all(created.map((entry, i) => signIn(serverPort, entry.workspace.slug, emailOf(i + 1))))
+  const plan: Plan = {
+    databaseUrl,
+    redisUrl,
+    serverPort,
+    barePort: bare.port,
+    businessObject,
+    workspaces: created.map((entry, i) => ({
+      id: entry.workspace.id,
+      slug: entry.workspace.slug,
+      name: entry.workspace.name,
+      user: entry.user,
+      cookie: cookies[i] ?? "",
+      recordIds: entry.recordIds
+    }))
+  }
+  const planPath = join(runDir, "plan.json")
+  writeFileSync(planPath, Schema.encodeSync(PlanJson)(plan), { mode: 0o600 })
+
+  // 3. The load generator; CPU shares are taken between its window edges.
+  let windowStart: CpuSnapshot | undefined
+  const load = await startLoad(planPath, (window) => {
+    log(`${window.phase}: measuring window ${window.edge === "start" ? "opens" : "closes"}`)
+    if (window.edge === "start") {
+      windowStart = snapshotCpu(pids)
+    } else if (windowStart !== undefined) {
+      results.cpu[window.phase] = cpuBetween(windowStart, snapshotCpu(pids))
+      windowStart = undefined
+    }
+  })
+  pids.load = load.child.pid ?? 0
+  log(`load generator pid ${pids.load}`)
+
+  const pidOf = (target: "server" | "bare") => (target === "server" ? pids.server : barePid)
+  const open = async (target: "server" | "bare", perWorkspace: ReadonlyArray<number>): Promise<OpenResult> => {
+    const ticks = cpuTicks(pidOf(target))
+    const result = expectResult(await load.run({ _tag: "Open", id: nextId(), target, perWorkspace }), "Open").value
+    await waitIdle(pidOf(target))
+    const cpuSeconds = (cpuTicks(pidOf(target)) - ticks) / ticksPerSecond
+    if (result.failed > 0) log(`${target}: ${result.failed} streams failed to open (${result.firstError ?? "?"})`)
+    if (result.opened >= 1_000) {
+      results.churn.push({ target, action: "open", streams: result.opened, seconds: result.seconds, cpuSeconds })
+      log(`${target}: opening ${result.opened} streams took ${result.seconds.toFixed(1)} s and ${cpuSeconds.toFixed(1)} s of its CPU`)
+    }
+    return result
+  }
+  /** Closes every stream of `target`, then waits until the process is idle again (closing is not free). */
+  const closeAll = async (target: "server" | "bare", streams: number) => {
+    const ticks = cpuTicks(pidOf(target))
+    const started = now()
+    await load.run({ _tag: "CloseAll", id: nextId(), target })
+    await waitIdle(pidOf(target))
+    const seconds = (now() - started) / 1000
+    const cpuSeconds = (cpuTicks(pidOf(target)) - ticks) / ticksPerSecond
+    if (streams >= 1_000) {
+      results.churn.push({ target, action: "close", streams, seconds, cpuSeconds })
+      log(`${target}: closing ${streams} streams took ${seconds.toFixed(1)} s and ${cpuSeconds.toFixed(1)} s of its CPU`)
+    }
+  }
+  /** A fresh service: the streams are dropped on the client side first, the old process is stopped (killed after 10 s). */
+  const restartServer = async () => {
+    await load.run({ _tag: "CloseAll", id: nextId(), target: "server" })
+    await stopChild(server, "SIGTERM", 10_000)
+    server = startServer(serverPort)
+    await waitHealthy(serverPort, server)
+    pids.server = server.pid ?? 0
+    log(`service restarted: pid ${pids.server}`)
+  }
+  const spreadEvenly = (total: number) =>
+    Array.from({ length: settings.workspaces }, (_, i) =>
+      Math.floor(total / settings.workspaces) + (i < total % settings.workspaces ? 1 : 0)
+    )
+  const allWorkspaces = Array.from({ length: settings.workspaces }, (_, i) => i)
+  const fullSpread = settings.workspaces * settings.streamsPerWorkspace
+  const saves = async (phase: string, rate: number, workspaces: ReadonlyArray<number>, warmupMs: number, measureMs: number, floorRate: number) =>
+    expectResult(
+      await load.run({ _tag: "Saves", id: nextId(), phase, rate, workspaces, warmupMs, measureMs, drainMs: settings.drainMs, floorRate }),
+      "Saves"
+    ).value
+
+  // 4. Floor, idle.
+  if (phases.has("floor")) {
+    results.quiet.push(await waitForQuiet("floor"))
+    const floor: FloorResult = expectResult(await load.run({ _tag: "Floor", id: nextId(), count: settings.floorPings }), "Floor").value
+    results.floorIdle = floor.latencyMs
+    log(`Redis PUBLISH -> SUBSCRIBE round trip, idle: ${describePercentiles(floor.latencyMs)}`)
+  }
+
+  // 5. RSS per idle stream: bare server first (its sockets are closed before the service's are opened).
+  if (phases.has("rss")) {
+    results.quiet.push(await waitForQuiet("rss"))
+    const measure = async (target: "server" | "bare", pid: number) => {
+      // Warm-up: code paths compiled and pools grown once, so the baseline holds what every stream shares.
+      await open(target, spreadEvenly(Math.min(500, settings.rssSteps[0] ?? 500)))
+      await closeAll(target, 0)
+      const baseline = await settledRss(pid)
+      log(`${target}: RSS ${kib(baseline)} with no streams`)
+      const steps: Array<{ streams: number; rssKiB: number; perStreamKiB: number }> = []
+      for (const streams of settings.rssSteps) {
+        const opened = await open(target, spreadEvenly(streams))
+        const rss = await settledRss(pid)
+        const perStreamKiB = (rss - baseline) / opened.open
+        steps.push({ streams: opened.open, rssKiB: rss, perStreamKiB })
+        log(`${target}: ${opened.open} idle streams: RSS ${kib(rss)}, ${perStreamKiB.toFixed(1)} KiB per stream`)
+      }
+      return { baseline, steps }
+    }
+    const bareRss = await measure("bare", barePid)
+    await closeAll("bare", 0)
+    const serverRss = await measure("server", pids.server)
+    results.rss = serverRss.steps.map((step, i): RssStep => {
+      const bareStep = bareRss.steps[i]
+      return {
+        streams: step.streams,
+        serverKiB: step.perStreamKiB,
+        bareKiB: bareStep?.perStreamKiB ?? 0,
+        ratio: bareStep === undefined || bareStep.perStreamKiB <= 0 ? 0 : step.perStreamKiB / bareStep.perStreamKiB,
+        serverRssKiB: step.rssKiB,
+        bareRssKiB: bareStep?.rssKiB ?? 0
+      }
+    })
+    results.rssBaseline = { serverKiB: serverRss.baseline, bareKiB: bareRss.baseline }
+  }
+  await stopChild(bare.child)
+
+  // 6. Capacity sweep over the spread layout, lowest rate first, on the streams of the RSS phase.
+  if (phases.has("sweep")) {
+    await open("server", spreadEvenly(fullSpread))
+    results.quiet.push(await waitForQuiet("sweep"))
+    for (const rate of settings.sweepRates) {
+      await waitIdle(pids.server)
+      const step = await saves(`sweep ${rate}/s`, rate, allWorkspaces, settings.sweepWarmupMs, settings.sweepMeasureMs, 0)
+      results.sweep.push(step)
+      log(
+        `sweep: ${rate} saves/s over ${step.streams} streams: ${step.deliveriesPerSecond.toFixed(0)} deliveries/s arrived, ` +
+          `${step.lostDeliveries} of ${step.expectedDeliveries} lost; commit -> receipt ${describePercentiles(step.commitToReceiptMs)}`
+      )
+      const cpu = results.cpu[`sweep ${rate}/s`]
+      if (cpu !== undefined) log(`sweep ${rate}/s: ${describeCpu(cpu)}`)
+    }
+  }
+
+  // 7. Spread load on a fresh service: every workspace, streamsPerWorkspace streams each.
+  if (phases.has("spread")) {
+    if (phases.has("sweep")) await restartServer()
+    await open("server", spreadEvenly(fullSpread))
+    results.quiet.push(await waitForQuiet("spread"))
+    log(`spread: ${fullSpread} streams open; ${settings.spreadRate} saves/s for ${settings.warmupMs / 1000} s warm-up + ${settings.spreadMeasureMs / 1000} s`)
+    const spread = await saves("spread", settings.spreadRate, allWorkspaces, settings.warmupMs, settings.spreadMeasureMs, settings.floorRateUnderLoad)
+    results.spread = spread
+    printSaves(spread)
+    const cpu = results.cpu.spread
+    if (cpu !== undefined) log(`spread: ${describeCpu(cpu)}`)
+  }
+
+  // 8. A fresh service for presence (no streams), then the hot workspace.
+  if (phases.has("presence") || phases.has("hot")) {
+    if (phases.has("sweep") || phases.has("spread")) await restartServer()
+    else await closeAll("server", 0)
+  }
+  if (phases.has("presence")) {
+    results.quiet.push(await waitForQuiet("presence"))
+    const presence: PresenceResult = expectResult(
+      await load.run({
+        _tag: "Presence",
+        id: nextId(),
+        concurrency: settings.presenceConcurrency,
+        editorsPerWorkspace: settings.presenceEditorsPerWorkspace,
+        warmupMs: settings.presenceWarmupMs,
+        measureMs: settings.presenceMeasureMs
+      }),
+      "Presence"
+    ).value
+    results.presence = presence
+    log(
+      `presence: ${presence.perSecond.toFixed(0)} heartbeats/s sustained (${presence.concurrency} in flight, ` +
+        `${presence.editors} editors, ${presence.failed} failed${presence.firstError ? `: ${presence.firstError}` : ""}); ` +
+        `latency ${describePercentiles(presence.latencyMs)}; ${presence.left} editors left afterwards`
+    )
+    const cpu = results.cpu.presence
+    if (cpu !== undefined) log(`presence: ${describeCpu(cpu)}`)
+  }
+  if (phases.has("hot")) {
+    await open("server", Array.from({ length: settings.workspaces }, (_, i) => (i === 0 ? settings.hotStreams : 0)))
+    results.quiet.push(await waitForQuiet("hot"))
+    log(`hot: ${settings.hotStreams} streams open in ${slugPrefix}1; ${settings.hotRate} saves/s`)
+    const hot = await saves("hot", settings.hotRate, [0], settings.warmupMs, settings.hotMeasureMs, settings.floorRateUnderLoad)
+    results.hot = hot
+    printSaves(hot)
+    const cpu = results.cpu.hot
+    if (cpu !== undefined) log(`hot: ${describeCpu(cpu)}`)
+  }
+
+  await load.run({ _tag: "Exit", id: nextId() }).catch(() => undefined)
+  await stopChild(load.child)
+  await stopChild(server, "SIGTERM", 10_000)
+  const serverLog = readFileSync(join(runDir, "server.log"), "utf8").split("\n").filter((line) => line.trim().length > 0)
+  results.serverLogLines = serverLog.length
+  if (serverLog.length > 0) {
+    log(`the service logged ${serverLog.length} warning/error lines; the first: ${serverLog[0]?.slice(0, 300)}`)
+  }
+  results.durationSeconds = Math.round((Date.now() - started.getTime()) / 1000)
+  return results
+}
+
+const printSaves = (r: SavesResult) => {
+  log(
+    `${r.phase}: ${r.streams} streams, saves ${r.achievedRate.toFixed(1)}/s of ${r.targetRate}/s ` +
+      `(${r.measuredSaves} in ${r.windowSeconds} s, ${r.failedSaves} failed, ${r.throttledSaves} throttled)`
+  )
+  log(`${r.phase}: commit -> receipt ${describePercentiles(r.commitToReceiptMs)}`)
+  log(
+    `${r.phase}: deliveries ${r.deliveriesPerSecond.toFixed(0)}/s achieved; received ${r.receivedDeliveries} of ` +
+      `${r.expectedDeliveries} expected (${r.lostDeliveries} lost); ${r.strayReceipts} stray, ${r.earlyReceipts} early, ` +
+      `${r.droppedStreams} streams dropped`
+  )
+  log(`${r.phase}: save BEGIN..COMMIT ${describePercentiles(r.saveDurationMs)}`)
+  log(`${r.phase}: Redis PUBLISH -> SUBSCRIBE round trip meanwhile: ${describePercentiles(r.floorUnderLoadMs)}`)
+  log(`${r.phase}: load generator event-loop delay p50 ${r.loopDelayMs.p50.toFixed(1)} ms, p99 ${r.loopDelayMs.p99.toFixed(1)} ms, max ${r.loopDelayMs.max.toFixed(1)} ms`)
+}
+
+// ---------------------------------------------------------------------------
+// Clean-up, whatever happened
+
+let cleaning: Promise<void> | undefined
+let succeeded = false
+const cleanUp = () =>
+  (cleaning ??= (async () => {
+    for (const child of [...children].reverse()) await stopChild(child).catch(() => undefined)
+    const runtime = makeRuntime(databaseUrl, redisUrl, 2)
+    try {
+      const removed = await runtime.runPromise(dropBenchData)
+      log(`cleaned up: ${removed.workspaces} workspaces, ${removed.users} users, ${removed.presenceKeys} presence keys deleted`)
+    } catch (error) {
+      log(`clean-up failed: ${String(error)}`)
+    } finally {
+      await runtime.dispose().catch(() => undefined)
+    }
+    if (cpuProfile) {
+      for (const file of readdirSync(runDir).filter((f) => f.endsWith(".cpuprofile"))) {
+        log(`CPU profile of the service: ${join(runDir, file)}`)
+        console.log(summarizeProfile(readFileSync(join(runDir, file), "utf8"), 30))
+      }
+      rmSync(join(runDir, "plan.json"), { force: true })
+    } else if (succeeded) {
+      rmSync(runDir, { recursive: true, force: true })
+    } else {
+      rmSync(join(runDir, "plan.json"), { force: true })
+      log(`kept the service's log: ${join(runDir, "server.log")}`)
+    }
+  })())
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping`)
+    void cleanUp().finally(() => process.exit(130))
+  })
+}
+
+const overall = setTimeout(() => {
+  log("the run exceeded 12 minutes: stopping")
+  void cleanUp().finally(() => process.exit(1))
+}, 12 * 60 * 1000)
+overall.unref()
+
+const reportFrom = argv.find((a) => a.startsWith("--report-from="))?.slice("--report-from=".length)
+/** The last full run's results, outside the repository, so that the section can be re-rendered (`--report-from=<file>`). */
+const lastResults = join(tmpdir(), "bench-broadcast-results.json")
+
+if (reportFrom !== undefined) {
+  const results = Schema.decodeUnknownSync(ResultsJson)(readFileSync(reportFrom, "utf8"))
+  log(`wrote the Broadcast section of ${writeReport(join(repo, "BENCHMARKS.md"), results)} from ${reportFrom}`)
+  rmSync(runDir, { recursive: true, force: true })
+  process.exit(0)
+}
+
+try {
+  const results = await runBench()
+  succeeded = true
+  await cleanUp()
+  log(`done in ${results.durationSeconds} s`)
+  if (writesReport) {
+    writeFileSync(lastResults, JSON.stringify(results, null, 2))
+    log(`results: ${lastResults}`)
+    const file = writeReport(join(repo, "BENCHMARKS.md"), results)
+    log(`wrote the Broadcast section of ${file}`)
+  } else {
+    log("partial, quick or profiling run: BENCHMARKS.md left as it is")
+  }
+  process.exit(0)
+} catch (error) {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+  await cleanUp()
+  process.exit(1)
+}

@@ -32,8 +32,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         const result = yield* Effect.gen(function* () {
           const staging = yield* Effect.acquireRelease(
             Effect.provideService(makeAuditStaging(workspace), SqlClient.SqlClient, sql),
-            (staging, exit) =>
-            Exit.isFailure(exit) ? staging.discard : Effect.void
+            (staging, exit) => (Exit.isFailure(exit) ? staging.discard : Effect.void)
           )
           const value = yield* effect.pipe(
             Effect.provideService(AuditStaging, staging),
@@ -53,14 +52,21 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         return result
       })
 
-    /** Runs `effect` in a unit of work on `workspace`, or in the one already in progress. */
+    /**
+     * Runs `effect` in a unit of work on `workspace`, or in the one already in
+     * progress (which must be on the same workspace: a unit never spans two).
+     */
     const run = <A, E, R>(workspace: Workspace, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, Exclude<R, InUnit>> =>
-      Effect.flatMap(Effect.serviceOption(CorrelationId), (current) =>
-        Option.isSome(current)
-          ? // The unit in progress provided every InUnit service together with its CorrelationId.
-            (effect as Effect.Effect<A, E, Exclude<R, InUnit>>)
-          : begin<A, E, Exclude<R, InUnit>>(workspace, effect as Effect.Effect<A, E, Exclude<R, InUnit> | InUnit>)
-      )
+      Effect.flatMap(Effect.serviceOption(CurrentWorkspace), (current) => {
+        if (Option.isNone(current)) {
+          return begin<A, E, Exclude<R, InUnit>>(workspace, effect as Effect.Effect<A, E, Exclude<R, InUnit> | InUnit>)
+        }
+        if (current.value.id !== workspace.id) {
+          return Effect.dieMessage(`a unit of work on ${current.value.slug} cannot write to ${workspace.slug}`)
+        }
+        // The unit in progress provided every InUnit service together with its workspace.
+        return effect as Effect.Effect<A, E, Exclude<R, InUnit>>
+      })
 
     return { run } as const
   })

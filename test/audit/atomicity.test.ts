@@ -70,6 +70,27 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
     })
   )
 
+  it.scoped("a unit never spans two workspaces: joining one on another workspace fails and rolls back", () =>
+    Effect.gen(function* () {
+      const first = yield* freshWorkspace
+      const second = yield* freshWorkspace
+      const units = yield* UnitOfWork
+      const records = yield* Records
+      const crossing = yield* units
+        .run(
+          first,
+          Effect.gen(function* () {
+            yield* records.create("crm/company", { name: "In the first" })
+            yield* units.run(second, records.create("crm/company", { name: "In the second?" }))
+          })
+        )
+        .pipe(withActor(someone), Effect.exit)
+      expect(Exit.isFailure(crossing) && Cause.isDie(crossing.cause)).toBe(true)
+      expect(yield* countRows(first)).toEqual({ records: 0, audit: 0 })
+      expect(yield* countRows(second)).toEqual({ records: 0, audit: 0 })
+    })
+  )
+
   it.scoped("a constraint violation at the end of a cascade rolls back A and B too", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace

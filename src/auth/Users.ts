@@ -56,12 +56,6 @@ export class Users extends Effect.Service<Users>()("Users", {
         Effect.orDie
       )
 
-    const findById = (id: string) =>
-      sql`SELECT id, email, name FROM ${users} WHERE id = ${id}`.pipe(
-        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(User))))),
-        Effect.orDie
-      )
-
     const getByEmail = (email: string) =>
       findByEmail(email).pipe(
         Effect.flatMap(Option.match({
@@ -70,6 +64,6 @@ export class Users extends Effect.Service<Users>()("Users", {
         }))
       )
 
-    return { create, findCredentials, findByEmail, findById, getByEmail } as const
+    return { create, findCredentials, findByEmail, getByEmail } as const
   })
 }) {}

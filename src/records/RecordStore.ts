@@ -59,6 +59,6 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
         Effect.orDie
       )
 
-    return { find, insert, setValues, setState, remove, list, isRecordId } as const
+    return { find, insert, setValues, setState, remove, list } as const
   })
 }) {}

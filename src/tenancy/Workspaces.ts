@@ -27,12 +27,6 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
         Effect.orDie
       )
 
-    const findById = (id: string) =>
-      sql`SELECT id, slug, name FROM ${workspaces} WHERE id = ${id}`.pipe(
-        Effect.flatMap((rows) => (rows[0] ? Effect.map(decodeRow(rows[0]), Option.some) : Effect.succeed(Option.none()))),
-        Effect.orDie
-      )
-
     const get = (slug: string) =>
       findBySlug(slug).pipe(
         Effect.flatMap(Option.match({
@@ -88,6 +82,6 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
         yield* sql`DROP SCHEMA IF EXISTS ${sql(workspace.schema)} CASCADE`
       }).pipe(sql.withTransaction, Effect.orDie)
 
-    return { findBySlug, findById, get, list, create, migrateAll, drop } as const
+    return { findBySlug, get, list, create, migrateAll, drop } as const
   })
 }) {}

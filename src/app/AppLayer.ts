@@ -1,4 +1,5 @@
 import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Agents } from "../agents/Agents"
 import { Timeline } from "../audit/Timeline"
 import { ApiKeys } from "../auth/ApiKeys"
 import { Memberships } from "../auth/Memberships"
@@ -6,18 +7,28 @@ import { Roles } from "../auth/Roles"
 import { Users } from "../auth/Users"
 import { AppConfig } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
-import { OutboundBridgeLive } from "../events/OutboundBridgeLive"
+import { OutboundBridgeLive } from "../outbound/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Presence } from "../presence/Presence"
 import { Records } from "../records/Records"
+import { Seeders } from "../seeding/Seeders"
 import { PubSubLive } from "../redis/PubSubLive"
+import { JobQueue } from "../jobs/JobQueue"
+import { DurableQueuesLive } from "../queue/DurableQueues"
+import { FailedWork } from "../queue/FailedWork"
 import { Workspaces } from "../tenancy/Workspaces"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
+import { BackgroundWorkersLive } from "../workers/BackgroundWorkers"
+import { WorkflowQueue } from "../workflows/WorkflowQueue"
 import { printDemoHint, startUp } from "./Provisioning"
 
-/** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */
-export const ServicesLive = Layer.mergeAll(
+/** The producers of durable work: background jobs and workflow runs. */
+const QueuesLive = Layer.merge(JobQueue.Default, WorkflowQueue.Default).pipe(Layer.provide(DurableQueuesLive))
+
+const CoreServicesLive = Layer.mergeAll(
+  Agents.Default,
+  FailedWork.Default,
   Workspaces.Default,
   Users.Default,
   Memberships.Default,
@@ -27,17 +38,23 @@ export const ServicesLive = Layer.mergeAll(
   Timeline.Default,
   UnitOfWork.Default,
   Presence.Default
-).pipe(Layer.provide(OutboundBridgeLive))
+).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive))
+
+/** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */
+export const ServicesLive = Seeders.Default.pipe(Layer.provideMerge(CoreServicesLive))
 
 /** Storage ports: the database and the shared pub/sub store, chosen by configuration. */
 export const StorageLive = Layer.merge(DatabaseLive, PubSubLive)
 
 type PubSubPorts = Layer.Layer.Success<typeof PubSubLive>
 
-/** Migrations (and the demo, on a fresh embedded database) before the server listens. */
+/** Migrations (and the demo, on a fresh embedded database) before the server listens and the workers start. */
 const StartedServerLive = Layer.unwrapEffect(
   Effect.map(startUp, (provisionedDemo) =>
-    provisionedDemo ? ServerLive.pipe(Layer.tap((context) => Effect.provide(printDemoHint, context))) : ServerLive
+    Layer.merge(
+      provisionedDemo ? ServerLive.pipe(Layer.tap((context) => Effect.provide(printDemoHint, context))) : ServerLive,
+      BackgroundWorkersLive
+    )
   )
 )
 

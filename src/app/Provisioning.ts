@@ -5,6 +5,7 @@ import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
 import { Users } from "../auth/Users"
 import { DatabaseInfo } from "../db/Database"
+import { Seeders } from "../seeding/Seeders"
 import { Workspaces } from "../tenancy/Workspaces"
 
 export const demo = {
@@ -15,9 +16,28 @@ export const demo = {
 } as const
 
 /**
+ * A new workspace: its schema, migrated, and every plugin's seed data, in one
+ * transaction (the seeders' units join it), so a failure leaves nothing behind.
+ */
+export const provisionWorkspace = (slug: string, name?: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const workspaces = yield* Workspaces
+    const seeders = yield* Seeders
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const workspace = yield* workspaces.create(slug, name)
+        const seeded = yield* seeders.seedWorkspace(workspace)
+        return { workspace, seeded }
+      })
+    ).pipe(Effect.catchTag("SqlError", Effect.die))
+  })
+
+/**
  * Brings every schema up to date, and on an embedded database with no
  * workspace yet (a fresh data directory) creates a demo workspace with one
- * admin user, in one transaction, so that a newcomer can sign in at once.
+ * admin user and the plugins' seed data, in one transaction, so that a
+ * newcomer can sign in and find records at once.
  * Tells whether it provisioned the demo.
  */
 export const startUp = Effect.gen(function* () {
@@ -32,7 +52,7 @@ export const startUp = Effect.gen(function* () {
   const roles = yield* Roles
   yield* sql.withTransaction(
     Effect.gen(function* () {
-      const workspace = yield* workspaces.create(demo.workspace, "Demo")
+      const { workspace } = yield* provisionWorkspace(demo.workspace, "Demo")
       const user = yield* users.create(demo)
       yield* memberships.add(workspace.id, user.id)
       yield* roles.assign(workspace, { kind: "user", id: user.id }, "admin")

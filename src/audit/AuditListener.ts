@@ -17,9 +17,7 @@ export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
     const actor = yield* CurrentActor
     if (Option.isNone(actor)) {
       return yield* new MissingActor({
-        businessObject: event.businessObject,
-        businessObjectId: event.businessObjectId,
-        operation: event.operation
+        while: `auditing ${event.operation} of ${event.businessObject} ${event.businessObjectId}`
       })
     }
     const base = {

@@ -30,7 +30,21 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   name: Schema.String
 }) {}
 
-const ApiKeyRow = Schema.Struct({ id: Schema.String, name: Schema.String, keyHash: Schema.String })
+/**
+ * Who a live key speaks for: the service account that is the key itself, or
+ * the agent the key was issued to (an agent holds its roles under its own id).
+ */
+export type KeyHolder =
+  | { readonly kind: "service-account"; readonly id: string; readonly name: string; readonly keyId: string }
+  | { readonly kind: "agent"; readonly id: string; readonly name: string; readonly keyId: string }
+
+const ApiKeyRow = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  keyHash: Schema.String,
+  agentId: Schema.NullOr(Schema.String),
+  agentName: Schema.NullOr(Schema.String)
+})
 
 const sameHash = (a: string, b: string) => {
   const left = Buffer.from(a, "hex")
@@ -45,8 +59,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
     const sql = yield* SqlClient.SqlClient
     const roles = yield* Roles
 
-    /** Creates a key holding `role`; returns the key, which is never shown again. */
-    const create = (workspace: Workspace, name: string, role: string) =>
+    const insertKey = (workspace: Workspace, name: string, agentId: string | null) =>
       Effect.gen(function* () {
         const trimmed = name.trim()
         if (trimmed.length === 0 || trimmed.length > 200) {
@@ -54,12 +67,23 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         }
         const id = crypto.randomUUID()
         const key = `ak_${workspace.slug}.${id}.${randomToken()}`
-        yield* sql`INSERT INTO ${sql(workspace.table("api_keys"))} ${sql.insert({ id, name: trimmed, keyHash: hashToken(key) })}`.pipe(
+        yield* sql`INSERT INTO ${sql(workspace.table("api_keys"))} ${sql.insert({ id, name: trimmed, keyHash: hashToken(key), agentId })}`.pipe(
           Effect.orDie
         )
-        yield* roles.assign(workspace, { kind: "service-account", id }, role)
         return { apiKey: new ApiKey({ id, name: trimmed }), key }
+      })
+
+    /** Creates a key holding `role`; returns the key, which is never shown again. */
+    const create = (workspace: Workspace, name: string, role: string) =>
+      Effect.gen(function* () {
+        const created = yield* insertKey(workspace, name, null)
+        yield* roles.assign(workspace, { kind: "service-account", id: created.apiKey.id }, role)
+        return created
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    /** Issues a key an agent signs in with; the agent's own roles apply, the key holds none. */
+    const createForAgent = (workspace: Workspace, agent: { readonly id: string; readonly name: string }) =>
+      insertKey(workspace, `key of agent ${agent.name}`, agent.id)
 
     const revoke = (workspace: Workspace, id: string) =>
       Effect.gen(function* () {
@@ -69,16 +93,24 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         if (rows.length === 0) return yield* new NotFound({ message: `no active API key ${id}` })
       })
 
-    /** The key's service account, if the key is live and matches; none otherwise. */
+    /** Who the key speaks for, if the key is live and matches; none otherwise. */
     const verify = (workspace: Workspace, keyId: string, key: string) =>
-      sql`SELECT id, name, key_hash FROM ${sql(workspace.table("api_keys"))}
-          WHERE id = ${keyId} AND revoked_at IS NULL`.pipe(
+      sql`SELECT k.id, k.name, k.key_hash, a.id AS agent_id, a.name AS agent_name
+          FROM ${sql(workspace.table("api_keys"))} k
+          LEFT JOIN ${sql(workspace.table("agents"))} a ON a.id = k.agent_id
+          WHERE k.id = ${keyId} AND k.revoked_at IS NULL`.pipe(
         Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(ApiKeyRow))))),
         Effect.map(Option.filter((row) => sameHash(row.keyHash, hashToken(key)))),
-        Effect.map(Option.map((row) => new ApiKey({ id: row.id, name: row.name }))),
+        Effect.map(
+          Option.map((row): KeyHolder =>
+            row.agentId !== null && row.agentName !== null
+              ? { kind: "agent", id: row.agentId, name: row.agentName, keyId: row.id }
+              : { kind: "service-account", id: row.id, name: row.name, keyId: row.id }
+          )
+        ),
         Effect.orDie
       )
 
-    return { create, revoke, verify } as const
+    return { create, createForAgent, revoke, verify } as const
   })
 }) {}

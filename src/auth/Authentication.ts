@@ -80,14 +80,14 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
         if (Option.isNone(parsed)) return yield* invalid
         const workspace = yield* workspaces.findBySlug(parsed.value.workspaceSlug)
         if (Option.isNone(workspace)) return yield* invalid
-        const apiKey = yield* apiKeys.verify(workspace.value, parsed.value.keyId, value)
-        if (Option.isNone(apiKey)) return yield* invalid
+        const holder = yield* apiKeys.verify(workspace.value, parsed.value.keyId, value)
+        if (Option.isNone(holder)) return yield* invalid
         return new Principal({
-          kind: "service-account",
-          id: apiKey.value.id,
-          name: apiKey.value.name,
+          kind: holder.value.kind,
+          id: holder.value.id,
+          name: holder.value.name,
           workspace: workspace.value,
-          credential: { _tag: "ApiKey", keyId: apiKey.value.id }
+          credential: { _tag: "ApiKey", keyId: holder.value.keyId }
         })
       })
 

@@ -1,10 +1,16 @@
 import { Args, Command, Options } from "@effect/cli"
 import { SqlClient } from "@effect/sql"
 import { Console, Effect, Redacted } from "effect"
+import { Agents } from "../agents/Agents"
 import { ApiKeys } from "../auth/ApiKeys"
+import { NotFound } from "../errors"
+import { FailedWork } from "../queue/FailedWork"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
 import { Users } from "../auth/Users"
+import { provisionWorkspace } from "../app/Provisioning"
+import { Seeders } from "../seeding/Seeders"
+import type { SeedResult } from "../seeding/Seeders"
 import { Workspaces } from "../tenancy/Workspaces"
 
 const workspaceOption = Options.text("workspace").pipe(Options.withDescription("workspace slug"))
@@ -18,10 +24,26 @@ const workspaceCreate = Command.make(
   },
   ({ name, slug }) =>
     Effect.gen(function* () {
-      const workspace = yield* (yield* Workspaces).create(slug, name._tag === "Some" ? name.value : undefined)
+      const { seeded, workspace } = yield* provisionWorkspace(slug, name._tag === "Some" ? name.value : undefined)
       yield* Console.log(`workspace ${workspace.slug} created (schema ${workspace.schema}, role admin holds every grant)`)
+      yield* Console.log(describeSeeding(seeded))
     })
-).pipe(Command.withDescription("Create a workspace: its schema, migrated, and the built-in admin role"))
+).pipe(Command.withDescription("Create a workspace: its schema, migrated, the built-in admin role and the plugins' seed data"))
+
+const describeSeeding = (seeded: ReadonlyArray<SeedResult>) =>
+  seeded.length === 0
+    ? "no plugin has seed data"
+    : `seed data: ${seeded.map((result) => `${result.plugin} ${result.written} new record${result.written === 1 ? "" : "s"}`).join(", ")}`
+
+const workspaceSeed = Command.make(
+  "seed",
+  { slug: Args.text({ name: "slug" }) },
+  ({ slug }) =>
+    Effect.gen(function* () {
+      const workspace = yield* (yield* Workspaces).get(slug)
+      yield* Console.log(describeSeeding(yield* (yield* Seeders).seedWorkspace(workspace)))
+    })
+).pipe(Command.withDescription("Write the plugins' seed data that a workspace does not have yet (safe to repeat)"))
 
 const userCreate = Command.make(
   "create",
@@ -94,16 +116,49 @@ const apiKeyRevoke = Command.make(
     })
 ).pipe(Command.withDescription("Revoke an API key"))
 
+const agentCreate = Command.make(
+  "create",
+  { workspace: workspaceOption, name: Options.text("name"), role: roleOption },
+  ({ name, role, workspace }) =>
+    Effect.gen(function* () {
+      const target = yield* (yield* Workspaces).get(workspace)
+      const { agent, key } = yield* (yield* Agents).create(target, name, role)
+      yield* Console.log(`agent ${agent.id} (${agent.name}) created with role ${role}. Its key is shown only this once:`)
+      yield* Console.log(key)
+    })
+).pipe(Command.withDescription("Create an agent (a principal with its own roles) and the key it signs in with"))
+
+const failedList = Command.make("failed", {}, () =>
+  Effect.gen(function* () {
+    const failed = yield* (yield* FailedWork).list
+    if (failed.length === 0) return yield* Console.log("no failed jobs or workflow runs")
+    for (const item of failed) {
+      yield* Console.log(
+        `${item.id} ${item.kind} ${item.name} in ${item.workspace}: ${item.attempts} attempts, last at ${item.failedAt.toISOString()}: ${item.lastFailure.split("\n")[0]}`
+      )
+    }
+  })
+).pipe(Command.withDescription("List jobs and workflow runs that used up their attempts"))
+
+const failedRetry = Command.make("retry", { id: Args.text({ name: "id" }) }, ({ id }) =>
+  Effect.gen(function* () {
+    if (!(yield* (yield* FailedWork).retry(id))) return yield* new NotFound({ message: `no failed job or workflow run ${id}` })
+    yield* Console.log(`${id} will be tried again`)
+  })
+).pipe(Command.withDescription("Give a failed job or workflow run a fresh set of attempts"))
+
 const group = (name: string, description: string) => Command.make(name).pipe(Command.withDescription(description))
 
 export const adminCommand = Command.make("admin").pipe(
-  Command.withDescription("Set up workspaces, users, roles and API keys"),
+  Command.withDescription("Set up workspaces, users, roles, API keys and agents; look after failed jobs"),
   Command.withSubcommands([
-    group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceCreate])),
+    group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceCreate, workspaceSeed])),
     group("user", "Users").pipe(Command.withSubcommands([userCreate])),
     group("member", "Workspace members").pipe(Command.withSubcommands([memberAdd])),
     group("role", "Roles and their grants").pipe(Command.withSubcommands([roleGrant])),
-    group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyCreate, apiKeyRevoke]))
+    group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyCreate, apiKeyRevoke])),
+    group("agent", "Agents").pipe(Command.withSubcommands([agentCreate])),
+    group("jobs", "Background jobs and workflow runs").pipe(Command.withSubcommands([failedList, failedRetry]))
   ])
 )
 

@@ -1,5 +1,4 @@
-import { Config, Context, Duration, Effect, Layer, Option } from "effect"
-import type { Redacted } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 
 /** How the session cookie's Secure flag is chosen. `auto`: when the request came over HTTPS. */
 export type CookieSecure = "auto" | "always" | "never"
@@ -21,6 +20,19 @@ export interface AppConfigShape {
   readonly presenceHeartbeat: Duration.Duration
   /** How often an idle broadcast stream gets a keep-alive comment line. */
   readonly broadcastKeepAlive: Duration.Duration
+  /** The workflow engine's credential for its write route; none disables the route. */
+  readonly engineToken: Option.Option<Redacted.Redacted>
+  /**
+   * Names this deployment's durable queues (jobs, workflow runs) in the shared
+   * queue table, so deployments sharing a database never take each other's work.
+   */
+  readonly queuePrefix: string
+  /** How often an idle worker looks for new jobs and workflow runs. */
+  readonly queuePollInterval: Duration.Duration
+  /** Attempts before a job or workflow run is left in the failed state. */
+  readonly jobMaxAttempts: number
+  /** The wait before the second attempt; it doubles with every further one. */
+  readonly jobRetryBase: Duration.Duration
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -43,7 +55,23 @@ const config: Config.Config<AppConfigShape> = Config.all({
   sessionTtl: Config.duration("SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
   cookieSecure: Config.literal("auto", "always", "never")("COOKIE_SECURE").pipe(Config.withDefault("auto" as const)),
   presenceHeartbeat: positiveMillis("PRESENCE_HEARTBEAT_MS", 10_000),
-  broadcastKeepAlive: positiveMillis("BROADCAST_KEEPALIVE_MS", 15_000)
+  broadcastKeepAlive: positiveMillis("BROADCAST_KEEPALIVE_MS", 15_000),
+  engineToken: Config.option(Config.redacted("ENGINE_TOKEN")).pipe(
+    Config.validate({
+      message: "must be at least 32 characters",
+      validation: (token) => Option.isNone(token) || Redacted.value(token.value).length >= 32
+    })
+  ),
+  queuePrefix: Config.string("QUEUE_PREFIX").pipe(
+    Config.validate({ message: "must be 1-40 letters, digits, '-' or '_'", validation: (s) => /^[A-Za-z0-9_-]{1,40}$/.test(s) }),
+    Config.withDefault("main")
+  ),
+  queuePollInterval: positiveMillis("QUEUE_POLL_MS", 500),
+  jobMaxAttempts: Config.integer("JOB_MAX_ATTEMPTS").pipe(
+    Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
+    Config.withDefault(5)
+  ),
+  jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000)
 })
 
 /** The service's whole configuration, read once from the environment. */

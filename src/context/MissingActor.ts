@@ -1,12 +1,14 @@
 import { Data } from "effect"
 
-/** Recording audit with no actor in context is a fault: the whole unit of work rolls back. */
+/**
+ * A write (or an enqueue that would capture the writer) with no actor in
+ * context is a fault: the whole unit of work rolls back.
+ */
 export class MissingActor extends Data.TaggedError("MissingActor")<{
-  readonly businessObject: string
-  readonly businessObjectId: string
-  readonly operation: string
+  /** What was being done, e.g. "auditing updated of crm/deal 42". */
+  readonly while: string
 }> {
   override get message() {
-    return `no actor in context while auditing ${this.operation} of ${this.businessObject} ${this.businessObjectId}`
+    return `no actor in context while ${this.while}`
   }
 }

@@ -2,6 +2,8 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AuditApi } from "../audit/AuditApi"
 import { AuthApi } from "../auth/AuthApi"
 import { BroadcastApi } from "../broadcast/BroadcastApi"
+import { ChatApi } from "../chat/ChatApi"
+import { EngineApi } from "../engine/EngineApi"
 import { InternalError } from "../errors"
 import { HealthApi } from "../health/HealthApi"
 import { BusinessObjectsApi } from "../plugins/BusinessObjectsApi"
@@ -17,6 +19,8 @@ export class Api extends HttpApi.make("api")
   .add(AuditApi)
   .add(BroadcastApi)
   .add(PresenceApi)
+  .add(ChatApi)
+  .add(EngineApi)
   .addError(InternalError)
   .prefix("/api")
   .annotate(OpenApi.Title, "Audit timeline and broadcast service")

@@ -7,6 +7,9 @@ import { Access } from "../auth/Access"
 import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
 import { AuthHttp } from "../auth/AuthHttp"
 import { BroadcastHttp } from "../broadcast/BroadcastHttp"
+import { ChatHttp } from "../chat/ChatHttp"
+import { EngineAuthenticatedLive } from "../engine/EngineAuthLive"
+import { EngineHttp } from "../engine/EngineHttp"
 import { AuthenticatedLive } from "../auth/AuthMiddlewareLive"
 import { Authentication } from "../auth/Authentication"
 import { AppConfig } from "../config/AppConfig"
@@ -20,8 +23,8 @@ import { requestLog } from "./RequestLog"
 
 /** The API with every handler and the authentication middleware. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp, RecordsHttp, AuditHttp, BroadcastHttp, PresenceHttp]),
-  Layer.provide(AuthenticatedLive),
+  Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp, RecordsHttp, AuditHttp, BroadcastHttp, PresenceHttp, ChatHttp, EngineHttp]),
+  Layer.provide([AuthenticatedLive, EngineAuthenticatedLive]),
   Layer.provide([Authentication.Default, Access.Default, BusinessObjectGuard.Default])
 )
 

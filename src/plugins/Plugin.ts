@@ -1,15 +1,21 @@
 import { Schema } from "effect"
 import type { Effect } from "effect"
 import type { Operation } from "../context/Cause"
+import type { RecordValues } from "../diff"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
+import type { CommittedEvent } from "../events/CommittedEvent"
 import type { Fields } from "../fields/Field"
 import { FieldsSchema } from "../fields/Field"
+import type { PluginJobs } from "./PluginJobs"
 import type { PluginRecords, StoredRecord, WriteError } from "./PluginRecords"
+
+/** What plugin code runs with: records and jobs of the unit of work in progress. */
+export type PluginEffect<A> = Effect.Effect<A, WriteError, PluginRecords | PluginJobs>
 
 /** An action on one record, run inside an action frame (so every write it causes has a cause). */
 export interface ActionDeclaration {
   readonly description: string
-  readonly run: (target: StoredRecord) => Effect.Effect<StoredRecord, WriteError, PluginRecords>
+  readonly run: (target: StoredRecord) => PluginEffect<StoredRecord>
 }
 
 /** One business object type as a plugin declares it. */
@@ -26,14 +32,49 @@ export interface ListenerDeclaration {
   readonly name: string
   readonly businessObject: string
   readonly operations: ReadonlyArray<Operation>
-  readonly run: (event: BusinessObjectEvent) => Effect.Effect<void, WriteError, PluginRecords>
+  readonly run: (event: BusinessObjectEvent) => PluginEffect<void>
 }
 
-/** A plugin: a namespace, the business object types it brings, and its listeners. */
+/**
+ * A background job `<namespace>/<name>`: run by a worker in its own unit of
+ * work, as the actor who enqueued it, in a job frame. A failure rolls that
+ * unit back and the job is tried again later.
+ */
+export interface JobDeclaration {
+  readonly description: string
+  readonly run: (payload: RecordValues) => PluginEffect<void>
+}
+
+/**
+ * A workflow `<namespace>/<id>`, started by the engine for every committed
+ * event that matches its trigger, after the commit, durably. It writes as
+ * `{kind: system, name: workflow:<namespace>/<id>}` with the event as cause.
+ */
+export interface WorkflowDeclaration {
+  readonly id: string
+  readonly trigger: { readonly businessObject: string; readonly operations: ReadonlyArray<Operation> }
+  readonly run: (event: CommittedEvent) => PluginEffect<void>
+}
+
+/**
+ * One record of a plugin's seed data, written once per workspace as
+ * `{kind: system, name: seeder:<namespace>}`. `values` may refer to records
+ * seeded before it by their keys.
+ */
+export interface SeedItem {
+  readonly key: string
+  readonly businessObject: string
+  readonly values: (idOf: (key: string) => string) => RecordValues
+}
+
+/** A plugin: a namespace, the business object types it brings, and what runs on them. */
 export interface Plugin {
   readonly namespace: string
   readonly businessObjects: { readonly [name: string]: BusinessObjectDeclaration }
   readonly listeners?: ReadonlyArray<ListenerDeclaration>
+  readonly jobs?: { readonly [name: string]: JobDeclaration }
+  readonly workflows?: ReadonlyArray<WorkflowDeclaration>
+  readonly seed?: ReadonlyArray<SeedItem>
 }
 
 /** A business object type by its full name `<namespace>/<name>`, on the wire. */

@@ -2,11 +2,17 @@ import { Context, Layer, Option } from "effect"
 import type { Operation } from "../context/Cause"
 import { crm } from "./crm"
 import { BusinessObjectDefinition } from "./Plugin"
-import type { ActionDeclaration, ListenerDeclaration, Plugin } from "./Plugin"
+import type { ActionDeclaration, JobDeclaration, ListenerDeclaration, Plugin, WorkflowDeclaration } from "./Plugin"
 
 export interface RegisteredBusinessObject {
   readonly definition: BusinessObjectDefinition
   readonly actions: { readonly [name: string]: ActionDeclaration }
+}
+
+/** A workflow under its full id `<namespace>/<id>`. */
+export interface RegisteredWorkflow {
+  readonly id: string
+  readonly declaration: WorkflowDeclaration
 }
 
 export interface PluginRegistryShape {
@@ -14,6 +20,10 @@ export interface PluginRegistryShape {
   readonly businessObjects: ReadonlyArray<BusinessObjectDefinition>
   readonly find: (name: string) => Option.Option<RegisteredBusinessObject>
   readonly listenersFor: (businessObject: string, operation: Operation) => ReadonlyArray<ListenerDeclaration>
+  /** A job by its full name `<namespace>/<name>`. */
+  readonly job: (name: string) => Option.Option<JobDeclaration>
+  readonly workflow: (id: string) => Option.Option<RegisteredWorkflow>
+  readonly workflowsFor: (businessObject: string, operation: Operation) => ReadonlyArray<RegisteredWorkflow>
 }
 
 const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
@@ -29,12 +39,24 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
   )
   const byName = new Map(registered.map((entry) => [entry.definition.name, entry]))
   const listeners = plugins.flatMap((plugin) => plugin.listeners ?? [])
+  const jobs = new Map<string, JobDeclaration>(
+    plugins.flatMap((plugin) => Object.entries(plugin.jobs ?? {}).map(([name, job]) => [`${plugin.namespace}/${name}`, job] as [string, JobDeclaration]))
+  )
+  const workflows = plugins.flatMap((plugin) =>
+    (plugin.workflows ?? []).map((declaration): RegisteredWorkflow => ({ id: `${plugin.namespace}/${declaration.id}`, declaration }))
+  )
   return {
     plugins,
     businessObjects: registered.map((entry) => entry.definition),
     find: (name) => Option.fromNullable(byName.get(name)),
     listenersFor: (businessObject, operation) =>
-      listeners.filter((listener) => listener.businessObject === businessObject && listener.operations.includes(operation))
+      listeners.filter((listener) => listener.businessObject === businessObject && listener.operations.includes(operation)),
+    job: (name) => Option.fromNullable(jobs.get(name)),
+    workflow: (id) => Option.fromNullable(workflows.find((workflow) => workflow.id === id)),
+    workflowsFor: (businessObject, operation) =>
+      workflows.filter(
+        ({ declaration: { trigger } }) => trigger.businessObject === businessObject && trigger.operations.includes(operation)
+      )
   }
 }
 

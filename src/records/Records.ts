@@ -8,8 +8,11 @@ import type { RecordValues } from "../diff"
 import { Conflict, NotFound } from "../errors"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { EventOutbox } from "../events/EventOutbox"
+import { JobQueue } from "../jobs/JobQueue"
+import type { PluginEffect } from "../plugins/Plugin"
+import { PluginJobs } from "../plugins/PluginJobs"
 import { PluginRecords } from "../plugins/PluginRecords"
-import type { PluginRecordsShape, RecordState, StoredRecord } from "../plugins/PluginRecords"
+import type { RecordState, StoredRecord } from "../plugins/PluginRecords"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import type { RegisteredBusinessObject } from "../plugins/PluginRegistry"
 import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
@@ -33,6 +36,7 @@ export class Records extends Effect.Service<Records>()("Records", {
   effect: Effect.gen(function* () {
     const store = yield* RecordStore
     const registry = yield* PluginRegistry
+    const jobs = yield* JobQueue
 
     const businessObjectOf = (name: string) =>
       Option.match(registry.find(name), {
@@ -90,11 +94,11 @@ export class Records extends Effect.Service<Records>()("Records", {
         })
         const listeners = registry.listenersFor(record.businessObject, operation)
         if (listeners.length === 0) return
-        const pluginRecords = yield* pluginRecordsInUnit
+        const ports = yield* pluginPortsInUnit
         for (const listener of listeners) {
           yield* listener.run(event).pipe(
             frame,
-            Effect.provideService(PluginRecords, pluginRecords),
+            Effect.provide(ports),
             Effect.provideService(CascadeDepth, depth + 1),
             Effect.withSpan(`listener ${listener.name}`)
           )
@@ -161,8 +165,7 @@ export class Records extends Effect.Service<Records>()("Records", {
           return yield* new NotFound({ message: `unknown action ${action} on ${businessObject}` })
         }
         const target = yield* locked(yield* CurrentWorkspace, businessObject, id)
-        return yield* declaration.run(target).pipe(
-          Effect.provideService(PluginRecords, yield* pluginRecordsInUnit),
+        return yield* runPlugin(declaration.run(target)).pipe(
           withCause({ kind: "action", action: `${businessObject}/${action}` })
         )
       })
@@ -192,19 +195,28 @@ export class Records extends Effect.Service<Records>()("Records", {
     })
 
     /**
-     * The port plugin code writes through, bound to the unit of work in
-     * progress (its workspace, staging and outbox); the frames (cause,
-     * cascade depth) are those of the fiber that calls it.
+     * The ports plugin code writes through, bound to the unit of work in
+     * progress (its workspace, staging and outbox); the frames (actor, cause,
+     * cascade depth) are those of the fiber that calls them.
      */
-    const pluginRecordsInUnit = Effect.map(unitContext, (unit): PluginRecordsShape => ({
-      get: (businessObject, id) =>
-        Effect.flatMap(CurrentWorkspace, (workspace) => store.find(workspace, businessObject, id, true)).pipe(
-          Effect.provide(unit)
-        ),
-      create: (businessObject, values) => create(businessObject, values).pipe(Effect.provide(unit)),
-      update: (businessObject, id, values) => update(businessObject, id, values).pipe(Effect.provide(unit))
-    }))
+    const pluginPortsInUnit: Effect.Effect<
+      Context.Context<PluginRecords | PluginJobs>,
+      never,
+      AuditStaging | CorrelationId | CurrentWorkspace | EventOutbox
+    > = Effect.map(unitContext, (unit) =>
+      Context.make(PluginRecords, {
+        get: (businessObject, id) =>
+          Effect.flatMap(CurrentWorkspace, (workspace) => store.find(workspace, businessObject, id, true)).pipe(
+            Effect.provide(unit)
+          ),
+        create: (businessObject, values) => create(businessObject, values).pipe(Effect.provide(unit)),
+        update: (businessObject, id, values) => update(businessObject, id, values).pipe(Effect.provide(unit))
+      }).pipe(Context.add(PluginJobs, { enqueue: (job, payload) => jobs.enqueue(job, payload).pipe(Effect.provide(unit)) }))
+    )
 
-    return { create, update, remove, publish, archive, restore, runAction, get, exists, list } as const
+    /** Runs plugin code (an action, a job, a workflow) in the unit of work in progress. */
+    const runPlugin = <A>(effect: PluginEffect<A>) => Effect.flatMap(pluginPortsInUnit, (ports) => Effect.provide(effect, ports))
+
+    return { create, update, remove, publish, archive, restore, runAction, runPlugin, get, exists, list } as const
   })
 }) {}

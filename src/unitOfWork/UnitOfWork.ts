@@ -5,7 +5,7 @@ import { AuditStaging, makeAuditStaging } from "../audit/AuditStaging"
 import { CorrelationId } from "../context/Frames"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { EventOutbox } from "../events/EventOutbox"
-import { OutboundBridge } from "../events/OutboundBridge"
+import { OutboundBridge } from "../outbound/OutboundBridge"
 import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 import type { Workspace } from "../tenancy/Workspace"
 
@@ -16,8 +16,9 @@ export type InUnit = AuditStaging | CorrelationId | CurrentWorkspace | EventOutb
  * A unit of work: one database transaction with one correlation id. Audit
  * rows are staged as events happen and written by one INSERT as the last
  * statement before COMMIT; the staging area is a resource of the
- * transaction's scope, and on any failure it is discarded unflushed. After
- * COMMIT the unit's events go to the outbound bridge; after ROLLBACK nowhere.
+ * transaction's scope, and on any failure it is discarded unflushed. The
+ * unit's events reach the workflow engine durably inside the transaction and
+ * the broadcast publisher after COMMIT; after ROLLBACK neither.
  * A unit started inside another one joins it.
  */
 export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
@@ -41,6 +42,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
             Effect.provideService(EventOutbox, outbox)
           )
           yield* staging.flush
+          yield* bridge.stage(workspace, outbox)
           return value
         }).pipe(
           Effect.scoped,

@@ -89,13 +89,16 @@ const countRows = (workspace: Workspace, table: string) =>
 const password = "cli password 123"
 
 layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestServices: true })("admin CLI", (it) => {
-  it.scoped("workspace create: the row, the migrated schema with the admin role, and one line of output", () =>
+  it.scoped("workspace create: the row, the migrated schema with the admin role, the seed data, and what was done", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const slug = yield* slugCleanedUp
       const run = yield* runCli("workspace", "create", "--name", "Acme Inc.", slug)
       expect(outcome(run.exit)).toBe("success")
-      expect(run.stdout).toEqual([`workspace ${slug} created (schema ${schemaNameOf(slug)}, role admin holds every grant)`])
+      expect(run.stdout).toEqual([
+        `workspace ${slug} created (schema ${schemaNameOf(slug)}, role admin holds every grant)`,
+        "seed data: crm 2 new records"
+      ])
       const workspace = yield* (yield* Workspaces).get(slug)
       expect(workspace.name).toBe("Acme Inc.")
       const grants = yield* sql`SELECT role, business_object, permission FROM ${sql(workspace.table("role_grants"))}

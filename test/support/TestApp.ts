@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Duration, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { appLayer, ServicesLive, StorageLive } from "../../src/app/AppLayer"
 import { Memberships } from "../../src/auth/Memberships"
@@ -16,6 +16,16 @@ import { Workspaces } from "../../src/tenancy/Workspaces"
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 export const testRedisUrl = process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 
+export const uniqueSuffix = () => randomBytes(5).toString("hex")
+
+/** The workflow engine's credential in tests. */
+export const testEngineToken = "test-engine-token-0123456789abcdef0123456789"
+
+/**
+ * Each test app gets its own durable queues (a fresh `QUEUE_PREFIX`), so test
+ * files running side by side never take each other's jobs; workers poll
+ * often and retry soon, so tests wait little.
+ */
 export const testConfig = (overrides: Partial<AppConfigShape> = {}) =>
   AppConfig.make({
     databaseUrl: Option.some(Redacted.make(testDatabaseUrl)),
@@ -23,6 +33,11 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}) =>
     databasePoolSize: 5,
     host: "127.0.0.1",
     port: 0,
+    engineToken: Option.some(Redacted.make(testEngineToken)),
+    queuePrefix: `test-${uniqueSuffix()}`,
+    queuePollInterval: Duration.millis(50),
+    jobRetryBase: Duration.millis(50),
+    jobMaxAttempts: 3,
     ...overrides
   })
 
@@ -51,7 +66,6 @@ export const baseUrl = HttpServer.addressWith((address) =>
   address._tag === "TcpAddress" ? Effect.succeed(`http://127.0.0.1:${address.port}`) : Effect.die("not a TCP server")
 )
 
-export const uniqueSuffix = () => randomBytes(5).toString("hex")
 
 /** A new workspace, dropped with its schema when the scope closes. */
 export const freshWorkspace = Effect.gen(function* () {

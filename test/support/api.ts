@@ -13,13 +13,19 @@ export interface Client {
   readonly del: (path: string) => Effect.Effect<TestResponse>
 }
 
-export const clientFor = (base: string, cookie: string): Client => ({
-  base,
-  get: (path) => request(`${base}${path}`, { headers: { cookie } }),
-  post: (path, json) => request(`${base}${path}`, { method: "POST", headers: { cookie }, json: json ?? {} }),
-  patch: (path, json) => request(`${base}${path}`, { method: "PATCH", headers: { cookie }, json }),
-  del: (path) => request(`${base}${path}`, { method: "DELETE", headers: { cookie } })
-})
+export const clientFor = (base: string, cookie: string, extra: Record<string, string> = {}): Client => {
+  const headers = cookie === "" ? extra : { cookie, ...extra }
+  return {
+    base,
+    get: (path) => request(`${base}${path}`, { headers }),
+    post: (path, json) => request(`${base}${path}`, { method: "POST", headers, json: json ?? {} }),
+    patch: (path, json) => request(`${base}${path}`, { method: "PATCH", headers, json }),
+    del: (path) => request(`${base}${path}`, { method: "DELETE", headers })
+  }
+}
+
+/** A client presenting `Authorization: Bearer <key>` (an API key, an agent's key, the engine's token). */
+export const bearerClient = (base: string, key: string): Client => clientFor(base, "", { authorization: `Bearer ${key}` })
 
 /** A new member of `workspace` holding `role`, signed in. */
 export const signedInMember = (base: string, workspace: Workspace, role = "admin") =>

@@ -1,13 +1,20 @@
 import { Effect, Option } from "effect"
 import { field } from "../../fields/Field"
 import type { Plugin } from "../Plugin"
+import { PluginJobs } from "../PluginJobs"
 import { PluginRecords } from "../PluginRecords"
+import { seed } from "./seed"
+
+const text = (value: unknown, fallback: string) => (typeof value === "string" ? value : fallback)
 
 /**
  * The demo CRM: companies, deals and activities. Closing a deal is the
  * cascade A -> B -> C of the spec: the `close` action sets the deal's stage
  * to won (A); a listener counts it on the deal's company (B); another logs
  * an activity for the company (C). All in one unit of work.
+ * The `follow-up` action enqueues a background job that logs an activity
+ * later, as the user who asked; archiving a deal starts a workflow that
+ * notes it in an activity, as `workflow:crm/note-archived-deal`.
  */
 export const crm: Plugin = {
   namespace: "crm",
@@ -29,6 +36,10 @@ export const crm: Plugin = {
         close: {
           description: "Mark the deal as won",
           run: (deal) => Effect.flatMap(PluginRecords, (records) => records.update("crm/deal", deal.id, { stage: "won" }))
+        },
+        "follow-up": {
+          description: "Log a follow-up activity for the deal, in the background",
+          run: (deal) => Effect.as(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("crm/follow-up", { dealId: deal.id })), deal)
         }
       }
     },
@@ -68,5 +79,35 @@ export const crm: Plugin = {
           })
         })
     }
-  ]
+  ],
+  jobs: {
+    "follow-up": {
+      description: "Logs an activity to follow up on a deal",
+      run: (payload) =>
+        Effect.gen(function* () {
+          const records = yield* PluginRecords
+          const deal = yield* records.get("crm/deal", text(payload.dealId, ""))
+          // The deal may be gone by the time the job runs: then there is nothing to follow up.
+          if (Option.isNone(deal)) return
+          yield* records.create("crm/activity", {
+            subject: `Follow up on ${text(deal.value.values.title, "the deal")}`,
+            company: text(deal.value.values.company, "")
+          })
+        })
+    }
+  },
+  workflows: [
+    {
+      id: "note-archived-deal",
+      trigger: { businessObject: "crm/deal", operations: ["archived"] },
+      run: (event) =>
+        Effect.flatMap(PluginRecords, (records) =>
+          records.create("crm/activity", {
+            subject: `Deal "${text(event.after?.title, event.businessObjectId)}" was archived`,
+            company: text(event.after?.company, "")
+          })
+        ).pipe(Effect.asVoid)
+    }
+  ],
+  seed
 }

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { createQueueTable } from "./durableQueue"
 import type { SchemaMigration } from "../Migrations"
 
 /** The shared schema: workspaces, users, memberships and sessions. */
@@ -37,5 +38,6 @@ export const platformMigrations: Record<string, SchemaMigration> = {
         expires_at timestamptz NOT NULL
       )`
       yield* sql`CREATE INDEX ON ${t("sessions")} (expires_at)`
-    })
+    }),
+  "0002_durable_queue": () => createQueueTable
 }

@@ -74,5 +74,33 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
         BEGIN RAISE EXCEPTION 'audit entries are permanent'; END $$`
       yield* sql`CREATE TRIGGER audit_entries_are_permanent BEFORE UPDATE OR DELETE OR TRUNCATE ON ${t("audit_entries")}
         FOR EACH STATEMENT EXECUTE FUNCTION ${t("audit_entries_are_permanent")}()`
+    }),
+  "0003_agents_seeds_and_runs": (schema) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = (name: string) => sql(`${schema}.${name}`)
+      // An agent is a principal of its own: it holds roles under its id and signs in with its own keys.
+      yield* sql`CREATE TABLE ${t("agents")} (
+        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        name text NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`
+      yield* sql`ALTER TABLE ${t("api_keys")} ADD COLUMN agent_id uuid REFERENCES ${t("agents")} ON DELETE CASCADE`
+      // Each plugin seed item is written once: re-seeding skips what is here.
+      yield* sql`CREATE TABLE ${t("plugin_seeds")} (
+        plugin text NOT NULL,
+        key text NOT NULL,
+        business_object text NOT NULL,
+        record_id uuid NOT NULL,
+        seeded_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (plugin, key)
+      )`
+      // A job or workflow run commits its mark here with its writes: a redelivered run finds it and does nothing.
+      yield* sql`CREATE TABLE ${t("completed_runs")} (
+        id uuid PRIMARY KEY,
+        kind text NOT NULL CHECK (kind IN ('job', 'workflow')),
+        name text NOT NULL,
+        completed_at timestamptz NOT NULL DEFAULT now()
+      )`
     })
 }

@@ -1,10 +1,11 @@
 import { Effect, Layer } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { publishHint } from "../broadcast/publishHint"
+import { WorkflowQueue } from "../workflows/WorkflowQueue"
 import { OutboundBridge } from "./OutboundBridge"
 
 /**
- * Publishes one `changed` hint per record a committed unit touched (several
+ * Stages workflow runs in the transaction (see `WorkflowQueue`). Publishes one `changed` hint per record a committed unit touched (several
  * events on one record make one hint: it only means "refetch"). Publishing
  * runs detached from the writer: a failure is logged with the workspace and
  * the object, never retried, never seen by the writer.
@@ -13,7 +14,9 @@ export const OutboundBridgeLive = Layer.effect(
   OutboundBridge,
   Effect.gen(function* () {
     const bus = yield* BroadcastBus
+    const workflows = yield* WorkflowQueue
     return {
+      stage: workflows.stage,
       handOff: (workspace, events) => {
         if (events.length === 0) return Effect.void
         const touched = new Map(events.map((event) => [`${event.businessObject}\n${event.businessObjectId}`, event]))

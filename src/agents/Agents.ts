@@ -1,0 +1,51 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { ApiKeys } from "../auth/ApiKeys"
+import { Roles } from "../auth/Roles"
+import { BadRequest } from "../errors"
+import type { Workspace } from "../tenancy/Workspace"
+
+export class Agent extends Schema.Class<Agent>("Agent")({
+  id: Schema.String,
+  name: Schema.String
+}) {}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * Agents of a workspace: principals of their own, holding roles under their
+ * id. An agent working alone signs in with its own key and writes as itself,
+ * within its own grants; in a chat turn it works for the user instead.
+ */
+export class Agents extends Effect.Service<Agents>()("Agents", {
+  dependencies: [ApiKeys.Default, Roles.Default],
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const apiKeys = yield* ApiKeys
+    const roles = yield* Roles
+
+    /** A new agent holding `role`, and its first key (shown only now). */
+    const create = (workspace: Workspace, name: string, role: string) =>
+      Effect.gen(function* () {
+        const trimmed = name.trim()
+        if (trimmed.length === 0 || trimmed.length > 200) {
+          return yield* new BadRequest({ message: "an agent's name is 1-200 characters" })
+        }
+        const [row] = yield* sql`INSERT INTO ${sql(workspace.table("agents"))} ${sql.insert({ name: trimmed })} RETURNING id, name`
+        const agent = yield* Schema.decodeUnknown(Agent)(row).pipe(Effect.orDie)
+        yield* roles.assign(workspace, { kind: "agent", id: agent.id }, role)
+        const { key } = yield* apiKeys.createForAgent(workspace, agent)
+        return { agent, key }
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+    const find = (workspace: Workspace, id: string) =>
+      uuidPattern.test(id)
+        ? sql`SELECT id, name FROM ${sql(workspace.table("agents"))} WHERE id = ${id}`.pipe(
+            Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(Agent))))),
+            Effect.orDie
+          )
+        : Effect.succeed(Option.none<Agent>())
+
+    return { create, find } as const
+  })
+}) {}

@@ -1,0 +1,43 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Option } from "effect"
+import { Agents } from "../agents/Agents"
+import { actorOf } from "../auth/actorOf"
+import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
+import { CurrentPrincipal } from "../auth/Principal"
+import { withActor, withCause } from "../context/Frames"
+import { Forbidden, NotFound } from "../errors"
+import { Api } from "../http/Api"
+import { applyWrites, WrittenRecords } from "../records/RecordWrite"
+import { Records } from "../records/Records"
+import { UnitOfWork } from "../unitOfWork/UnitOfWork"
+
+/**
+ * A chat turn's tool calls. The user stays the actor and the user's grants
+ * decide; the cause says which agent made the calls in which conversation.
+ */
+export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
+  Effect.gen(function* () {
+    const agents = yield* Agents
+    const guard = yield* BusinessObjectGuard
+    const records = yield* Records
+    const units = yield* UnitOfWork
+
+    return handlers.handle("toolCalls", ({ path, payload }) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        if (principal.kind !== "user") {
+          return yield* new Forbidden({ message: "a chat turn belongs to a signed-in user; an API key or an agent cannot make one" })
+        }
+        const agent = yield* agents.find(principal.workspace, payload.agent)
+        if (Option.isNone(agent)) return yield* new NotFound({ message: `no agent ${payload.agent} in this workspace` })
+        for (const call of payload.calls) yield* guard.require(call.businessObject, "update")
+        const written = yield* units.run(principal.workspace, applyWrites(records, payload.calls)).pipe(
+          withCause({ kind: "conversation", conversationId: path.conversationId, agent: { id: agent.value.id, name: agent.value.name } }),
+          withActor(actorOf(principal)),
+          Effect.catchTags({ SqlError: Effect.die, MissingActor: Effect.die })
+        )
+        return new WrittenRecords({ records: written })
+      })
+    )
+  })
+)

@@ -1,0 +1,31 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { EventCause } from "../context/Cause"
+import { BadRequest, Conflict, NotFound } from "../errors"
+import { RecordWrites, WrittenRecords } from "../records/RecordWrite"
+import { EngineAuthenticated } from "./EngineAuth"
+
+export class EngineWrites extends Schema.Class<EngineWrites>("EngineWrites")({
+  /** The workflow whose run this is, `<namespace>/<id>`. */
+  workflowId: Schema.String,
+  /** The event that started the run: the cause of every row. */
+  trigger: EventCause,
+  writes: RecordWrites
+}) {}
+
+export class EngineApi extends HttpApiGroup.make("engine")
+  .add(
+    HttpApiEndpoint.post("writes", "/engine/workspaces/:workspace/writes")
+      .setPath(Schema.Struct({ workspace: Schema.String }))
+      .setPayload(EngineWrites)
+      .addSuccess(WrittenRecords)
+      .addError(BadRequest)
+      .addError(Conflict)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Summary,
+        "The workflow engine's write route: applies a workflow run's writes in one unit of work as " +
+          "workflow:<workflowId>, caused by the trigger event. No permission guard runs; only ENGINE_TOKEN is accepted"
+      )
+  )
+  .middleware(EngineAuthenticated) {}

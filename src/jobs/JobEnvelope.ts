@@ -1,0 +1,17 @@
+import { Schema } from "effect"
+import { Actor } from "../context/Actor"
+import { JsonObject } from "../diff"
+import { Workspace } from "../tenancy/Workspace"
+
+/**
+ * A job as it waits in the durable queue. The actor is captured when the job
+ * is enqueued and restored before its handler runs; an envelope without one
+ * (written by an older version, or by hand) makes every write of its handler fail.
+ */
+export const JobEnvelope = Schema.Struct({
+  workspace: Workspace,
+  job: Schema.String,
+  payload: JsonObject,
+  actor: Schema.NullOr(Actor)
+})
+export type JobEnvelope = typeof JobEnvelope.Type

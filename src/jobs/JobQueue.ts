@@ -1,0 +1,35 @@
+import * as PersistedQueue from "@effect/experimental/PersistedQueue"
+import { Effect, Option } from "effect"
+import { AppConfig } from "../config/AppConfig"
+import { CorrelationId, CurrentActor } from "../context/Frames"
+import { MissingActor } from "../context/MissingActor"
+import type { RecordValues } from "../diff"
+import { PluginRegistry } from "../plugins/PluginRegistry"
+import { queueName } from "../queue/DurableQueues"
+import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
+import { JobEnvelope } from "./JobEnvelope"
+
+/**
+ * The producer side of background jobs. `enqueue` runs inside a unit of work:
+ * the queue row is written on the unit's transaction, so a rolled-back unit
+ * enqueues nothing, and the envelope captures the unit's current actor.
+ */
+export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
+  effect: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const registry = yield* PluginRegistry
+    const queue = yield* PersistedQueue.make({ name: queueName(config.queuePrefix, "jobs"), schema: JobEnvelope })
+
+    const enqueue = (job: string, payload: RecordValues) =>
+      Effect.gen(function* () {
+        if (Option.isNone(registry.job(job))) return yield* Effect.dieMessage(`unknown job: ${job}`)
+        yield* CorrelationId
+        const actor = yield* CurrentActor
+        if (Option.isNone(actor)) return yield* new MissingActor({ while: `enqueueing job ${job}` })
+        const workspace = yield* CurrentWorkspace
+        return yield* queue.offer({ workspace, job, payload, actor: actor.value }).pipe(Effect.orDie)
+      })
+
+    return { enqueue, queue } as const
+  })
+}) {}

@@ -1,0 +1,20 @@
+import type { Effect } from "effect"
+import { Context } from "effect"
+import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
+import type { Workspace } from "../tenancy/Workspace"
+
+/**
+ * Where a unit's events go (spec, "Events"): the workflow engine and the
+ * broadcast publisher. Neither sees an event of a rolled-back unit.
+ */
+export interface OutboundBridgeShape {
+  /**
+   * Inside the transaction, as its last step: hands the events to the
+   * workflow engine durably, so they are committed (or rolled back) with the change.
+   */
+  readonly stage: (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>) => Effect.Effect<void>
+  /** After COMMIT: the broadcast hints. Never fails and never makes the writer wait. */
+  readonly handOff: (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>) => Effect.Effect<void>
+}
+
+export class OutboundBridge extends Context.Tag("OutboundBridge")<OutboundBridge, OutboundBridgeShape>() {}

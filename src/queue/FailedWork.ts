@@ -1,0 +1,63 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { AppConfig } from "../config/AppConfig"
+import { queueTable } from "../tenancy/migrations/durableQueue"
+import { queueName } from "./DurableQueues"
+
+const FailedRow = Schema.Struct({
+  id: Schema.String,
+  queue_name: Schema.String,
+  element: Schema.parseJson(Schema.Struct({ workspace: Schema.Struct({ slug: Schema.String }), job: Schema.optional(Schema.String), workflowId: Schema.optional(Schema.String) })),
+  attempts: Schema.Number,
+  last_failure: Schema.NullOr(Schema.String),
+  updated_at: Schema.DateFromSelf
+})
+
+export interface FailedItem {
+  readonly id: string
+  readonly kind: "job" | "workflow"
+  readonly name: string
+  readonly workspace: string
+  readonly attempts: number
+  readonly lastFailure: string
+  readonly failedAt: Date
+}
+
+/**
+ * Jobs and workflow runs that used up their attempts. They stay in the queue
+ * table (never silently dropped) until someone looks: listed by the admin CLI,
+ * and `retry` gives one a fresh set of attempts.
+ */
+export class FailedWork extends Effect.Service<FailedWork>()("FailedWork", {
+  effect: Effect.gen(function* () {
+    const sql = (yield* SqlClient.SqlClient).withoutTransforms()
+    const config = yield* AppConfig
+    const queues = [queueName(config.queuePrefix, "jobs"), queueName(config.queuePrefix, "workflows")]
+
+    const list = sql`SELECT id, queue_name, element, attempts, last_failure, updated_at FROM ${sql(queueTable)}
+        WHERE queue_name IN ${sql.in(queues)} AND completed = FALSE AND attempts >= ${config.jobMaxAttempts}
+        ORDER BY updated_at`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(FailedRow))),
+      Effect.map((rows) =>
+        rows.map((row): FailedItem => ({
+          id: row.id,
+          kind: row.queue_name.endsWith(":jobs") ? "job" : "workflow",
+          name: row.element.job ?? row.element.workflowId ?? "?",
+          workspace: row.element.workspace.slug,
+          attempts: row.attempts,
+          lastFailure: row.last_failure ?? "",
+          failedAt: row.updated_at
+        }))
+      ),
+      Effect.orDie
+    )
+
+    /** Puts a failed item back in line with a fresh set of attempts; false if there is no such failed item. */
+    const retry = (id: string) =>
+      sql`UPDATE ${sql(queueTable)} SET attempts = 0, last_failure = NULL, updated_at = NOW()
+          WHERE id = ${id} AND queue_name IN ${sql.in(queues)} AND completed = FALSE AND attempts >= ${config.jobMaxAttempts}
+          RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
+
+    return { list, retry } as const
+  })
+}) {}

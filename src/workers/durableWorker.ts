@@ -1,0 +1,59 @@
+import type * as PersistedQueue from "@effect/experimental/PersistedQueue"
+import type { Scope } from "effect"
+import { Cause, Effect, Option } from "effect"
+import { AppConfig } from "../config/AppConfig"
+import type { Workspace } from "../tenancy/Workspace"
+import { Workspaces } from "../tenancy/Workspaces"
+import { retryDelay } from "./retryDelay"
+
+/** Fibers taking from one queue at once, per instance. */
+const concurrency = 2
+
+export interface DurableWork<A, E, R> {
+  /** For logs: "job" or "workflow run". */
+  readonly kind: string
+  readonly queue: PersistedQueue.PersistedQueue<A>
+  readonly describe: (element: A) => { readonly name: string; readonly workspace: Workspace }
+  /** Runs one element; its failure rolls its unit back and the element is tried again later. */
+  readonly run: (element: A, id: string) => Effect.Effect<void, E, R>
+}
+
+/**
+ * Takes elements from a durable queue for as long as the scope lives. Before
+ * a retry it waits (doubling from `JOB_RETRY_BASE_MS`); after
+ * `JOB_MAX_ATTEMPTS` failures the element stays in the queue, marked failed
+ * (see `FailedWork`), and an error is logged. Work for a workspace that has
+ * been dropped meanwhile is skipped with a warning.
+ */
+export const runDurableWorker = <A, E, R>(work: DurableWork<A, E, R>): Effect.Effect<void, never, R | AppConfig | Workspaces | Scope.Scope> =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const workspaces = yield* Workspaces
+
+    const handle = (element: A, meta: { readonly id: string; readonly attempts: number }) => {
+      const { name, workspace } = work.describe(element)
+      const annotations = { name, id: meta.id, workspace: workspace.slug, attempt: meta.attempts + 1 }
+      return Effect.gen(function* () {
+        yield* Effect.sleep(retryDelay(config.jobRetryBase, meta.attempts))
+        const live = yield* workspaces.findBySlug(workspace.slug)
+        if (Option.isNone(live) || live.value.id !== workspace.id) {
+          return yield* Effect.logInfo(`${work.kind} skipped: its workspace is gone`)
+        }
+        yield* work.run(element, meta.id)
+      }).pipe(
+        Effect.tapErrorCause((cause) =>
+          meta.attempts + 1 >= config.jobMaxAttempts
+            ? Effect.logError(`${work.kind} failed for good; it stays in the queue, failed`, Cause.pretty(cause))
+            : Effect.logWarning(`${work.kind} failed; it will be tried again`, Cause.pretty(cause))
+        ),
+        Effect.annotateLogs(annotations)
+      )
+    }
+
+    const taker = work.queue.take(handle, { maxAttempts: config.jobMaxAttempts }).pipe(
+      // The failure is logged above and recorded in the queue; take the next one.
+      Effect.catchAllCause(() => Effect.void),
+      Effect.forever
+    )
+    for (let i = 0; i < concurrency; i++) yield* Effect.forkScoped(taker)
+  })

@@ -1,0 +1,43 @@
+import * as PersistedQueue from "@effect/experimental/PersistedQueue"
+import { Effect } from "effect"
+import { AppConfig } from "../config/AppConfig"
+import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
+import { PluginRegistry } from "../plugins/PluginRegistry"
+import { queueName } from "../queue/DurableQueues"
+import type { Workspace } from "../tenancy/Workspace"
+import { WorkflowRun } from "./WorkflowRun"
+
+/**
+ * The workflow engine's intake. `stage` runs inside the unit's transaction,
+ * last: one durable run per (event, matching workflow), committed with the
+ * change itself. So a rolled-back unit starts nothing, and a crash between
+ * COMMIT and the run loses nothing: the engine takes the run after a restart.
+ */
+export class WorkflowQueue extends Effect.Service<WorkflowQueue>()("WorkflowQueue", {
+  effect: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const registry = yield* PluginRegistry
+    const queue = yield* PersistedQueue.make({ name: queueName(config.queuePrefix, "workflows"), schema: WorkflowRun })
+
+    const stage = (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>) =>
+      Effect.forEach(
+        events.flatMap((event) =>
+          registry.workflowsFor(event.businessObject, event.operation).map((workflow): WorkflowRun => ({
+            workspace,
+            workflowId: workflow.id,
+            event: {
+              operation: event.operation,
+              businessObject: event.businessObject,
+              businessObjectId: event.businessObjectId,
+              before: event.before,
+              after: event.after
+            }
+          }))
+        ),
+        (run) => queue.offer(run),
+        { discard: true }
+      ).pipe(Effect.orDie)
+
+    return { stage, queue } as const
+  })
+}) {}

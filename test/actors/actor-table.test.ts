@@ -1,0 +1,237 @@
+import { expect, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { Agents } from "../../src/agents/Agents"
+import { provisionWorkspace } from "../../src/app/Provisioning"
+import { ApiKeys } from "../../src/auth/ApiKeys"
+import { Roles } from "../../src/auth/Roles"
+import { Seeders } from "../../src/seeding/Seeders"
+import { queueTable } from "../../src/tenancy/migrations/durableQueue"
+import { Workspaces } from "../../src/tenancy/Workspaces"
+import { eventually } from "../broadcast/streamHelpers"
+import { bearerClient, createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
+import type { Client, RecordBody } from "../support/api"
+import { baseUrl, freshWorkspace, testApp, testEngineToken, uniqueSuffix } from "../support/TestApp"
+
+const deal = "crm/deal"
+const activity = "crm/activity"
+const company = "crm/company"
+
+const listOf = (client: Client, businessObject: string) =>
+  Effect.map(client.get(`/api/records/${businessObject}`), (r) => (expectStatus(200)(r) as { records: Array<RecordBody> }).records)
+
+/** The only row of a record's timeline. */
+const onlyRow = (client: Client, businessObject: string, id: string) =>
+  Effect.map(timelineOf(client, businessObject, id), (page) => {
+    expect(page.entries).toHaveLength(1)
+    return page.entries[0]!
+  })
+
+layer(testApp(), { excludeTestServices: true })("every write path carries its actor (spec, the Actor table)", (it) => {
+  it.scoped("HTTP request by a signed-in user: {kind: user, id, name, email}; no frame above, so no cause", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
+      const created = yield* createRecord(client, deal, { title: "By hand" })
+      const row = yield* onlyRow(client, deal, created.id)
+      expect(row.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
+      expect(row.cause).toBeNull()
+    })
+  )
+
+  it.scoped("HTTP request with an API key: {kind: service-account, id: the key's id, name}; refused where its roles do not reach", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const base = yield* baseUrl
+      const { client: admin } = yield* signedInMember(base, workspace)
+      yield* (yield* Roles).grant(workspace, "deal-writer", deal, "update")
+      const { apiKey, key } = yield* (yield* ApiKeys).create(workspace, "Importer", "deal-writer")
+      const importer = bearerClient(base, key)
+
+      const created = yield* createRecord(importer, deal, { title: "Imported" })
+      const row = yield* onlyRow(admin, deal, created.id)
+      expect(row.actor).toEqual({ kind: "service-account", id: apiKey.id, name: "Importer" })
+      expect(row.cause).toBeNull()
+
+      const refused = yield* importer.post(`/api/records/${company}`, { values: { name: "Not mine to make" } })
+      expect(refused.status).toBe(403)
+      expect(refused.body).toEqual({ _tag: "Forbidden", message: "service-account Importer may not update crm/company" })
+      expect(yield* listOf(admin, company)).toEqual([])
+    })
+  )
+
+  it.scoped("seeder: {kind: system, name: seeder:crm} when a workspace is provisioned; seeding again writes nothing", () =>
+    Effect.gen(function* () {
+      const workspaces = yield* Workspaces
+      const { seeded, workspace } = yield* Effect.acquireRelease(provisionWorkspace(`t-${uniqueSuffix()}`), ({ workspace }) =>
+        workspaces.drop(workspace)
+      )
+      expect(seeded).toEqual([{ plugin: "crm", written: 2 }])
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const [acme, ...otherCompanies] = yield* listOf(client, company)
+      const [pilot, ...otherDeals] = yield* listOf(client, deal)
+      expect(otherCompanies).toEqual([])
+      expect(otherDeals).toEqual([])
+      expect(acme?.values.name).toBe("Acme Corporation")
+      expect(pilot?.values).toMatchObject({ title: "Acme pilot", company: acme?.id, amount: "12500.00" })
+
+      const row = yield* onlyRow(client, deal, pilot!.id)
+      expect(row).toMatchObject({ operation: "created", record: pilot!.values })
+      expect(row.actor).toEqual({ kind: "system", name: "seeder:crm" })
+      expect(row.cause).toBeNull()
+
+      // On demand (the CLI's `workspace seed`): idempotent.
+      expect(yield* (yield* Seeders).seedWorkspace(workspace)).toEqual([{ plugin: "crm", written: 0 }])
+      expect((yield* listOf(client, company)).map((r) => r.id)).toEqual([acme!.id])
+      expect((yield* listOf(client, deal)).map((r) => r.id)).toEqual([pilot!.id])
+      yield* onlyRow(client, deal, pilot!.id)
+    })
+  )
+
+  it.scoped("workflow run: {kind: system, name: workflow:<id>}, caused by the committed event that triggered it", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const acme = yield* createRecord(client, company, { name: "Acme" })
+      const old = yield* createRecord(client, deal, { title: "Old one", company: acme.id })
+      expectStatus(200)(yield* client.post(`/api/records/${deal}/${old.id}/archive`))
+
+      yield* eventually("the workflow has run", Effect.map(listOf(client, activity), (records) => records.length === 1))
+      const [note] = yield* listOf(client, activity)
+      expect(note?.values).toEqual({ subject: 'Deal "Old one" was archived', company: acme.id })
+      const row = yield* onlyRow(client, activity, note!.id)
+      expect(row.actor).toEqual({ kind: "system", name: "workflow:crm/note-archived-deal" })
+      expect(row.cause).toEqual({ kind: "event", businessObject: deal, businessObjectId: old.id, operation: "archived" })
+    })
+  )
+
+  it.scoped("the engine's write route: no permission guard, and only the engine's credential gets in", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const base = yield* baseUrl
+      const { client: admin, cookie } = yield* signedInMember(base, workspace)
+      const { key } = yield* (yield* ApiKeys).create(workspace, "Admin key", "admin")
+      const trigger = { kind: "event", businessObject: deal, businessObjectId: crypto.randomUUID(), operation: "archived" }
+      const body = {
+        workflowId: "crm/note-archived-deal",
+        trigger,
+        writes: [{ tool: "create", businessObject: company, values: { name: "Made by the engine" } }]
+      }
+      const route = `/api/engine/workspaces/${workspace.slug}/writes`
+
+      // A session or an API key, even an admin's, is not the engine.
+      for (const caller of [admin, bearerClient(base, key), bearerClient(base, `${testEngineToken}x`)]) {
+        const refused = yield* caller.post(route, body)
+        expect(refused.status).toBe(401)
+        expect(refused.body).toMatchObject({ _tag: "Unauthorized" })
+      }
+      expect(cookie).not.toBe("")
+      expect(yield* listOf(admin, company)).toEqual([])
+
+      const engine = bearerClient(base, testEngineToken)
+      const unknown = yield* engine.post(route, { ...body, workflowId: "crm/no-such-workflow" })
+      expect(unknown.status).toBe(404)
+
+      // The engine is no principal and holds no grants: nothing is checked.
+      const written = expectStatus(200)(yield* engine.post(route, body)) as { records: Array<RecordBody> }
+      const made = written.records[0]!
+      const row = yield* onlyRow(admin, company, made.id)
+      expect(row.actor).toEqual({ kind: "system", name: "workflow:crm/note-archived-deal" })
+      expect(row.cause).toEqual(trigger)
+    })
+  )
+
+  it.scoped("agent run with nobody watching: {kind: agent, id, name}, limited by the agent's own grants", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const base = yield* baseUrl
+      const { client: admin } = yield* signedInMember(base, workspace)
+      const roles = yield* Roles
+      yield* roles.grant(workspace, "note-taker", activity, "update")
+      yield* roles.grant(workspace, "note-taker", deal, "read")
+      const { agent, key } = yield* (yield* Agents).create(workspace, "Note taker", "note-taker")
+      const bot = bearerClient(base, key)
+      expect(expectStatus(200)(yield* bot.get("/api/auth/me"))).toMatchObject({ kind: "agent", id: agent.id, name: "Note taker" })
+
+      const note = yield* createRecord(bot, activity, { subject: "Called the customer" })
+      const row = yield* onlyRow(admin, activity, note.id)
+      expect(row.actor).toEqual({ kind: "agent", id: agent.id, name: "Note taker" })
+      expect(row.cause).toBeNull()
+
+      const refused = yield* bot.post(`/api/records/${deal}`, { values: { title: "Not mine to make" } })
+      expect(refused.status).toBe(403)
+      expect(refused.body).toEqual({ _tag: "Forbidden", message: "agent Note taker may not update crm/deal" })
+      expect(yield* listOf(admin, deal)).toEqual([])
+    })
+  )
+
+  it.scoped("chat turn: the user stays the actor, within the user's grants; the cause names the conversation and the agent", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const base = yield* baseUrl
+      const { client: admin } = yield* signedInMember(base, workspace)
+      yield* (yield* Roles).grant(workspace, "deal-editor", deal, "update")
+      const { client, user } = yield* signedInMember(base, workspace, "deal-editor")
+      // The agent's own grants are wide; in a chat turn they do not count.
+      const { agent, key } = yield* (yield* Agents).create(workspace, "Sales assistant", "admin")
+      const target = yield* createRecord(admin, deal, { title: "Chatty", stage: "lead" })
+      const turn = (calls: ReadonlyArray<unknown>, agentId = agent.id) =>
+        client.post("/api/conversations/conv-42/tool-calls", { agent: agentId, calls })
+
+      const done = expectStatus(200)(
+        yield* turn([{ tool: "update", businessObject: deal, id: target.id, values: { stage: "proposal" } }])
+      ) as { records: Array<RecordBody> }
+      expect(done.records[0]?.values.stage).toBe("proposal")
+      const [row, ...older] = (yield* timelineOf(admin, deal, target.id)).entries
+      expect(older).toHaveLength(1)
+      expect(row?.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
+      expect(row?.cause).toEqual({ kind: "conversation", conversationId: "conv-42", agent: { id: agent.id, name: "Sales assistant" } })
+
+      // One call beyond the user's grants refuses the whole turn: nothing is written.
+      const refused = yield* turn([
+        { tool: "update", businessObject: deal, id: target.id, values: { stage: "won" } },
+        { tool: "create", businessObject: company, values: { name: "Not the user's to make" } }
+      ])
+      expect(refused.status).toBe(403)
+      expect(refused.body).toEqual({ _tag: "Forbidden", message: `user ${user.name} may not update crm/company` })
+      expect((yield* timelineOf(admin, deal, target.id)).entries).toHaveLength(2)
+      expect(yield* listOf(admin, company)).toEqual([])
+
+      expect((yield* turn([], agent.id)).status).toBe(400)
+      expect((yield* turn([{ tool: "create", businessObject: deal, values: {} }], crypto.randomUUID())).status).toBe(404)
+      // A chat turn is a user's: not an API key's or an agent's.
+      const byAgent = yield* bearerClient(base, key).post("/api/conversations/conv-42/tool-calls", {
+        agent: agent.id,
+        calls: [{ tool: "create", businessObject: deal, values: {} }]
+      })
+      expect(byAgent.status).toBe(403)
+    })
+  )
+
+  it.scoped("background job: enqueued as U, run by the worker's own fiber, written as U with the job as cause", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const workspace = yield* freshWorkspace
+      const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
+      const acme = yield* createRecord(client, company, { name: "Acme" })
+      const target = yield* createRecord(client, deal, { title: "Needs a call", company: acme.id })
+      // The action only enqueues; the activity comes later, from the worker.
+      expectStatus(200)(yield* client.post("/api/actions/crm/deal/follow-up", { id: target.id }))
+
+      yield* eventually("the job has run", Effect.map(listOf(client, activity), (records) => records.length === 1))
+      const [note] = yield* listOf(client, activity)
+      expect(note?.values).toEqual({ subject: "Follow up on Needs a call", company: acme.id })
+      const row = yield* onlyRow(client, activity, note!.id)
+      expect(row.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
+      expect(row.cause).toEqual({ kind: "job", job: "crm/follow-up", jobId: expect.any(String) })
+      const jobId = (row.cause as { jobId: string }).jobId
+      yield* eventually(
+        "the queue marks the job done",
+        Effect.map(
+          sql`SELECT completed FROM ${sql(queueTable)} WHERE id = ${jobId}`,
+          (rows) => rows[0]?.completed === true
+        )
+      )
+    })
+  )
+})

@@ -290,4 +290,44 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     }),
     90_000
   )
+
+  it.scoped("agent create prints the agent and a key that signs in as that agent, holding the role", () =>
+    Effect.gen(function* () {
+      const authentication = yield* Authentication
+      const workspace = yield* cliWorkspace
+      const created = yield* runCli("agent", "create", "--workspace", workspace.slug, "--name", "Night shift", "--role", "admin")
+      expect(outcome(created.exit)).toBe("success")
+      const [announcement = "", key = ""] = created.stdout
+      const id = /^agent ([0-9a-f-]{36}) \(Night shift\) created with role admin\. Its key is shown only this once:$/.exec(announcement)?.[1]
+      const principal = yield* authentication.fromApiKey(Redacted.make(key))
+      expect({ kind: principal.kind, id: principal.id, name: principal.name }).toEqual({ kind: "agent", id, name: "Night shift" })
+      expect(yield* (yield* Roles).grantsOf(workspace, principal)).toEqual([
+        { businessObject: "*", permission: "read" },
+        { businessObject: "*", permission: "update" }
+      ])
+    })
+  )
+
+  it.scoped("workspace seed writes only what is missing; jobs failed and jobs retry answer plainly", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // Provisioning seeded it; a seed item added later (here: one whose mark is gone) is written on demand.
+      const workspace = yield* cliWorkspace
+      expect(yield* countRows(workspace, "records")).toBe(2)
+      yield* sql`DELETE FROM ${sql(workspace.table("plugin_seeds"))} WHERE key = 'acme-pilot'`
+      const first = yield* runCli("workspace", "seed", workspace.slug)
+      expect(first.stdout).toEqual(["seed data: crm 1 new record"])
+      const again = yield* runCli("workspace", "seed", workspace.slug)
+      expect(again.stdout).toEqual(["seed data: crm 0 new records"])
+      expect(yield* countRows(workspace, "records")).toBe(3)
+
+      const failed = yield* runCli("jobs", "failed")
+      expect(outcome(failed.exit)).toBe("success")
+      expect(failed.stdout).toEqual(["no failed jobs or workflow runs"])
+      const id = crypto.randomUUID()
+      const retry = yield* runCli("jobs", "retry", id)
+      expect(outcome(retry.exit)).toBe("NotFound")
+    })
+  )
+
 })

@@ -43,14 +43,17 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}) =>
 
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 
-/** The domain services over the real PostgreSQL and Redis, schemas migrated, no HTTP. */
-export const TestServices = Layer.effectDiscard(Effect.flatMap(Workspaces, (w) => w.migrateAll)).pipe(
-  Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(PluginRegistry.Default),
-  Layer.provideMerge(StorageLive),
-  Layer.provideMerge(testConfig()),
-  Layer.provide(quiet)
-)
+/** The domain services over the real PostgreSQL and Redis, schemas migrated; no HTTP and no background workers. */
+export const testServices = (overrides: Partial<AppConfigShape> = {}, plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default) =>
+  Layer.effectDiscard(Effect.flatMap(Workspaces, (w) => w.migrateAll)).pipe(
+    Layer.provideMerge(ServicesLive),
+    Layer.provideMerge(plugins),
+    Layer.provideMerge(StorageLive),
+    Layer.provideMerge(testConfig(overrides)),
+    Layer.provide(quiet)
+  )
+
+export const TestServices = testServices()
 
 /** The whole service on a free port, over the real PostgreSQL and Redis. */
 export const testApp = (

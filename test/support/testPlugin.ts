@@ -6,10 +6,15 @@ import { PluginRecords } from "../../src/plugins/PluginRecords"
 import { PluginRegistry } from "../../src/plugins/PluginRegistry"
 import { crm } from "../../src/plugins/crm"
 
+/** When each run of the job `test/flaky` started, by its payload's `key` (milliseconds). */
+export const flakyRuns = new Map<string, Array<number>>()
+
 /**
  * A plugin for tests that need to break a unit of work in the middle or make
  * big ones: a widget created with `fail: true` makes its listener write a
  * crm/activity and then fail; the action `spawn` creates `count` widgets.
+ * The job `test/flaky` writes a widget and then fails, until its
+ * `failures`-th retry succeeds; `test/doomed` writes a widget and always fails.
  */
 export const testPlugin: Plugin = {
   namespace: "test",
@@ -42,7 +47,29 @@ export const testPlugin: Plugin = {
           return yield* new Conflict({ message: "widget refused by its listener" })
         })
     }
-  ]
+  ],
+  jobs: {
+    flaky: {
+      description: "Fails its first `failures` runs",
+      run: (payload) =>
+        Effect.gen(function* () {
+          const key = String(payload.key)
+          const runs = flakyRuns.get(key) ?? []
+          runs.push(Date.now())
+          flakyRuns.set(key, runs)
+          yield* (yield* PluginRecords).create("test/widget", { name: `${key} run ${runs.length}` })
+          if (runs.length <= Number(payload.failures)) return yield* new Conflict({ message: `flaky run ${runs.length} failed` })
+        })
+    },
+    doomed: {
+      description: "Always fails",
+      run: () =>
+        Effect.gen(function* () {
+          yield* (yield* PluginRecords).create("test/widget", { name: "doomed" })
+          return yield* new Conflict({ message: "doomed to fail" })
+        })
+    }
+  }
 }
 
 export const TestPlugins = PluginRegistry.layer([crm, testPlugin])

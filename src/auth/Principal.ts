@@ -1,7 +1,7 @@
 import { Context, Schema } from "effect"
 import { Workspace } from "../tenancy/Workspace"
 
-/** Who can hold roles. Agents come with the agent runtime; the kind is already open for them. */
+/** Who can hold roles: users, service accounts (API keys) and agents. */
 export const PrincipalKind = Schema.Literal("user", "service-account", "agent")
 export type PrincipalKind = typeof PrincipalKind.Type
 

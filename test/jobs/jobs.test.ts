@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Exit, Option, Schema } from "effect"
+import { Effect, Exit, Option } from "effect"
 import { AppConfig } from "../../src/config/AppConfig"
 import type { Actor } from "../../src/context/Actor"
 import { withActor } from "../../src/context/Frames"
@@ -11,30 +11,16 @@ import { PluginJobs } from "../../src/plugins/PluginJobs"
 import { FailedWork } from "../../src/queue/FailedWork"
 import { queueName } from "../../src/queue/DurableQueues"
 import { Records } from "../../src/records/Records"
-import { queueTable } from "../../src/tenancy/migrations/durableQueue"
 import type { Workspace } from "../../src/tenancy/Workspace"
 import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import { eventually } from "../broadcast/streamHelpers"
 import { flakyRuns, TestPlugins } from "../support/testPlugin"
-import { freshUser, freshWorkspace, testApp, uniqueSuffix } from "../support/TestApp"
-
-const QueueRow = Schema.Struct({
-  id: Schema.String,
-  completed: Schema.Boolean,
-  attempts: Schema.Number,
-  lastFailure: Schema.NullOr(Schema.String)
-})
+import { queuedIn, freshUserActor } from "../support/queue"
+import { freshWorkspace, testApp, uniqueSuffix } from "../support/TestApp"
 
 /** This workspace's jobs in the durable queue. */
 const queuedJobs = (workspace: Workspace) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const config = yield* AppConfig
-    const rows = yield* sql`SELECT id, completed, attempts, last_failure FROM ${sql(queueTable)}
-      WHERE queue_name = ${queueName(config.queuePrefix, "jobs")} AND (element::jsonb)->'workspace'->>'id' = ${workspace.id}
-      ORDER BY sequence`
-    return yield* Schema.decodeUnknown(Schema.Array(QueueRow))(rows)
-  }).pipe(Effect.orDie)
+  Effect.flatMap(AppConfig, (config) => queuedIn(queueName(config.queuePrefix, "jobs"), workspace))
 
 const counts = (workspace: Workspace) =>
   Effect.gen(function* () {
@@ -57,14 +43,11 @@ const enqueue = (workspace: Workspace, actor: Actor | null, job: string, payload
     return yield* Effect.exit(actor === null ? unit : unit.pipe(withActor(actor)))
   })
 
-const userActor = (workspace: Workspace) =>
-  Effect.map(freshUser({ workspace, role: "admin" }), (user): Actor => ({ kind: "user", id: user.id, name: user.name, email: user.email }))
-
 layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs (durable, in PostgreSQL)", (it) => {
   it.scoped("enqueueing is part of the unit: a rolled-back unit enqueues nothing, a committed one exactly one job", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
-      const actor = yield* userActor(workspace)
+      const actor = yield* freshUserActor(workspace)
       const key = uniqueSuffix()
       const rolledBack = yield* enqueue(workspace, actor, "test/flaky", { key, failures: 0 }, true)
       expect(Exit.isFailure(rolledBack)).toBe(true)
@@ -106,7 +89,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
   it.scoped("a failing job is retried with growing waits; what a failed run wrote is rolled back; the last run's rows name the enqueuer", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
-      const actor = yield* userActor(workspace)
+      const actor = yield* freshUserActor(workspace)
       const key = uniqueSuffix()
       yield* enqueue(workspace, actor, "test/flaky", { key, failures: 2 })
       yield* eventually("the job is done", Effect.map(queuedJobs(workspace), (rows) => rows[0]?.completed === true))
@@ -130,7 +113,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
   it.scoped("a job that keeps failing ends in the failed state, listed with its last failure, never dropped; it can be retried", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
-      const actor = yield* userActor(workspace)
+      const actor = yield* freshUserActor(workspace)
       yield* enqueue(workspace, actor, "test/doomed", {})
       const failedWork = yield* FailedWork
       const failedHere = Effect.map(failedWork.list, (items) => items.filter((item) => item.workspace === workspace.slug))

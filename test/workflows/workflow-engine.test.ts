@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Exit, Layer, Option, Schema } from "effect"
+import { Effect, Exit, Layer, Option } from "effect"
 import { AppConfig } from "../../src/config/AppConfig"
 import type { Actor } from "../../src/context/Actor"
 import { withActor } from "../../src/context/Frames"
@@ -12,22 +12,14 @@ import { queueTable } from "../../src/tenancy/migrations/durableQueue"
 import type { Workspace } from "../../src/tenancy/Workspace"
 import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import { eventually } from "../broadcast/streamHelpers"
-import { freshUser, freshWorkspace, testApp, TestServices, testServices, uniqueSuffix } from "../support/TestApp"
+import { freshUserActor, queuedIn } from "../support/queue"
+import { freshWorkspace, testApp, TestServices, testServices, uniqueSuffix } from "../support/TestApp"
 
 const deal = "crm/deal"
 const workflowId = "crm/note-archived-deal"
 
-const RunRow = Schema.Struct({ id: Schema.String, completed: Schema.Boolean, attempts: Schema.Number })
-
 /** This workspace's workflow runs in the queues of `prefix`. */
-const queuedRuns = (workspace: Workspace, prefix: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`SELECT id, completed, attempts FROM ${sql(queueTable)}
-      WHERE queue_name = ${queueName(prefix, "workflows")} AND (element::jsonb)->'workspace'->>'id' = ${workspace.id}
-      ORDER BY sequence`
-    return yield* Schema.decodeUnknown(Schema.Array(RunRow))(rows)
-  }).pipe(Effect.orDie)
+const queuedRuns = (workspace: Workspace, prefix: string) => queuedIn(queueName(prefix, "workflows"), workspace)
 
 const activities = (workspace: Workspace) =>
   Effect.gen(function* () {
@@ -58,21 +50,18 @@ const archiveADeal = (workspace: Workspace, actor: Actor, failAfterArchive = fal
     return { id: created.id, exit: yield* Effect.exit(archived) }
   }).pipe(withActor(actor))
 
-const userActor = (workspace: Workspace) =>
-  Effect.map(freshUser({ workspace, role: "admin" }), (user): Actor => ({ kind: "user", id: user.id, name: user.name, email: user.email }))
-
 layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) => {
   it.scoped("gets nothing from a rolled-back unit, and one durable run per committed triggering event", () =>
     Effect.gen(function* () {
       const prefix = (yield* AppConfig).queuePrefix
       const workspace = yield* freshWorkspace
-      const actor = yield* userActor(workspace)
+      const actor = yield* freshUserActor(workspace)
       const rolledBack = yield* archiveADeal(workspace, actor, true)
       expect(Exit.isFailure(rolledBack.exit)).toBe(true)
       expect(yield* queuedRuns(workspace, prefix)).toEqual([])
       const committed = yield* archiveADeal(workspace, actor)
       expect(Exit.isSuccess(committed.exit)).toBe(true)
-      expect(yield* queuedRuns(workspace, prefix)).toEqual([{ id: expect.any(String), completed: false, attempts: 0 }])
+      expect(yield* queuedRuns(workspace, prefix)).toEqual([{ id: expect.any(String), completed: false, attempts: 0, lastFailure: null }])
     })
   )
 
@@ -82,7 +71,7 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const workspace = yield* freshWorkspace
-        const actor = yield* userActor(workspace)
+        const actor = yield* freshUserActor(workspace)
         const prefix = `test-${uniqueSuffix()}`
 
         // Instance 1 commits the triggering change and stops before any engine runs it.
@@ -92,7 +81,7 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
           )
         )
         const [run] = yield* queuedRuns(workspace, prefix)
-        expect(run).toEqual({ id: expect.any(String), completed: false, attempts: 0 })
+        expect(run).toEqual({ id: expect.any(String), completed: false, attempts: 0, lastFailure: null })
         expect(yield* activities(workspace)).toEqual([])
 
         // Instance 2 starts (with its workers) and runs it.

@@ -1,0 +1,28 @@
+import { Redacted, Schema } from "effect"
+import type { Transport } from "./transport"
+import { Me, SignIn } from "./wire"
+
+export interface Credentials {
+  /** The workspace slug, e.g. "demo". */
+  readonly workspace: string
+  readonly email: string
+  readonly password: string
+}
+
+export interface AuthClient {
+  /** `POST /api/auth/login`: sets the HttpOnly session cookie of that workspace; a failure is a 401 ApiError. */
+  readonly login: (credentials: Credentials) => Promise<Me>
+  /** `POST /api/auth/logout`: ends the session. */
+  readonly logout: () => Promise<void>
+  /** `GET /api/auth/me`: who the session is (401 ApiError when signed out). */
+  readonly me: () => Promise<Me>
+}
+
+export const authClient = (transport: Transport): AuthClient => ({
+  login: ({ workspace, email, password }) =>
+    transport.json(Me, "POST", "/api/auth/login", {
+      body: Schema.encodeSync(SignIn)(new SignIn({ workspace, email, password: Redacted.make(password) }))
+    }),
+  logout: () => transport.send("POST", "/api/auth/logout"),
+  me: () => transport.json(Me, "GET", "/api/auth/me")
+})

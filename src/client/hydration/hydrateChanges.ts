@@ -1,0 +1,42 @@
+import type { Changes, CollectionChanges } from "../../diff/Changes"
+import { isValueChange } from "../../diff/Changes"
+import type { Field, Fields } from "../../fields/Field"
+import type { HydratedChanges, HydratedCollectionChanges, HydratedFieldChange } from "./HydratedValue"
+import { HydrationError } from "./HydrationError"
+import type { Location } from "./hydrateValue"
+import { entryOf, hydrateMembers, hydrateValue, member } from "./hydrateValue"
+
+/**
+ * The field diff of an `updated` row, hydrated against the current fields:
+ * both sides of every `{from, to}` (a struct whole on each side), the
+ * `values` of added collection entries and the nested `changes` of modified
+ * ones. Removed entries are `{id}` only. A field the schema no longer
+ * declares passes through untouched; one whose kind changed throws.
+ */
+export const hydrateChanges = (at: Location, fields: Fields, changes: Changes): HydratedChanges => {
+  const out: Record<string, HydratedFieldChange> = {}
+  for (const [name, change] of Object.entries(changes)) {
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined
+    const here = member(at, name)
+    if (field === undefined) out[name] = change
+    else if (isValueChange(change)) out[name] = { from: hydrateValue(here, field, change.from), to: hydrateValue(here, field, change.to) }
+    else out[name] = hydrateCollection(here, field, change)
+  }
+  return out
+}
+
+const hydrateCollection = (at: Location, field: Field, change: CollectionChanges): HydratedCollectionChanges => {
+  if (field.kind !== "collection") {
+    throw new HydrationError(at.businessObject, at.path, field.kind, "collection changes", change)
+  }
+  const { added, modified, removed } = change
+  return {
+    ...(added === undefined
+      ? {}
+      : { added: added.map((entry) => ({ id: entry.id, values: hydrateMembers(entryOf(at, entry.id), field.fields, entry.values) })) }),
+    ...(modified === undefined
+      ? {}
+      : { modified: modified.map((entry) => ({ id: entry.id, changes: hydrateChanges(entryOf(at, entry.id), field.fields, entry.changes) })) }),
+    ...(removed === undefined ? {} : { removed })
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The typed client of the audit timeline and broadcast service, for the
+ * browser (no Node imports: `tsconfig.client.json` checks it).
+ *
+ * ```ts
+ * import { createClient } from "audit-broadcast-service/client"
+ *
+ * const client = createClient()                  // same origin; or { baseUrl, fetch, EventSource }
+ * await client.auth.login({ workspace: "demo", email: "demo@example.com", password: "demo-password" })
+ * const deal = await client.records.create("crm/deal", { title: "Kiosk", amount: "1200.00" })
+ * await client.records.update("crm/deal", deal.id, { amount: Decimal.parse("1350.00") })
+ * const rows = await client.audit.timeline("crm/deal", deal.id, { limit: 20 })
+ * rows[0]?.changes?.amount                       // { from: Decimal 1200.00, to: Decimal 1350.00 }
+ * const stream = client.broadcast.open()
+ * const off = stream.on("changed", ({ businessObject, businessObjectId }) => refetch(businessObject))
+ * ```
+ *
+ * Every call sends the session cookie (`credentials: "include"`), decodes
+ * the answer with the server's own Effect schema (a wrong shape rejects with
+ * `ResponseShapeError`) and turns a non-2xx answer into an `ApiError`
+ * carrying `status`, `_tag` and `message`. Record values stay in wire form;
+ * timeline rows are hydrated (see `./hydration`). The TanStack Query binding
+ * is `./react`. Documentation: docs/client.md.
+ */
+import { auditClient } from "./audit"
+import type { AuditClient } from "./audit"
+import { authClient } from "./auth"
+import type { AuthClient } from "./auth"
+import { broadcastClient } from "./broadcast"
+import type { BroadcastClient } from "./broadcast"
+import { listBusinessObjects } from "./businessObjects"
+import { presenceClient } from "./presence"
+import type { PresenceClient } from "./presence"
+import { recordsClient } from "./records"
+import type { RecordsClient } from "./records"
+import { makeTransport } from "./transport"
+import type { ClientOptions } from "./transport"
+import type { BusinessObjectDefinition } from "./wire"
+
+export interface Client {
+  readonly auth: AuthClient
+  /** `GET /api/business-objects`: the definitions (current fields) of the types the caller may read. */
+  readonly businessObjects: () => Promise<ReadonlyArray<BusinessObjectDefinition>>
+  readonly records: RecordsClient
+  readonly audit: AuditClient
+  readonly broadcast: BroadcastClient
+  readonly presence: PresenceClient
+}
+
+export const createClient = (options: ClientOptions = {}): Client => {
+  const transport = makeTransport(options)
+  return {
+    auth: authClient(transport),
+    businessObjects: listBusinessObjects(transport),
+    records: recordsClient(transport),
+    audit: auditClient(transport),
+    broadcast: broadcastClient(transport),
+    presence: presenceClient(transport)
+  }
+}
+
+export type { AuditClient, TimelineOptions } from "./audit"
+export type { AuthClient, Credentials } from "./auth"
+export type { BroadcastClient, BroadcastOptions, BroadcastStream } from "./broadcast"
+export { ApiError, type ApiErrorTag, ResponseShapeError } from "./errors"
+export * from "./hydration"
+export { type EditorsByRecord, PRESENCE_HEARTBEAT_MS, type PresenceClient } from "./presence"
+export type { RecordsClient, Values } from "./records"
+export type { ClientOptions, EventSourceConstructor, EventSourceLike } from "./transport"
+export type {
+  Actor,
+  AuditEntry,
+  BroadcastData,
+  BroadcastType,
+  BusinessObjectDefinition,
+  Cause,
+  Changes,
+  Editor,
+  Field,
+  FieldKind,
+  Fields,
+  Json,
+  JsonObject,
+  Me,
+  Operation,
+  RecordState,
+  StoredRecord
+} from "./wire"

@@ -1,0 +1,31 @@
+import { segment, typeSegments } from "./paths"
+import type { Transport } from "./transport"
+import type { Editor } from "./wire"
+import { PresenceList } from "./wire"
+
+/** The heartbeat interval (spec, "Limits"): an editor lapses after three intervals without one. */
+export const PRESENCE_HEARTBEAT_MS = 10_000
+
+/** Live editors of a business object by record id. */
+export type EditorsByRecord = Readonly<Record<string, ReadonlyArray<Editor>>>
+
+export interface PresenceClient {
+  /** `PUT /api/presence/:ns/:name/:id/:editor` (204): arrives, or renews. Needs update permission. */
+  readonly heartbeat: (businessObject: string, id: string, editorId: string) => Promise<void>
+  /** `DELETE` of the same path (204), sent with `keepalive` so that a closing tab still delivers it. */
+  readonly leave: (businessObject: string, id: string, editorId: string) => Promise<void>
+  /** `GET /api/presence/:ns/:name`: live editors grouped by record id. Needs read permission. */
+  readonly list: (businessObject: string) => Promise<EditorsByRecord>
+}
+
+export const presenceClient = (transport: Transport): PresenceClient => {
+  const editorPath = (businessObject: string, id: string, editorId: string) =>
+    `/api/presence/${typeSegments(businessObject)}/${segment(id)}/${segment(editorId)}`
+  return {
+    heartbeat: async (businessObject, id, editorId) => transport.send("PUT", editorPath(businessObject, id, editorId)),
+    leave: async (businessObject, id, editorId) =>
+      transport.send("DELETE", editorPath(businessObject, id, editorId), { keepalive: true }),
+    list: async (businessObject) =>
+      (await transport.json(PresenceList, "GET", `/api/presence/${typeSegments(businessObject)}`)).records
+  }
+}

@@ -1,0 +1,27 @@
+import type { ReactNode } from "react"
+import type { Client } from "../index"
+import { useBroadcastInvalidation } from "./useBroadcastInvalidation"
+
+export interface LiveUpdatesProps {
+  readonly client: Client
+  /** The signed-in workspace; undefined: no stream. */
+  readonly workspace: string | undefined
+  readonly children?: ReactNode
+}
+
+/**
+ * `useBroadcastInvalidation` as a component: put it inside the
+ * `QueryClientProvider`, around what shows live data.
+ *
+ * ```tsx
+ * <QueryClientProvider client={queryClient}>
+ *   <LiveUpdates client={client} workspace={me.workspace.slug}>
+ *     <App />
+ *   </LiveUpdates>
+ * </QueryClientProvider>
+ * ```
+ */
+export const LiveUpdates = ({ client, workspace, children }: LiveUpdatesProps) => {
+  useBroadcastInvalidation(client, workspace)
+  return <>{children}</>
+}

@@ -1,0 +1,25 @@
+/**
+ * The TanStack Query (v5) binding of the client, for React 19: the tab
+ * behaviours of the spec.
+ *
+ * 1. one broadcast stream per workspace per tab: `<LiveUpdates>` /
+ *    `useBroadcastInvalidation`;
+ * 2. a `changed` hint invalidates the queries keyed `[businessObject, ...]`,
+ *    the same `invalidateBusinessObject` a save (`useSaveRecord`) does;
+ * 3. a `presence` hint invalidates `["presence", businessObject]`;
+ * 4. `useEditors` refetches every PRESENCE_HEARTBEAT_MS;
+ * 5. `usePresenceHeartbeat` heartbeats while a form holds unsaved edits and
+ *    leaves on save/discard, unmount and `pagehide`.
+ *
+ * Key convention: `queryKeys.ts`. Documentation: docs/client.md.
+ */
+export { invalidateBusinessObject, invalidatePresence } from "./invalidation"
+export { LiveUpdates, type LiveUpdatesProps } from "./LiveUpdates"
+export { businessObjectsQuery, editorsQuery, recordQuery, recordsQuery, timelineQuery } from "./queries"
+export { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
+export { attachBroadcast } from "./sharedBroadcast"
+export { useBroadcastInvalidation } from "./useBroadcastInvalidation"
+export { useEditors, type UseEditorsOptions } from "./useEditors"
+export { type PresenceHeartbeatOptions, usePresenceHeartbeat } from "./usePresenceHeartbeat"
+export { type Save, useSaveRecord } from "./useSaveRecord"
+export { PRESENCE_HEARTBEAT_MS } from "../presence"

@@ -1,0 +1,36 @@
+import { queryOptions } from "@tanstack/react-query"
+import type { Client } from "../index"
+import { PRESENCE_HEARTBEAT_MS } from "../presence"
+import { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
+
+/**
+ * Query options (for `useQuery`, `useSuspenseQuery`, `prefetchQuery`) of
+ * what the client reads, under the keys of `queryKeys.ts`.
+ */
+
+export const businessObjectsQuery = (client: Client) =>
+  queryOptions({ queryKey: definitionsQueryKey, queryFn: () => client.businessObjects() })
+
+export const recordsQuery = (client: Client, businessObject: string, options: { readonly limit?: number } = {}) =>
+  queryOptions({
+    queryKey: recordQueryKeys.list(businessObject, options),
+    queryFn: () => client.records.list(businessObject, options)
+  })
+
+export const recordQuery = (client: Client, businessObject: string, id: string) =>
+  queryOptions({ queryKey: recordQueryKeys.record(businessObject, id), queryFn: () => client.records.get(businessObject, id) })
+
+/** The newest page, hydrated (`client.audit.timeline`): a `HydrationError` is the query's error. */
+export const timelineQuery = (client: Client, businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
+  queryOptions({
+    queryKey: recordQueryKeys.timeline(businessObject, id, options),
+    queryFn: () => client.audit.timeline(businessObject, id, options)
+  })
+
+/** Live editors, refetched every `refetchIntervalMs` (default PRESENCE_HEARTBEAT_MS) so that a dead tab's editor drops out. */
+export const editorsQuery = (client: Client, businessObject: string, options: { readonly refetchIntervalMs?: number } = {}) =>
+  queryOptions({
+    queryKey: presenceQueryKeys.editors(businessObject),
+    queryFn: () => client.presence.list(businessObject),
+    refetchInterval: options.refetchIntervalMs ?? PRESENCE_HEARTBEAT_MS
+  })

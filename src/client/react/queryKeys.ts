@@ -1,0 +1,35 @@
+/**
+ * The query key convention of the binding (spec, "Tab behaviour": queries are
+ * keyed `[businessObject, name]` and `[presence, name]`):
+ *
+ * | data | key |
+ * |---|---|
+ * | records of a business object | `["crm/deal", "list", { limit }]` |
+ * | one record | `["crm/deal", "record", id]` |
+ * | a record's timeline | `["crm/deal", "timeline", id, { limit }]` |
+ * | live editors of a business object | `["presence", "crm/deal"]` |
+ * | business object definitions | `["businessObjects"]` |
+ *
+ * Everything read about one business object starts with its full name
+ * (`<namespace>/<name>`), so the prefix `["crm/deal"]` invalidates all of it
+ * at once: a save does that, and so does a `changed` hint. A business object
+ * name always holds a slash, so it never collides with `"presence"` or
+ * `"businessObjects"`. Your own queries about a business object follow the
+ * same rule (`["crm/deal", "myQuery", ...]`) to be refreshed with it.
+ */
+export const recordQueryKeys = {
+  /** The prefix of every query about `businessObject`. */
+  all: (businessObject: string) => [businessObject] as const,
+  list: (businessObject: string, options: { readonly limit?: number } = {}) => [businessObject, "list", options] as const,
+  record: (businessObject: string, id: string) => [businessObject, "record", id] as const,
+  timeline: (businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
+    [businessObject, "timeline", id, options] as const
+}
+
+export const presenceQueryKeys = {
+  /** The prefix of every presence query. */
+  all: ["presence"] as const,
+  editors: (businessObject: string) => ["presence", businessObject] as const
+}
+
+export const definitionsQueryKey = ["businessObjects"] as const

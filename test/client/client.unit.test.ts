@@ -1,0 +1,343 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "@effect/vitest"
+import { ApiError, createClient, Decimal, HydrationError, PlainDate, ResponseShapeError } from "../../src/client"
+import type { BroadcastData, EventSourceConstructor } from "../../src/client"
+import { deal } from "./hydration/fixtures"
+import type { FetchCall } from "./support/fakes"
+import { fakeFetch, FakeEventSource, json, noContent } from "./support/fakes"
+
+/**
+ * The client against a fake `fetch` and `EventSource` (the browser
+ * boundary): what it sends, how it decodes, how it fails. The same calls
+ * against the real service are in client.test.ts.
+ */
+
+// The browser's own EventSource fits the option (checked by the compiler).
+export const browserEventSourceFits = (): EventSourceConstructor => EventSource
+
+const storedRecord = (values: Record<string, unknown>) => ({
+  id: "r1",
+  businessObject: "crm/deal",
+  state: "operational",
+  values,
+  createdAt: "2026-03-01T09:30:00.123456Z",
+  updatedAt: "2026-03-01T09:30:00.123456Z"
+})
+const me = { kind: "user", id: "u1", name: "Ann", email: "ann@example.com", workspace: { id: "w1", slug: "acme", name: "Acme" } }
+const auditRow = {
+  id: "a1",
+  at: "2026-03-01T09:30:00.123456Z",
+  actor: { kind: "user", id: "u1", name: "Ann", email: "ann@example.com" },
+  correlationId: "c1",
+  businessObject: "crm/deal",
+  businessObjectId: "r1",
+  operation: "updated",
+  cause: null,
+  changes: { amount: { from: "1.00", to: "2.50" }, closeDate: { from: null, to: "2026-04-01" } }
+}
+const definitions = { businessObjects: [{ name: deal.name, fields: deal.fields, actions: [] }] }
+
+/** Answers like the service for the routes these tests use. */
+const service = (call: FetchCall): Response => {
+  const path = new URL(call.url, "http://page.test").pathname
+  if (path === "/api/auth/login" || path === "/api/auth/me") return json(200, me)
+  if (path === "/api/business-objects") return json(200, definitions)
+  if (path.startsWith("/api/audit/")) return json(200, { entries: [auditRow], nextCursor: "opaque" })
+  if (path.startsWith("/api/presence/") && call.method === "GET") return json(200, { records: { r1: [{ id: "form-1", name: "Ann" }] } })
+  if (call.method === "DELETE" || call.method === "PUT" || path === "/api/auth/logout") return noContent()
+  if (path === "/api/records/crm/deal" && call.method === "GET") return json(200, { records: [storedRecord({ title: "Kiosk" })] })
+  return json(call.method === "POST" && !path.includes("/r1/") ? 201 : 200, storedRecord({ title: "Kiosk" }))
+}
+
+const setup = (answer: (call: FetchCall) => Response | Promise<Response> = service) => {
+  const fake = fakeFetch(answer)
+  const client = createClient({ baseUrl: "http://svc.test/", fetch: fake.fetch, EventSource: FakeEventSource })
+  return { client, calls: fake.calls }
+}
+
+describe("client requests", () => {
+  it("every call sends the session cookie (credentials: include) to baseUrl, JSON bodies with their content type", async () => {
+    const { client, calls } = setup()
+    await client.auth.login({ workspace: "acme", email: "ann@example.com", password: "s3cret" })
+    await client.auth.me()
+    await client.records.update("crm/deal", "r1", { title: "Kiosk" })
+    expect(calls.map((c) => c.init.credentials)).toEqual(["include", "include", "include"])
+    expect(calls.map((c) => `${c.method} ${c.url}`)).toEqual([
+      "POST http://svc.test/api/auth/login",
+      "GET http://svc.test/api/auth/me",
+      "PATCH http://svc.test/api/records/crm/deal/r1"
+    ])
+    expect(new Headers(calls[0]?.init.headers).get("content-type")).toBe("application/json")
+    expect(new Headers(calls[1]?.init.headers).get("content-type")).toBeNull()
+  })
+
+  it("login sends {workspace, email, password} (the SignIn schema, password in clear on the wire) and decodes Me", async () => {
+    const { client, calls } = setup()
+    const who = await client.auth.login({ workspace: "acme", email: "ann@example.com", password: "s3cret" })
+    expect(calls[0]?.body).toEqual({ workspace: "acme", email: "ann@example.com", password: "s3cret" })
+    expect(who).toMatchObject({ kind: "user", name: "Ann", workspace: { slug: "acme" } })
+    await expect(client.auth.logout()).resolves.toBeUndefined()
+    expect(calls[1]?.method).toBe("POST")
+  })
+
+  it("records: the business object as two path segments, odd ids encoded, create {values, draft}, lifecycle and action routes", async () => {
+    const { client, calls } = setup()
+    expect(await client.records.list("crm/deal", { limit: 5 })).toHaveLength(1)
+    await client.records.get("crm/deal", "a/b c")
+    await client.records.create("crm/deal", { title: "Kiosk" })
+    await client.records.create("crm/deal", { title: "Draft" }, { draft: true })
+    await client.records.remove("crm/deal", "r1")
+    await client.records.publish("crm/deal", "r1")
+    await client.records.archive("crm/deal", "r1")
+    await client.records.restore("crm/deal", "r1")
+    await client.records.action("crm/deal", "close", "r1")
+    expect(calls.map((c) => `${c.method} ${c.url.replace("http://svc.test", "")}`)).toEqual([
+      "GET /api/records/crm/deal?limit=5",
+      "GET /api/records/crm/deal/a%2Fb%20c",
+      "POST /api/records/crm/deal",
+      "POST /api/records/crm/deal",
+      "DELETE /api/records/crm/deal/r1",
+      "POST /api/records/crm/deal/r1/publish",
+      "POST /api/records/crm/deal/r1/archive",
+      "POST /api/records/crm/deal/r1/restore",
+      "POST /api/actions/crm/deal/close"
+    ])
+    expect(calls[2]?.body).toEqual({ values: { title: "Kiosk" }, draft: false })
+    expect(calls[3]?.body).toEqual({ values: { title: "Draft" }, draft: true })
+    expect(calls[8]?.body).toEqual({ id: "r1" })
+    await expect(client.records.list("deal")).rejects.toThrow(TypeError)
+    await expect(client.presence.heartbeat("deal", "r1", "form-1")).rejects.toThrow(TypeError)
+  })
+
+  it("values may be hydrated: Decimal, PlainDate and Date go out in wire form", async () => {
+    const { client, calls } = setup()
+    await client.records.update("crm/deal", "r1", {
+      amount: Decimal.parse("1350.00"),
+      closeDate: PlainDate.parse("2026-04-30"),
+      closedAt: new Date("2026-04-30T10:00:00Z"),
+      lineItems: [{ id: "l1", price: Decimal.parse("9.90") }],
+      title: null
+    })
+    expect(calls[0]?.body).toEqual({
+      values: { amount: "1350.00", closeDate: "2026-04-30", closedAt: "2026-04-30T10:00:00.000Z", lineItems: [{ id: "l1", price: "9.90" }], title: null }
+    })
+  })
+
+  it("without a fetch option, the global fetch is used, looked up at call time", async () => {
+    const fake = fakeFetch(service)
+    const client = createClient()
+    vi.stubGlobal("fetch", fake.fetch)
+    try {
+      await client.auth.me()
+      expect(fake.calls.map((c) => c.url)).toEqual(["/api/auth/me"])
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+})
+
+describe("client errors", () => {
+  it("a non-2xx answer is an ApiError with the status, _tag and message of the body {_tag, message}", async () => {
+    const { client } = setup(() => json(404, { _tag: "NotFound", message: "no record r9 of crm/deal" }))
+    const error = await client.records.get("crm/deal", "r9").catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ApiError)
+    expect(error).toMatchObject({ status: 404, _tag: "NotFound", message: "no record r9 of crm/deal" })
+  })
+
+  it("a 400 keeps the whole body (HttpApiDecodeError issues); a body not in the error shape is UnexpectedResponse", async () => {
+    const body = { _tag: "HttpApiDecodeError", message: "bad limit", issues: [{ path: ["limit"] }] }
+    const bad = await setup(() => json(400, body)).client.records.list("crm/deal").catch((e: unknown) => e)
+    expect(bad).toMatchObject({ status: 400, _tag: "HttpApiDecodeError", body })
+    const proxy = await setup(() => new Response("<html>Bad gateway</html>", { status: 502, statusText: "Bad Gateway" }))
+      .client.auth.me()
+      .catch((e: unknown) => e)
+    expect(proxy).toBeInstanceOf(ApiError)
+    expect(proxy).toMatchObject({ status: 502, _tag: "UnexpectedResponse", message: "502 Bad Gateway", body: "<html>Bad gateway</html>" })
+  })
+
+  it("a 2xx answer of the wrong shape fails loudly with ResponseShapeError naming the call and the schema's complaint", async () => {
+    const wrong = await setup(() => json(200, { id: 1 })).client.records.get("crm/deal", "r1").catch((e: unknown) => e)
+    expect(wrong).toBeInstanceOf(ResponseShapeError)
+    expect((wrong as ResponseShapeError).message).toContain("GET http://svc.test/api/records/crm/deal/r1")
+    expect((wrong as ResponseShapeError).issues).toContain("StoredRecord")
+    const notJson = await setup(() => new Response("ok", { status: 200 })).client.auth.me().catch((e: unknown) => e)
+    expect(notJson).toBeInstanceOf(ResponseShapeError)
+    const badRow = await setup((call) =>
+      call.url.includes("/api/audit/") ? json(200, { entries: [{ ...auditRow, operation: "renamed" }], nextCursor: null }) : service(call)
+    ).client.audit.timeline("crm/deal", "r1").catch((e: unknown) => e)
+    expect(badRow).toBeInstanceOf(ResponseShapeError)
+  })
+})
+
+describe("client.audit.timeline", () => {
+  it("fetches the newest page and the current definitions, returns only the hydrated rows (nextCursor discarded)", async () => {
+    const { client, calls } = setup()
+    const rows = await client.audit.timeline("crm/deal", "r1", { limit: 20 })
+    expect(calls.map((c) => c.url.replace("http://svc.test", "")).sort()).toEqual([
+      "/api/audit/business-object/crm%2Fdeal/r1?limit=20",
+      "/api/business-objects"
+    ])
+    expect(Array.isArray(rows)).toBe(true)
+    expect(rows).toHaveLength(1)
+    expect(rows[0]?.changes).toEqual({
+      amount: { from: Decimal.parse("1.00"), to: Decimal.parse("2.50") },
+      closeDate: { from: null, to: PlainDate.parse("2026-04-01") }
+    })
+  })
+
+  it("accepts only limit: no limit asks for the server's default page, a cursor is never sent", async () => {
+    const { client, calls } = setup()
+    await client.audit.timeline("crm/deal", "r1")
+    // Not in the type; a caller forcing it in gets no paging anyway.
+    await client.audit.timeline("crm/deal", "r1", { limit: 5, cursor: "abc" } as { limit: number })
+    const pages = calls.filter((c) => c.url.includes("/api/audit/")).map((c) => c.url.replace("http://svc.test", ""))
+    expect(pages).toEqual(["/api/audit/business-object/crm%2Fdeal/r1", "/api/audit/business-object/crm%2Fdeal/r1?limit=5"])
+  })
+
+  it("rejects with HydrationError when a field's kind changed; an unknown business object passes through raw", async () => {
+    const changedKind = { businessObjects: [{ name: "crm/deal", fields: { amount: { kind: "number" } }, actions: [] }] }
+    const broken = await setup((call) => (call.url.endsWith("/api/business-objects") ? json(200, changedKind) : service(call)))
+      .client.audit.timeline("crm/deal", "r1")
+      .catch((e: unknown) => e)
+    expect(broken).toBeInstanceOf(HydrationError)
+    expect(broken).toMatchObject({ fieldPath: "amount", expectedKind: "number", found: "string" })
+
+    const unknown = await setup((call) => (call.url.endsWith("/api/business-objects") ? json(200, { businessObjects: [] }) : service(call)))
+      .client.audit.timeline("crm/deal", "r1")
+    expect(unknown[0]?.changes).toEqual(auditRow.changes)
+  })
+})
+
+describe("client.presence", () => {
+  it("heartbeat is a PUT, leave a DELETE sent with keepalive, on /api/presence/:ns/:name/:id/:editor; list gives editors by record", async () => {
+    const { client, calls } = setup()
+    await expect(client.presence.heartbeat("crm/deal", "r1", "form-1")).resolves.toBeUndefined()
+    await expect(client.presence.leave("crm/deal", "r1", "form-1")).resolves.toBeUndefined()
+    expect(await client.presence.list("crm/deal")).toEqual({ r1: [{ id: "form-1", name: "Ann" }] })
+    expect(calls.map((c) => `${c.method} ${c.url.replace("http://svc.test", "")} keepalive=${String(c.init.keepalive)}`)).toEqual([
+      "PUT /api/presence/crm/deal/r1/form-1 keepalive=undefined",
+      "DELETE /api/presence/crm/deal/r1/form-1 keepalive=true",
+      "GET /api/presence/crm/deal keepalive=undefined"
+    ])
+  })
+})
+
+describe("client.broadcast", () => {
+  beforeEach(() => FakeEventSource.reset())
+  afterEach(() => vi.useRealTimers())
+
+  const hint = (businessObjectId: string): BroadcastData => ({ businessObject: "crm/deal", businessObjectId })
+
+  it("opens an EventSource on /api/broadcast with credentials; on(type) gets decoded data of that type only", () => {
+    const { client } = setup()
+    const stream = client.broadcast.open()
+    const source = FakeEventSource.instances[0]
+    expect(source?.url).toBe("http://svc.test/api/broadcast")
+    expect(source?.withCredentials).toBe(true)
+    const changed: Array<BroadcastData> = []
+    const presence: Array<BroadcastData> = []
+    stream.on("changed", (data) => changed.push(data))
+    stream.on("presence", (data) => presence.push(data))
+    source?.open()
+    source?.emit("changed", hint("r1"))
+    source?.emit("presence", hint("r2"))
+    expect(changed).toEqual([hint("r1")])
+    expect(presence).toEqual([hint("r2")])
+    stream.close()
+  })
+
+  it("on() returns the function that removes that listener only; close() ends the stream and drops every handler", () => {
+    const { client } = setup()
+    const stream = client.broadcast.open()
+    const source = FakeEventSource.instances[0]
+    const a: Array<string> = []
+    const b: Array<string> = []
+    const offA = stream.on("changed", (data) => a.push(data.businessObjectId))
+    stream.on("changed", (data) => b.push(data.businessObjectId))
+    source?.emit("changed", hint("r1"))
+    offA()
+    offA()
+    source?.emit("changed", hint("r2"))
+    expect(a).toEqual(["r1"])
+    expect(b).toEqual(["r1", "r2"])
+    stream.close()
+    expect(source?.readyState).toBe(2)
+    source?.emit("changed", hint("r3"))
+    expect(b).toEqual(["r1", "r2"])
+  })
+
+  it("data that does not decode with the Broadcast schema goes to onError, not to the handlers; a throwing handler does not stop the others", () => {
+    const { client } = setup()
+    const errors: Array<unknown> = []
+    const stream = client.broadcast.open({ onError: (error) => errors.push(error) })
+    const source = FakeEventSource.instances[0]
+    const seen: Array<string> = []
+    stream.on("changed", () => {
+      throw new Error("handler bug")
+    })
+    stream.on("changed", (data) => seen.push(data.businessObjectId))
+    source?.emit("changed", { businessObject: "crm/deal" })
+    source?.emit("changed", "not json")
+    expect(seen).toEqual([])
+    expect(errors).toHaveLength(2)
+    expect(errors.every((e) => e instanceof ResponseShapeError)).toBe(true)
+    source?.emit("changed", hint("r1"))
+    expect(seen).toEqual(["r1"])
+    expect(errors[2]).toMatchObject({ message: "handler bug" })
+    stream.close()
+  })
+
+  it("onReconnect fires when the stream is open again after a drop (not on the first open)", () => {
+    const { client } = setup()
+    const stream = client.broadcast.open()
+    const source = FakeEventSource.instances[0]
+    let reconnects = 0
+    stream.onReconnect(() => reconnects++)
+    source?.open()
+    expect(reconnects).toBe(0)
+    source?.drop()
+    source?.open()
+    expect(reconnects).toBe(1)
+    expect(FakeEventSource.instances).toHaveLength(1)
+    stream.close()
+  })
+
+  it("a stream the server ended for good (EventSource CLOSED, e.g. 503) is reopened after retryMs (doubling while refused), keeping the handlers; close() cancels that", () => {
+    vi.useFakeTimers()
+    const { client } = setup()
+    const stream = client.broadcast.open({ retryMs: 1_000 })
+    const seen: Array<string> = []
+    let reconnects = 0
+    stream.on("changed", (data) => seen.push(data.businessObjectId))
+    stream.onReconnect(() => reconnects++)
+    FakeEventSource.instances[0]?.open()
+    FakeEventSource.instances[0]?.drop({ permanently: true })
+    vi.advanceTimersByTime(999)
+    expect(FakeEventSource.instances).toHaveLength(1)
+    vi.advanceTimersByTime(1)
+    expect(FakeEventSource.instances).toHaveLength(2)
+    const second = FakeEventSource.instances[1]
+    second?.open()
+    expect(reconnects).toBe(1)
+    second?.emit("changed", hint("r1"))
+    expect(seen).toEqual(["r1"])
+
+    // Refused again and again: the delay doubles (1 s, 2 s, 4 s), and is back to retryMs once a stream opened.
+    second?.drop({ permanently: true })
+    vi.advanceTimersByTime(1_000)
+    FakeEventSource.instances[2]?.drop({ permanently: true })
+    vi.advanceTimersByTime(1_999)
+    expect(FakeEventSource.instances).toHaveLength(3)
+    vi.advanceTimersByTime(1)
+    expect(FakeEventSource.instances).toHaveLength(4)
+    FakeEventSource.instances[3]?.drop({ permanently: true })
+    vi.advanceTimersByTime(3_999)
+    expect(FakeEventSource.instances).toHaveLength(4)
+    vi.advanceTimersByTime(1)
+    expect(FakeEventSource.instances).toHaveLength(5)
+
+    FakeEventSource.instances[4]?.drop({ permanently: true })
+    stream.close()
+    vi.advanceTimersByTime(60_000)
+    expect(FakeEventSource.instances).toHaveLength(5)
+  })
+})

@@ -1,0 +1,96 @@
+import type { EventSourceLike } from "../../../src/client"
+
+/** One request the client made, as `fetch` received it. */
+export interface FetchCall {
+  readonly url: string
+  readonly method: string
+  readonly init: RequestInit
+  /** The parsed JSON body, if any. */
+  readonly body: unknown
+}
+
+export const json = (status: number, body: unknown): Response =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } })
+
+export const noContent = (): Response => new Response(null, { status: 204 })
+
+/**
+ * A `fetch` at the browser boundary: records every call and answers with
+ * `answer(call)`. The client under test is the real one.
+ */
+export const fakeFetch = (answer: (call: FetchCall) => Response | Promise<Response>) => {
+  const calls: Array<FetchCall> = []
+  const fetch: typeof globalThis.fetch = async (input, init = {}) => {
+    const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url
+    const text = typeof init.body === "string" ? init.body : undefined
+    const call: FetchCall = { url, method: init.method ?? "GET", init, body: text === undefined ? undefined : JSON.parse(text) }
+    calls.push(call)
+    return answer(call)
+  }
+  return { calls, fetch }
+}
+
+type Listener = (event: MessageEvent) => void
+
+/**
+ * The browser's EventSource, faked: the test opens it, emits hints, drops
+ * it. Every instance made is kept in `FakeEventSource.instances`.
+ */
+export class FakeEventSource implements EventSourceLike {
+  static instances: Array<FakeEventSource> = []
+  static reset() {
+    FakeEventSource.instances = []
+  }
+  /** The instances not closed. */
+  static get open(): ReadonlyArray<FakeEventSource> {
+    return FakeEventSource.instances.filter((source) => source.readyState !== 2)
+  }
+
+  readyState = 0
+  readonly withCredentials: boolean
+  private readonly listeners = new Map<string, Set<Listener>>()
+
+  constructor(
+    readonly url: string,
+    init: { withCredentials?: boolean } = {}
+  ) {
+    this.withCredentials = init.withCredentials ?? false
+    FakeEventSource.instances.push(this)
+  }
+
+  addEventListener(type: string, listener: Listener): void {
+    const set = this.listeners.get(type) ?? new Set()
+    set.add(listener)
+    this.listeners.set(type, set)
+  }
+
+  removeEventListener(type: string, listener: Listener): void {
+    this.listeners.get(type)?.delete(listener)
+  }
+
+  close(): void {
+    this.readyState = 2
+  }
+
+  private dispatch(type: string, data?: string) {
+    for (const listener of [...(this.listeners.get(type) ?? [])]) listener(new MessageEvent(type, { data }))
+  }
+
+  /** The server answered 200: the stream is open. */
+  open(): void {
+    this.readyState = 1
+    this.dispatch("open")
+  }
+
+  /** A hint arrives: `event: <type>`, `data: <JSON of data>` (or raw text). */
+  emit(type: string, data: unknown): void {
+    if (this.readyState === 2) return
+    this.dispatch(type, typeof data === "string" ? data : JSON.stringify(data))
+  }
+
+  /** The connection dropped: EventSource reconnects by itself (CONNECTING), or gives up for good (CLOSED, e.g. a 503). */
+  drop(options: { readonly permanently?: boolean } = {}): void {
+    this.readyState = options.permanently === true ? 2 : 0
+    this.dispatch("error")
+  }
+}

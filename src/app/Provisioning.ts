@@ -66,7 +66,7 @@ export const printDemoHint = HttpServer.addressFormattedWith((address) =>
   Console.log(
     [
       "",
-      "Demo workspace provisioned. Sign in with:",
+      `Demo workspace provisioned. Open ${address}/ in a browser and sign in, or with curl:`,
       `  curl -c cookies.txt -H 'content-type: application/json' \\`,
       `    -d '{"workspace":"${demo.workspace}","email":"${demo.email}","password":"${demo.password}"}' \\`,
       `    ${address}/api/auth/login`,

@@ -65,6 +65,7 @@ export type { BroadcastClient, BroadcastOptions, BroadcastStream } from "./broad
 export { ApiError, type ApiErrorTag, ResponseShapeError } from "./errors"
 export * from "./hydration"
 export { type EditorsByRecord, PRESENCE_HEARTBEAT_MS, type PresenceClient } from "./presence"
+export { randomId } from "./randomId"
 export type { RecordsClient, Values } from "./records"
 export type { ClientOptions, EventSourceConstructor, EventSourceLike } from "./transport"
 export type {

@@ -20,6 +20,7 @@ import { RecordsHttp } from "../records/RecordsHttp"
 import { Api } from "./Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
 import { requestLog } from "./RequestLog"
+import { WebPageLive } from "./WebPage"
 
 /** The API with every handler and the authentication middleware. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
@@ -35,9 +36,10 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
  */
 const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
 
-/** The routes plus the OpenAPI document and its docs page. */
+/** The routes plus the OpenAPI document, its docs page and the web page at `/`. */
 export const HttpAppLive = HttpApiBuilder.serve(requestLog).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
+  Layer.provide(WebPageLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
   Layer.provide(ErrorResponsesLive),
   Layer.provide(ApiLive),

@@ -91,10 +91,11 @@ layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs
     })
   )
 
+  // Other paths outside /api without an extension are the web page's (test/http/web-page.test.ts).
   it.effect("an unknown route answers a JSON 404", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
-      for (const path of ["/api/no-such-route", "/nothing-here", "/api/auth/me/extra"]) {
+      for (const path of ["/api/no-such-route", "/nothing-here.txt", "/api/auth/me/extra"]) {
         const response = yield* request(`${base}${path}`)
         expect(response.status, path).toBe(404)
         expect(response.body, path).toEqual({ _tag: "NotFound", message: `no route for GET ${path}` })

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "react"
 import type { Client } from "../index"
 import { PRESENCE_HEARTBEAT_MS } from "../presence"
+import { randomId } from "../randomId"
 
 export interface PresenceHeartbeatOptions {
   readonly businessObject: string
@@ -11,7 +12,7 @@ export interface PresenceHeartbeatOptions {
    * unsaved edits. Turning false (saved, discarded) leaves.
    */
   readonly active: boolean
-  /** Default: `crypto.randomUUID()`, made once per mount (two tabs, or two forms, are two editors). */
+  /** Default: a random id, made once per mount (two tabs, or two forms, are two editors). */
   readonly editorId?: string
   /** Default PRESENCE_HEARTBEAT_MS (10 000). */
   readonly intervalMs?: number
@@ -32,7 +33,7 @@ const ignore = () => {}
  * Returns the editor id, to tell one's own form apart in `useEditors`.
  */
 export const usePresenceHeartbeat = (client: Client, options: PresenceHeartbeatOptions): { readonly editorId: string } => {
-  const [generated] = useState(() => crypto.randomUUID())
+  const [generated] = useState(() => randomId())
   const editorId = options.editorId ?? generated
   const { businessObject, id, active } = options
   const intervalMs = options.intervalMs ?? PRESENCE_HEARTBEAT_MS

@@ -1,0 +1,25 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { Memberships } from "../../../src/auth/Memberships"
+import { Roles } from "../../../src/auth/Roles"
+import { Users } from "../../../src/auth/Users"
+import { platformSchema } from "../../../src/tenancy/migrations/platform"
+import type { Workspace } from "../../../src/tenancy/Workspace"
+import { testPassword, uniqueSuffix } from "../../support/TestApp"
+
+/**
+ * A new admin of `workspace` with a person's name (what the page shows of
+ * an editor or an actor), deleted when the scope closes.
+ */
+export const namedAdmin = (workspace: Workspace, name: string) =>
+  Effect.gen(function* () {
+    const users = yield* Users
+    const sql = yield* SqlClient.SqlClient
+    const user = yield* Effect.acquireRelease(
+      users.create({ email: `browser-${uniqueSuffix()}@example.com`, name, password: testPassword }),
+      (u) => sql`DELETE FROM ${sql(`${platformSchema}.users`)} WHERE id = ${u.id}`.pipe(Effect.orDie)
+    )
+    yield* (yield* Memberships).add(workspace.id, user.id)
+    yield* (yield* Roles).assign(workspace, { kind: "user", id: user.id }, "admin")
+    return { ...user, password: testPassword }
+  })

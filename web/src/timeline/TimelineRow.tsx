@@ -1,0 +1,35 @@
+import { useId } from "react"
+import type { Fields } from "../../../src/fields/Field"
+import { ChangesView } from "./ChangesView"
+import { describeActor, describeCause, describeOperation, describeTime } from "./describe"
+import type { EntryView } from "./entry"
+import type { EntryIndex } from "./entryIndex"
+import { isPlain } from "./shape"
+import { SnapshotView } from "./SnapshotView"
+
+interface Props {
+  readonly entry: EntryView
+  /** The record's current fields. */
+  readonly fields: Fields
+  readonly entries: EntryIndex
+}
+
+/** One audit row: what happened, who, when and why; then the diff, or the snapshot. */
+export const TimelineRow = ({ entry, fields, entries }: Props) => {
+  const headingId = useId()
+  const time = describeTime(entry.at)
+  return (
+    <article className={`timeline-row op-${entry.operation}`} aria-labelledby={headingId}>
+      <header>
+        <h3 id={headingId}>
+          {describeOperation(entry.operation)} by {describeActor(entry.actor)}
+        </h3>
+        <p className="meta">
+          <time dateTime={time.iso}>{time.text}</time> · <span className="cause">{describeCause(entry.cause)}</span>
+        </p>
+      </header>
+      {isPlain(entry.changes) ? <ChangesView changes={entry.changes} fields={fields} entries={entries} /> : null}
+      {isPlain(entry.record) ? <SnapshotView record={entry.record} fields={fields} /> : null}
+    </article>
+  )
+}

@@ -1,0 +1,61 @@
+import { Fragment } from "react"
+import type { Fields } from "../../../src/fields/Field"
+import { humanize } from "../labels"
+import { describeTime } from "./describe"
+import { inFieldOrder, memberFields } from "./order"
+import type { Plain } from "./shape"
+import { isPlain } from "./shape"
+
+interface Props {
+  readonly value: unknown
+  /** The members' fields, when the value is a struct or a collection. */
+  readonly fields?: Fields | undefined
+}
+
+/**
+ * A value as a person reads it: "none" for no value, yes/no, a struct as its
+ * members, a collection as its entries; a decimal or plain date (hydrated or
+ * wire string) as written, a datetime in local time.
+ */
+export const ValueView = ({ value, fields }: Props) => {
+  if (value === null || value === undefined) return <span className="none">none</span>
+  if (typeof value === "boolean") return <span className="value">{value ? "yes" : "no"}</span>
+  if (Array.isArray(value)) {
+    if (value.length === 0) return <span className="none">no entries</span>
+    return (
+      <ol className="entries">
+        {(value as ReadonlyArray<unknown>).map((entry, index) => (
+          <li key={isPlain(entry) && typeof entry.id === "string" ? entry.id : index}>
+            {isPlain(entry) ? <MembersView members={withoutId(entry)} fields={fields} /> : <ValueView value={entry} />}
+          </li>
+        ))}
+      </ol>
+    )
+  }
+  if (value instanceof Date) {
+    const time = describeTime(value)
+    return <time dateTime={time.iso}>{time.text}</time>
+  }
+  if (isPlain(value)) return <MembersView members={value} fields={fields} />
+  return <span className="value">{String(value)}</span>
+}
+
+const withoutId = (entry: Plain): Plain => Object.fromEntries(Object.entries(entry).filter(([key]) => key !== "id"))
+
+/** A struct or an entry, inline and in field order: `Street 1 Harbour Road  City Oslo`. */
+export const MembersView = ({ members, fields }: { readonly members: Plain; readonly fields?: Fields | undefined }) => {
+  const shown = inFieldOrder(members, fields).filter(([, member]) => member !== null && member !== undefined)
+  if (shown.length === 0) return <span className="none">none</span>
+  return (
+    <span className="members">
+      {shown.map(([name, member], index) => (
+        <Fragment key={name}>
+          {index > 0 ? " " : null}
+          <span className="member">
+            <span className="member-name">{humanize(name)}</span> <ValueView value={member} fields={memberFields(fields?.[name])} />
+          </span>
+        </Fragment>
+      ))}
+    </span>
+  )
+}

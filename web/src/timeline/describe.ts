@@ -1,0 +1,39 @@
+import { businessObjectLabel, humanize, shortId } from "../labels"
+import type { ActorView, CauseView } from "./entry"
+
+const actorKinds: Record<ActorView["kind"], string> = {
+  user: "",
+  "service-account": "service account",
+  system: "system",
+  agent: "agent"
+}
+
+/** Who: the name, with the kind when it is not a person signed in. */
+export const describeActor = (actor: ActorView): string =>
+  actor.kind === "user" ? actor.name : `${actor.name} (${actorKinds[actor.kind]})`
+
+/** Why, one level up: an edit made directly has no cause. */
+export const describeCause = (cause: CauseView | null): string => {
+  if (cause === null) return "direct edit"
+  switch (cause.kind) {
+    case "event":
+      return `after ${businessObjectLabel(cause.businessObject).toLowerCase()} ${shortId(cause.businessObjectId)} was ${cause.operation}`
+    case "action":
+      return `action ${cause.action}`
+    case "job":
+      return `job ${cause.job}`
+    case "conversation":
+      return `agent ${cause.agent.name} in a chat`
+  }
+}
+
+export const describeOperation = (operation: string): string => humanize(operation)
+
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" })
+
+/** When: local date and time to the second; the exact instant goes in `dateTime`. */
+export const describeTime = (at: string | Date): { readonly text: string; readonly iso: string } => {
+  const date = typeof at === "string" ? new Date(at) : at
+  if (Number.isNaN(date.getTime())) return { text: String(at), iso: String(at) }
+  return { text: timeFormat.format(date), iso: typeof at === "string" ? at : date.toISOString() }
+}

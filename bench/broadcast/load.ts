@@ -2,38 +2,44 @@
  * The load generator, a process of its own, driven by main.ts over the fork
  * IPC channel (see protocol.ts).
  *
- * - SSE streams: plain `node:http` requests with the session cookie, one
- *   socket each (`agent: false`), parsed by scanning for blank lines; a
+ * - SSE streams: one TCP socket each with a hand-written GET and the session
+ *   cookie (sseClient.ts), the body parsed by scanning for blank lines; a
  *   `changed` event's `businessObjectId` is cut out of the data line.
- * - Saves: the service's own unit of work in this process (UnitOfWork +
- *   Records.create with the workspace's admin user as actor), against the
- *   same PostgreSQL and Redis as the server, so a save publishes through the
- *   same outbound bridge and Redis channel as a save over HTTP would. The
- *   commit time is taken right after the unit returns (COMMIT has been
- *   acknowledged, the publish has just been handed off), on the clock the
- *   receipts use: commit -> receipt is measured in one process.
+ * - Saves: the service's own unit of work in this process (saver.ts:
+ *   UnitOfWork + Records.create with the workspace's admin user as actor),
+ *   against the same PostgreSQL and Redis as the server, so a save publishes
+ *   through the same outbound bridge and Redis channel as a save over HTTP
+ *   would. The commit time is taken right after the unit returns
+ *   (COMMIT has been acknowledged, the publish has just been handed off), on
+ *   the clock the receipts use: commit -> receipt is measured in one process.
  * - Presence: PUT heartbeats over a keep-alive agent, `concurrency` in flight.
  * - Floor: a bare PUBLISH -> SUBSCRIBE round trip between two ioredis clients.
  */
 import { readFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import type { ClientRequest } from "node:http"
-import { Effect, Schema } from "effect"
+import type { Socket } from "node:net"
+import { Schema } from "effect"
 import { Redis } from "ioredis"
-import { withActor } from "../../src/context/Frames"
-import { Records } from "../../src/records/Records"
-import { Workspace } from "../../src/tenancy/Workspace"
-import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
-import type { Command, DoneResult, FloorResult, OpenResult, PresenceResult, Reply, SavesResult, Target } from "./protocol"
+import type {
+  Command,
+  DoneResult,
+  FloorResult,
+  OpenResult,
+  PresenceResult,
+  Reply,
+  SavesResult,
+  Target
+} from "./protocol"
 import { Command as CommandSchema, PlanJson } from "./protocol"
-import { makeRuntime } from "./setup"
+import { makeSaver } from "./saver"
+import type { SaverEvent, SaverRun } from "./saver"
+import { openSse } from "./sseClient"
 import { now, Samples, sleep } from "./stats"
 
 const planPath = process.argv[2]
 if (planPath === undefined) throw new Error("usage: load.ts <plan.json>")
 const plan = Schema.decodeUnknownSync(PlanJson)(readFileSync(planPath, "utf8"))
-const workspaces = plan.workspaces.map((w) => new Workspace({ id: w.id, slug: w.slug, name: w.name }))
 
 const send = (reply: Reply) => process.send?.(reply)
 
@@ -43,7 +49,7 @@ const send = (reply: Reply) => process.send?.(reply)
 interface Stream {
   readonly workspace: number
   readonly target: Target
-  readonly request: ClientRequest
+  readonly socket: Socket
   /** Text after the last complete event. */
   rest: string
   /** Closed on purpose: its end is not a drop. */
@@ -86,48 +92,37 @@ const onChunk = (stream: Stream, chunk: string) => {
 const openStream = (workspace: number, target: Target) =>
   new Promise<Stream>((resolve, reject) => {
     const port = target === "server" ? plan.serverPort : plan.barePort
-    const req = request({
-      host: "127.0.0.1",
+    // Data arrives on a later tick, when `opened` exists.
+    const connection = openSse(
       port,
-      path: "/api/broadcast",
-      headers: { cookie: plan.workspaces[workspace]?.cookie ?? "", accept: "text/event-stream" },
-      agent: false
-    })
-    const stream: Stream = { workspace, target, request: req, rest: "", closing: false, ended: false }
+      "/api/broadcast",
+      { cookie: plan.workspaces[workspace]?.cookie ?? "", accept: "text/event-stream" },
+      (text) => onChunk(opened, text)
+    )
+    const opened: Stream = { workspace, target, socket: connection.socket, rest: "", closing: false, ended: false }
     let connected = false
     const timer = setTimeout(() => {
-      req.destroy(new Error("no ': connected' within 30 s"))
+      connection.socket.destroy(new Error("no ': connected' within 30 s"))
     }, 30_000)
-    req.on("response", (response) => {
-      if (response.statusCode !== 200) {
+    connection.connected.then(
+      () => {
+        connected = true
         clearTimeout(timer)
-        response.resume()
-        reject(new Error(`GET /api/broadcast: ${response.statusCode}`))
-        return
+        resolve(opened)
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
       }
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => {
-        if (!connected) {
-          connected = true
-          clearTimeout(timer)
-          resolve(stream)
-        }
-        onChunk(stream, chunk)
-      })
-      response.on("error", () => undefined)
-    })
-    req.on("error", (error) => {
-      clearTimeout(timer)
-      if (!connected) reject(error)
-    })
-    req.on("close", () => {
-      stream.ended = true
+    )
+    connection.socket.on("error", () => undefined)
+    connection.socket.on("close", () => {
+      opened.ended = true
       const list = streams[target][workspace]
-      const index = list?.indexOf(stream) ?? -1
+      const index = list?.indexOf(opened) ?? -1
       if (list !== undefined && index >= 0) list.splice(index, 1)
-      if (connected && !stream.closing) droppedStreams++
+      if (connected && !opened.closing) droppedStreams++
     })
-    req.end()
   })
 
 const openStreams = async (target: Target, perWorkspace: ReadonlyArray<number>): Promise<OpenResult> => {
@@ -169,7 +164,7 @@ const closeStreams = async (target: Target) => {
   const all = streams[target].flat()
   for (const stream of all) {
     stream.closing = true
-    stream.request.destroy()
+    stream.socket.destroy()
   }
   const deadline = now() + 30_000
   while (openCount(target) > 0 && now() < deadline) await sleep(50)
@@ -217,9 +212,11 @@ const floor = async (count: number): Promise<FloorResult> => {
 }
 
 // ---------------------------------------------------------------------------
-// Saves
+// Saves (saver.ts)
 
-const runtime = makeRuntime(plan.databaseUrl, plan.redisUrl, 10)
+let onSaver: ((event: SaverEvent) => void) | undefined
+const saver = makeSaver(plan, (event) => onSaver?.(event))
+const startSaves = (run: SaverRun) => void saver.then((s) => s.run(run))
 
 interface SaveEntry {
   readonly measured: boolean
@@ -231,26 +228,21 @@ interface SaveEntry {
   received: number
 }
 
-/**
- * Each save creates a record of its own (Records.create in a unit of work), so
- * the record id in a hint names exactly one save, however late it arrives.
- */
 /** A delay from `monitorEventLoopDelay({ resolution: 5 })` (ns, interval included) as ms late. */
 const beyondResolution = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns / 1e6 - 5) : 0)
 
 const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<SavesResult> => {
-  const { records, units } = await runtime.runPromise(Effect.all({ records: Records, units: UnitOfWork }))
   const byId = new Map<string, SaveEntry>()
   /** Receipts of a record whose save has not yet reported its id (expected: none). */
   const unmatched = new Map<string, Array<number>>()
-  const all: Array<SaveEntry> = []
+  const entries = new Map<number, SaveEntry>()
   const latencies = new Samples(1 << 20)
   const durations = new Samples(1 << 14)
   const floorSamples = new Samples(1024)
   let early = 0
   let throttled = 0
   let inFlight = 0
-  const maxInFlight = 256
+  let finished = false
   const droppedBefore = droppedStreams
   const start = now()
   const windowStart = start + command.warmupMs
@@ -277,74 +269,62 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
     else waiting.push(at)
   }
 
-  const save = (workspace: number, entry: SaveEntry, name: string) => {
-    const target = workspaces[workspace]
-    const owner = plan.workspaces[workspace]
-    if (target === undefined || owner === undefined) throw new Error(`no workspace ${workspace}`)
-    return units.run(target, records.create(plan.businessObject, { name, wonDeals: 0 })).pipe(
-      withActor({ kind: "user", ...owner.user }),
-      Effect.map((record) => {
-        entry.committedAt = now()
-        byId.set(record.id, entry)
-        const waiting = unmatched.get(record.id)
+  onSaver = (event) => {
+    switch (event._tag) {
+      case "Started": {
+        inFlight++
+        entries.set(event.index, {
+          measured: event.startedAt >= windowStart && event.startedAt < windowEnd,
+          expected: streams.server[event.workspace]?.length ?? 0,
+          startedAt: event.startedAt,
+          committedAt: 0,
+          failed: false,
+          received: 0
+        })
+        return
+      }
+      case "Throttled":
+        throttled++
+        return
+      case "Committed": {
+        inFlight--
+        const entry = entries.get(event.index)
+        if (entry === undefined) return
+        entry.committedAt = event.committedAt
+        if (entry.measured) durations.push(entry.committedAt - entry.startedAt)
+        byId.set(event.id, entry)
+        const waiting = unmatched.get(event.id)
         if (waiting !== undefined) {
-          unmatched.delete(record.id)
+          unmatched.delete(event.id)
           for (const at of waiting) receive(entry, at)
         }
-      })
-    )
-  }
-
-  const total = Math.floor(((command.warmupMs + command.measureMs) * command.rate) / 1000)
-  let issued = 0
-  const count = command.workspaces.length
-
-  const launch = (i: number) => {
-    const workspace = command.workspaces[i % count] ?? 0
-    const startedAt = now()
-    if (inFlight >= maxInFlight) {
-      throttled++
-      return
-    }
-    const entry: SaveEntry = {
-      measured: startedAt >= windowStart && startedAt < windowEnd,
-      expected: streams.server[workspace]?.length ?? 0,
-      startedAt,
-      committedAt: 0,
-      failed: false,
-      received: 0
-    }
-    all.push(entry)
-    inFlight++
-    runtime
-      .runPromise(save(workspace, entry, `${command.phase} save ${i}`))
-      .then(
-        () => {
-          if (entry.measured) durations.push(entry.committedAt - entry.startedAt)
-        },
-        () => {
-          entry.failed = true
-        }
-      )
-      .finally(() => {
+        return
+      }
+      case "Failed": {
         inFlight--
-      })
+        const entry = entries.get(event.index)
+        if (entry !== undefined) entry.failed = true
+        return
+      }
+      case "Finished":
+        finished = true
+        return
+    }
   }
+  startSaves({
+    phase: command.phase,
+    rate: command.rate,
+    workspaces: command.workspaces,
+    start,
+    durationMs: command.warmupMs + command.measureMs
+  })
 
   // How late this process's own event loop runs: a receipt is timestamped only when the loop gets to it.
   const loopDelay = monitorEventLoopDelay({ resolution: 5 })
-  let windowOpened = false
-  const ticker = setInterval(() => {
-    const t = now()
-    if (!windowOpened && t >= windowStart) {
-      windowOpened = true
-      loopDelay.enable()
-      send({ _tag: "Window", phase: command.phase, edge: "start" })
-    }
-    const due = Math.min(total, Math.floor(((t - start) * command.rate) / 1000))
-    while (issued < due) launch(issued++)
-    if (issued >= total) clearInterval(ticker)
-  }, 1)
+  const windowOpens = setTimeout(() => {
+    loopDelay.enable()
+    send({ _tag: "Window", phase: command.phase, edge: "start" })
+  }, windowStart - now())
 
   const floorLoop = (async () => {
     if (command.floorRate <= 0) return
@@ -359,7 +339,9 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
   await sleep(windowEnd - now())
   loopDelay.disable()
   send({ _tag: "Window", phase: command.phase, edge: "end" })
-  while (issued < total) await sleep(5)
+  clearTimeout(windowOpens)
+  while (!finished) await sleep(5)
+  onSaver = undefined
   await floorLoop
   // Let the last saves finish and the last hints arrive: at least drainMs; then until every
   // expected hint has arrived, or none has for 5 s (after some did: an overloaded service
@@ -367,7 +349,11 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
   // What comes later counts as lost.
   await sleep(command.drainMs)
   const drainDeadline = now() + 20_000
-  const expectedAll = () => all.reduce((n, entry) => n + (entry.committedAt > 0 ? entry.expected : 0), 0)
+  const expectedAll = () => {
+    let total = 0
+    for (const entry of entries.values()) total += entry.committedAt > 0 ? entry.expected : 0
+    return total
+  }
   while (now() < drainDeadline) {
     if (inFlight === 0) {
       if (receivedAll >= expectedAll()) break
@@ -382,7 +368,7 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
   let received = 0
   let measuredSaves = 0
   let failedSaves = 0
-  for (const entry of all) {
+  for (const entry of entries.values()) {
     if (!entry.measured) continue
     if (entry.failed || entry.committedAt === 0) {
       failedSaves++
@@ -557,12 +543,12 @@ const shutdown = async (code: number) => {
   for (const target of ["server", "bare"] as const) {
     for (const stream of streams[target].flat()) {
       stream.closing = true
-      stream.request.destroy()
+      stream.socket.destroy()
     }
   }
   floorPublisher.disconnect()
   floorSubscriber.disconnect()
-  await runtime.dispose().catch(() => undefined)
+  await saver.then((s) => s.dispose()).catch(() => undefined)
   process.exit(code)
 }
 
@@ -587,9 +573,8 @@ process.on("message", (raw: unknown) => {
 process.on("disconnect", () => void shutdown(1))
 process.on("SIGTERM", () => void shutdown(1))
 
-// Build the services (pool, Redis clients) before saying ready.
-runtime
-  .runPromise(Effect.all([Records, UnitOfWork]))
+// The saver builds its services (pool, Redis clients) before saying ready.
+saver
   .then(() => send({ _tag: "Ready" }))
   .catch((error: unknown) => {
     send({ _tag: "Failed", id: -1, message: `load: services failed to start: ${String(error)}` })

@@ -58,7 +58,7 @@ const settings = {
   spreadMeasureMs: quick ? 5_000 : 20_000,
   hotMeasureMs: quick ? 5_000 : 15_000,
   /** Saves/s of the capacity sweep over the spread layout: where does p99 stay under the target? */
-  sweepRates: sweepRatesArg?.split(",").map(Number) ?? (quick ? [10, 20] : [10, 25, 50]),
+  sweepRates: sweepRatesArg?.split(",").map(Number) ?? (quick ? [10, 20] : [50, 100, 200, 300, 400]),
   sweepWarmupMs: 2_000,
   sweepMeasureMs: quick ? 4_000 : 8_000,
   drainMs: 3_000,

@@ -132,7 +132,8 @@ export const renderSection = (r: Results): string => {
     const offered = step.targetRate * s.streamsPerWorkspace
     const p = step.commitToReceiptMs
     const latency = p.count === 0 ? "none arrived" : `${ms(p.p50)} / ${ms(p.p99)} ms`
-    return `| ${step.targetRate} | ${int(offered)} | ${int(step.deliveriesPerSecond)} | ${int(step.lostDeliveries)} of ${int(step.expectedDeliveries)} | ${latency} | ${cpu === undefined ? "?" : `${cpu.server} %`} | ${step.loopDelayMs.p99.toFixed(1)} ms |`
+    const cpuCells = cpu === undefined ? "? | ? | ?" : `${cpu.server} % | ${cpu.loadGenerator} % | ${cpu.machineBusy} %`
+    return `| ${step.targetRate} | ${int(offered)} | ${int(step.deliveriesPerSecond)} | ${int(step.lostDeliveries)} of ${int(step.expectedDeliveries)} | ${latency} | ${cpuCells} | ${step.loopDelayMs.p99.toFixed(1)} ms |`
   })
   const sustainable = r.sweep.filter(latencyMet).map((step) => step.targetRate * s.streamsPerWorkspace)
 
@@ -179,8 +180,8 @@ export const renderSection = (r: Results): string => {
           "",
           `Each step on the same service, lowest rate first, ${s.sweepMeasureMs / 1000} s windows. Highest offered rate with every hint delivered and p99 ≤ ${targets.p99Ms} ms: ${sustainable.length === 0 ? "none of the steps" : `${int(Math.max(...sustainable))} deliveries/s`}.`,
           "",
-          "| saves/s | deliveries/s offered | arrived/s | lost | commit → receipt p50 / p99 | service CPU | load generator loop delay p99 |",
-          "|---|---|---|---|---|---|---|",
+          `| saves/s | deliveries/s offered | arrived/s | lost | commit → receipt p50 / p99 | service CPU | load generator CPU | whole machine (of ${r.machine.cores * 100} %) | load generator loop delay p99 |`,
+          "|---|---|---|---|---|---|---|---|---|",
           ...sweepRows,
           ""
         ]),
@@ -199,9 +200,9 @@ export const renderSection = (r: Results): string => {
     "",
     `- Processes: the service (\`node --import tsx src/main.ts\` with real PostgreSQL and Redis, \`LOG_LEVEL=WARN\`, \`DATABASE_POOL_SIZE=10\`, \`BROADCAST_KEEPALIVE_MS\` one hour so that idle streams stay idle), the load generator (\`bench/broadcast/load.ts\`), a bare \`node:http\` server (\`bench/broadcast/bare.ts\`), and the orchestrator (\`bench/broadcast/main.ts\`), which only reads \`/proc\` while a window is open. The service is restarted (same port, same sessions) before the spread load and before presence + hot workspace, because an overloaded phase leaves a backlog in the service that would spill into the next one.`,
     `- Data: ${s.workspaces} workspaces \`bench-b-<n>\`, each with one admin user and 100 \`crm/company\` records, made through the domain services (Workspaces.create, Users.create, Memberships.add, Roles.assign, Records.create in units of work); a session cookie per user from \`POST /api/auth/login\`. Dropped at the end, also after a failure or Ctrl-C: Workspaces.drop, the users (one DELETE: no service removes users; sessions and memberships cascade), the presence keys.`,
-    "- Streams: plain `node:http` GET `/api/broadcast` with the cookie, one socket each (`agent: false`); a stream counts as open once its `: connected` comment has arrived. Events are split on blank lines and a `changed` event's `businessObjectId` is cut out of its data line.",
-    `- Saves: the service's own unit of work, run in the load generator against the same PostgreSQL and Redis: \`UnitOfWork.run\` + \`Records.create\` (a new \`crm/company\` record per save, so the record id in a hint names exactly one save), the workspace's user as actor. Each save writes its record and audit row and publishes through the outbound bridge and the Redis channel exactly as a save over HTTP would; the HTTP layer of the request is left out on purpose (it would measure the request path and take CPU from the instance under test). A fixed-rate scheduler (1 ms tick) starts saves at the phase's rate, round-robin over its workspaces, at most 256 in flight (a save that would be the 257th is not started and is counted as not started).`,
-    "- Commit → receipt: the commit time is taken in the saving fiber as soon as the unit of work returns (COMMIT acknowledged, the publish just handed off), the receipt time when the chunk holding the event is read from the stream's socket, both from `performance.timeOrigin + performance.now()` in the load generator. Only saves started inside the measuring window count. After the window the bench drains: at least 3 s, then until every expected hint has arrived or none has for 5 s, at most 20 s more; what has not arrived by then is lost (the service's per-stream queues drop the oldest hints of a lagging stream: 256). Latency percentiles are of the received hints only, so the lost ones are reported beside them.",
+    "- Streams: one TCP socket each, a GET `/api/broadcast` with the cookie written by hand and the response head parsed once (`bench/broadcast/sseClient.ts`; `node:http`'s client would add its parser and stream machinery to each of 50,000 events/s on the same cores as the service); chunked bodies (the bare server) are de-chunked. A stream counts as open once its `: connected` comment has arrived. Events are split on blank lines and a `changed` event's `businessObjectId` is cut out of its data line.",
+    `- Saves: the service's own unit of work, run in the load generator (\`bench/broadcast/saver.ts\`) against the same PostgreSQL and Redis: \`UnitOfWork.run\` + \`Records.create\` (a new \`crm/company\` record per save, so the record id in a hint names exactly one save), the workspace's user as actor, with Effect's tracer off (the load generator exports no spans). Each save writes its record and audit row and publishes through the outbound bridge and the Redis channel exactly as a save over HTTP would; the HTTP layer of the request is left out on purpose (it would measure the request path and take CPU from the instance under test). A fixed-rate scheduler (1 ms tick) starts saves at the phase's rate, round-robin over its workspaces, at most 256 in flight (a save that would be the 257th is not started and is counted as not started).`,
+    "- Commit → receipt: the commit time is taken as soon as the unit of work returns (COMMIT acknowledged, the publish just handed off), the receipt time when the chunk holding the event is read from the stream's socket, both from `performance.timeOrigin + performance.now()` in the load generator. Only saves started inside the measuring window count. After the window the bench drains: at least 3 s, then until every expected hint has arrived or none has for 5 s, at most 20 s more; what has not arrived by then is lost (a stream whose socket is backed up keeps at most 256 hints and drops the oldest). Latency percentiles are of the received hints only, so the lost ones are reported beside them.",
     `- Deliveries/s: \`changed\` hints that arrived at any stream during the window, divided by its length (${s.spreadMeasureMs / 1000} s spread, ${s.hotMeasureMs / 1000} s hot, after a ${s.warmupMs / 1000} s warm-up); offered = saves/s × streams of the saved workspace. Expected deliveries of a save = the streams of its workspace open when it started; lost = expected − received.`,
     "- RSS per idle stream: VmRSS (`/proc/<pid>/status`) of the service and of the bare server after a full GC (both run with `--expose-gc` and `bench/broadcast/hooks.ts`, which calls `gc()` on SIGUSR2) once it holds within 0.5 % for 3 s; minus the same reading with no streams (taken after 500 streams were opened and closed once, so that compiled code and grown pools count as shared), divided by the open streams. The bare server's streams are opened, measured and closed first, then the service's. At 1,000 streams the bare server grows by only a few MiB, so its per-stream figure (and the ratio) is the least precise of the three.",
     `- Floor: two ioredis clients in the load generator, \`PUBLISH\` on one and the message on the other, one at a time: ${int(r.floorIdle?.count ?? 0)} sequential pings on the idle machine, and 20 per second alongside the spread and hot loads.`,
@@ -218,58 +219,57 @@ export const renderSection = (r: Results): string => {
 const analysis = (r: Results): Array<string> => {
   const lines: Array<string> = []
   const s = r.settings
+  const perDelivery = (step: SavesResult) => {
+    const cpu = r.cpu[step.phase]
+    return cpu === undefined || step.deliveriesPerSecond === 0 ? undefined : (cpu.server / 100 / step.deliveriesPerSecond) * 1e6
+  }
   const sweep = r.sweep
-  if (sweep.length > 0) {
-    const first = sweep[0]
-    const firstCpu = first === undefined ? undefined : r.cpu[first.phase]
-    const best = sweep.reduce((a, b) => (b.deliveriesPerSecond > a.deliveriesPerSecond ? b : a))
-    const bestCpu = r.cpu[best.phase]
-    const last = sweep[sweep.length - 1]
-    if (first !== undefined && firstCpu !== undefined) {
-      const perHintMs = (firstCpu.server / 100 / first.targetRate) * 1000
-      lines.push(
-        `- Fan-out cost: at ${first.targetRate} saves/s over ${int(first.streams)} streams the service used ${firstCpu.server} % of a core, about ${perHintMs.toFixed(0)} ms of CPU per hint, which goes to the ${s.streamsPerWorkspace} streams of one workspace (${((perHintMs / s.streamsPerWorkspace) * 1000).toFixed(0)} µs per delivery). ` +
-          `Those ${s.streamsPerWorkspace} writes happen one after another on the one thread, so the last stream of a workspace gets a hint tens of ms after the first even when nothing else is queued: p50 ${ms(first.commitToReceiptMs.p50)} ms, p99 ${ms(first.commitToReceiptMs.p99)} ms at only ${int(first.deliveriesPerSecond)} deliveries/s.`
-      )
-    }
-    if (bestCpu !== undefined && last !== undefined) {
-      lines.push(
-        `- Saturation and collapse: the most the service delivered in the sweep was ${int(best.deliveriesPerSecond)}/s (at ${best.targetRate} saves/s, ${bestCpu.server} % CPU, p99 ${ms(best.commitToReceiptMs.p99)} ms). ` +
-          (last !== best
-            ? `Past that it delivers less, not the same: at ${last.targetRate} saves/s only ${int(last.deliveriesPerSecond)}/s arrived and ${share(last.lostDeliveries, last.expectedDeliveries)} % of the window's hints never did (dropped by the 256-hint per-stream queues, or still queued inside the service when the drain gave up). Nothing pushes back on an overloaded instance: the Redis inbox is unbounded, so it only falls further behind.`
-            : "")
-      )
-    }
+  const top = sweep[sweep.length - 1]
+  if (top !== undefined) {
+    const costs = sweep.map(perDelivery).filter((c): c is number => c !== undefined)
+    const sustainable = sweep.filter(latencyMet)
+    const best = sustainable[sustainable.length - 1]
+    const topCpu = r.cpu[top.phase]
+    lines.push(
+      `- Fan-out cost: over the sweep the service spent ${costs.length === 0 ? "?" : `${Math.min(...costs).toFixed(0)} to ${Math.max(...costs).toFixed(0)}`} µs of CPU per delivery (its CPU over the deliveries that arrived; the low rates carry more fixed cost per delivery), most of it in the \`write\` system call to the stream's socket (see below). ` +
+        (best === undefined
+          ? "No step met p99 ≤ 50 ms."
+          : `Every step up to ${best.targetRate} saves/s (${int(best.deliveriesPerSecond)} deliveries/s) delivered every hint with p99 ≤ ${targets.p99Ms} ms (${ms(best.commitToReceiptMs.p99)} ms).`) +
+        (topCpu === undefined || top === best
+          ? ""
+          : ` At ${top.targetRate} saves/s (${int(top.deliveriesPerSecond)}/s arrived, ${int(top.lostDeliveries)} lost) p99 was ${ms(top.commitToReceiptMs.p99)} ms with the service at ${topCpu.server} % of a core, the load generator at ${topCpu.loadGenerator} % and the machine ${topCpu.machineBusy} % busy of ${r.machine.cores * 100} %: past that point the processes queue for the two cores.`)
+    )
   }
   const spread = r.spread
   const cpu = r.cpu.spread
   if (spread !== undefined && cpu !== undefined) {
     lines.push(
-      `- Spread load as asked: the load generator committed ${spread.achievedRate.toFixed(0)} saves/s of the ${spread.targetRate}/s asked (BEGIN..COMMIT p50 ${ms(spread.saveDurationMs.p50)} ms: each save is a full unit of work in the load generator, and the machine was out of CPU), offering ${int(spread.achievedRate * s.streamsPerWorkspace)} deliveries/s; ${int(spread.deliveriesPerSecond)}/s arrived. ` +
-        `CPU over the window: service ${cpu.server} %, load generator ${cpu.loadGenerator} %, PostgreSQL ${cpu.postgres} %, Redis ${cpu.redis} %, whole machine ${cpu.machineBusy} % of ${r.machine.cores * 100} %; the bare Redis round trip went from ${ms(r.floorIdle?.p50 ?? 0)} ms p50 idle to ${ms(spread.floorUnderLoadMs.p50)} ms (p99 ${ms(spread.floorUnderLoadMs.p99)} ms) and the load generator's event loop ran up to ${spread.loopDelayMs.p99.toFixed(0)} ms late (p99). ` +
-        `A bigger machine would let the saves reach 500/s, but the service would still be far past the saturation point the sweep shows (${int(Math.max(0, ...sweep.map((x) => x.deliveriesPerSecond)))} deliveries/s on one core), so the ${int(s.spreadRate * s.streamsPerWorkspace)}/s target is out of reach of this code, not only of this machine.`
+      `- Spread load as asked: the load generator committed ${spread.achievedRate.toFixed(0)} saves/s of the ${spread.targetRate}/s asked (${int(spread.throttledSaves)} not started, BEGIN..COMMIT p50 ${ms(spread.saveDurationMs.p50)} ms), offering ${int(spread.achievedRate * s.streamsPerWorkspace)} deliveries/s; ${int(spread.deliveriesPerSecond)}/s arrived and ${int(spread.lostDeliveries)} were lost, commit → receipt p50 ${ms(spread.commitToReceiptMs.p50)} ms, p99 ${ms(spread.commitToReceiptMs.p99)} ms. ` +
+        `CPU over the window: service ${cpu.server} %, load generator ${cpu.loadGenerator} %, PostgreSQL ${cpu.postgres} %, Redis ${cpu.redis} %, other processes ${cpu.others} %, whole machine ${cpu.machineBusy} % of ${r.machine.cores * 100} %; the load generator's event loop ran up to ${spread.loopDelayMs.p99.toFixed(0)} ms late (p99, max ${spread.loopDelayMs.max.toFixed(0)} ms) and the bare Redis round trip went from ${ms(r.floorIdle?.p50 ?? 0)} ms p50 idle to ${ms(spread.floorUnderLoadMs.p50)} ms (p99 ${ms(spread.floorUnderLoadMs.p99)} ms). ` +
+        `On this machine the load generator runs out of CPU first: it is one Node process that both makes the saves (a whole unit of work each, see below) and reads 50,000 events/s from 10,000 sockets, and at ${cpu.loadGenerator} % of a core it could not keep up, so the saves fell behind the schedule and the same event loop that timestamps the receipts ran late; what is left of the two cores is shared by the service (${cpu.server} %), PostgreSQL and Redis. The sweep above is the service's side of it: every hint on time up to the highest rate the load generator sustains.`
     )
   }
   const hot = r.hot
   const hotCpu = r.cpu.hot
   if (hot !== undefined && hotCpu !== undefined) {
+    const cost = perDelivery(hot)
     lines.push(
-      `- Hot workspace: ${int(hot.deliveriesPerSecond)} deliveries/s arrived of ${int(s.hotRate * s.hotStreams)}/s offered with the service at ${hotCpu.server} % CPU, the machine ${hotCpu.machineBusy} % busy and the saves on time (${hot.achievedRate.toFixed(0)}/s, BEGIN..COMMIT p50 ${ms(hot.saveDurationMs.p50)} ms). ` +
-        "With 1,000 streams in one workspace a lagging stream takes several hints per pull, so a core yields more deliveries than in the spread layout, but still a fraction of the offer: the lag grows to seconds and the 256-hint queues drop the oldest hints."
+      `- Hot workspace: ${int(hot.deliveriesPerSecond)} deliveries/s arrived of ${int(s.hotRate * s.hotStreams)}/s offered, ${int(hot.lostDeliveries)} lost, commit → receipt p50 ${ms(hot.commitToReceiptMs.p50)} ms, p99 ${ms(hot.commitToReceiptMs.p99)} ms, with the service at ${hotCpu.server} % of a core (${cost === undefined ? "?" : cost.toFixed(0)} µs per delivery) and the machine ${hotCpu.machineBusy} % busy. ` +
+        `One hint goes to ${int(s.hotStreams)} sockets in one synchronous loop in the Redis message callback, so the last socket of the loop gets it ${cost === undefined ? "some" : `about ${((cost * s.hotStreams) / 1000).toFixed(0)}`} ms after the first.`
     )
   }
   const rss = r.rss[r.rss.length - 1]
   if (rss !== undefined) {
     lines.push(
-      `- Memory: ${rss.serverKiB.toFixed(0)} KiB per idle stream against ${rss.bareKiB.toFixed(0)} KiB for the bare server (${rss.ratio.toFixed(1)}×), so ${int(rss.streams)} idle streams hold ${int(rss.serverRssKiB / 1024)} MiB; garbage collection, whose full collections have to walk that live heap, took about a third of the service's CPU in the delivery profiles.`
+      `- Memory: ${rss.serverKiB.toFixed(1)} KiB per idle stream against ${rss.bareKiB.toFixed(1)} KiB for the bare server (${rss.ratio.toFixed(2)}×): ${int(rss.streams)} idle streams hold ${int(rss.serverRssKiB / 1024)} MiB of RSS, of which ${int((r.rssBaseline?.serverKiB ?? 0) / 1024)} MiB is the service with no stream. The service keeps less per stream than the bare server because it keeps no response object: once the head is written the stream is its socket and a writer of a few fields.`
     )
   }
   const presence = r.presence
   const presenceCpu = r.cpu.presence
   if (presence !== undefined && presenceCpu !== undefined) {
-    const perHeartbeatMs = ((presenceCpu.server + presenceCpu.postgres) / 100 / presence.perSecond) * 1000
+    const perHeartbeat = (presenceCpu.server / 100 / presence.perSecond) * 1e6
     lines.push(
-      `- Presence: ${int(presence.perSecond)} heartbeats/s with the service at ${presenceCpu.server} % and PostgreSQL at ${presenceCpu.postgres} % of a core, about ${perHeartbeatMs.toFixed(1)} ms of CPU per heartbeat between them: ${int(targets.heartbeatsPerSecond)}/s would take about ${((perHeartbeatMs * targets.heartbeatsPerSecond) / 1000).toFixed(0)} cores of this machine.`
+      `- Presence: ${int(presence.perSecond)} heartbeats/s with the service at ${presenceCpu.server} % (its one thread saturated; above 100 % is V8's helper threads), PostgreSQL at ${presenceCpu.postgres} % and Redis at ${presenceCpu.redis} %: about ${perHeartbeat.toFixed(0)} µs of the service's CPU per heartbeat. Each heartbeat reads the session and the grants from PostgreSQL (two queries, as every request does: docs/broadcast.md, "Presence") and runs one Redis script; the rest is the HTTP stack (see below).`
     )
   }
   for (const note of notes) lines.push(note)
@@ -277,17 +277,17 @@ const analysis = (r: Results): Array<string> => {
 }
 
 /**
- * Where the time and memory go, from separate diagnostic runs on this machine
- * (2026-11-21): a CPU profile of the service over one measuring window (the
- * inspector's profiler, attached with SIGUSR1), `main.ts --cpu-prof`, heap
- * snapshots of the service with 0 and 1,000 idle streams, and direct timings.
- * Kept by hand: re-check them when the code changes.
+ * From separate diagnostic runs on this machine (2026-11-21): the same bench
+ * with `--cpu-prof` and with parts of the service stubbed out, heap snapshots
+ * of the service holding 2,000 idle streams and none, and the run before this
+ * design. Kept by hand: re-check them when the code changes.
  */
 const notes: ReadonlyArray<string> = [
-  "- Where a delivery's CPU goes (the inspector's profiler on the service over 6 s of the sweep at 25 saves/s, main thread saturated): garbage collection 35 %, Effect's runtime 39 % (fiber run loop, FiberRefs, scheduler, channel executor), Node's stream and socket writes 20 %, the service's own code 0.2 %. Over 8 s of the overloaded spread window it is worse: GC 39 %, 25 % self time in the continuation of `Fiber.interrupt` alone, and the socket writes themselves under 1 %. Per stream, `src/broadcast/BroadcastHttp.ts` builds `Stream.fromQueue(subscription)` → `filter` → `map(toSse)`, merged (`Stream.merge`) with a keep-alive `Stream.fromSchedule` of its own, after `Stream.concat`, through `Stream.encodeText`, into `HttpServerResponse.stream` (`Stream.runForEachChunk` + `res.write`). `Stream.merge` is `Channel.mergeWith`, which for every chunk of either side races a `Fiber.join` of both sides, interrupts the loser and forks a new pull fiber into the scope (effect `internal/channel.js`, `go` / `OP_BOTH_RUNNING`): the per-stream keep-alive makes every delivery cost several fiber forks and an interrupt. On top of that `JSON.stringify`, the SSE encoder and the `TextEncoder` run once per stream rather than once per hint.",
-  "- Where a stream's memory goes (heap snapshots, 1,000 idle streams against none): about 114 KiB of JavaScript heap per stream: 6 fibers (FiberRuntime), 21 channel executors, about 185 Effect primitives, 410 closures and 425 V8 contexts (scopes of closures); Node's own socket, request and response objects are about 1.3 KiB of it. The bare server needs about 11 KiB of RSS per stream in all. Opening a stream also costs two SQL queries (session, grants) and a few ms of CPU (see \"Stream churn\"); closing 10,000 idle streams took about 15 s of the service's CPU (1.5 ms each) and grew its RSS by another 360 MB until a later GC: 10,000 tabs reconnecting at once (a deploy, a network blip) cost the instance tens of seconds of its only core.",
-  "- Why presence is slow (direct timings on this machine): a heartbeat runs the cookie's session lookup (a four-table join: 0.48 ms p50 inside PostgreSQL alone, measured with node-postgres), the grants query (0.28 ms) and one Redis script, on top of the HTTP layer, which costs the service about 0.3 to 0.4 ms of CPU per request before any handler work (`GET /api/openapi.json`: about 2,400 to 3,000 requests/s at 90 % of a core; an unknown route: 1,700/s at 67 %), where a bare `node:http` server answers 8,300 requests/s at 50 % of a core.",
-  "- What would move the numbers, in src/ (not changed by this bench): drop the per-stream `Stream.merge` (let one instance-wide timer put keep-alive ticks into the same per-workspace PubSub, or write them straight to the responses), so that a stream is one fiber over one queue with one write per chunk; encode each hint once per workspace and hand the same bytes to every stream; cap the Redis inbox and the per-stream lag differently under overload (today the inbox is unbounded, so an overloaded instance falls minutes behind); for presence, cache the session and grants of a principal for a few seconds (or per keep-alive connection), or at least prepare the two statements."
+  "- Before this design (the previous run of this bench, same machine, 2026-11-21): the service saturated at about 2,500 deliveries/s (p99 ≤ 50 ms only up to 1,000/s) and none of the spread load's hints arrived; hot workspace p50 10.5 s with 98 % of the hints lost; 114 to 126 KiB of RSS per idle stream (11 to 18× the bare server); 491 heartbeats/s. Each stream was a `Stream.merge` of a queue and a keep-alive schedule run by `HttpServerResponse.stream`: several fibers, channel executors and queues per stream, and every delivery went through them.",
+  "- Where a delivery's CPU goes now (`--cpu-prof`, hot workspace): the socket writes (`writeBuffer`, `writev`) are about 60 % of the service's busy time (on loopback the sender's write also runs the receiving side's TCP processing), the hub, the read filter and the writer about 3 %, garbage collection about 4 %. The load generator pays the same per event on the reading side.",
+  "- Where a stream's memory goes (heap snapshots, 2,000 idle streams against none): about 5.7 KiB of JavaScript heap per stream, nearly all of it Node's socket, its TCP handle, the HTTP parser and the request object; the `SseWriter` is 72 bytes. With the same writer but the response left to the HTTP server (the request fiber waiting until the client goes away), it was about 44 KiB: the fiber keeps the contexts and continuations of the whole middleware stack alive, seven copies of the service context among them.",
+  "- The HTTP floor under presence: in an experiment during development, with the heartbeat handler replaced by `Effect.void` and the session and grant lookups served from memory, the service answered 4,841 heartbeats/s with its thread saturated, about 200 µs of CPU per request for Node's HTTP parsing and the `HttpApi` stack (router, a tracing span and a log call per request, the security middleware, path decoding); the presence work itself (`Presence.heartbeat`, one Redis script) measured about 60 µs per heartbeat without HTTP. So 5,000 heartbeats/s on one core needs a cheaper request path in `src/http` (or heartbeats answered before the `HttpApi` router) and no SQL per heartbeat, or fewer requests (one heartbeat per tab for all its open forms), not more work on presence alone. A short-lived cache of sessions and grants would reach that SQL-free path only in this benchmark (which reuses one session per workspace for 20 editors); real forms heartbeat every 10 s each, so it was left out.",
+  "- The load generator's saves: each is a whole unit of work through the service's own code (BEGIN, the record, the audit row, COMMIT, then the publish); at 300 saves/s with 200 streams open the load generator used 64 % of a core, about 2 ms of CPU per save, so the spread load's 500 saves/s alone take about a core of this two-core machine."
 ]
 
 /** Replaces the "## Broadcast" section (up to the next "## " heading) or appends it. */

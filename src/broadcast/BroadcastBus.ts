@@ -2,18 +2,25 @@ import type { Effect, Queue, Scope } from "effect"
 import { Context } from "effect"
 import type { PubSubUnavailable } from "../errors"
 import type { Broadcast, BroadcastEnvelope } from "./Broadcast"
+import type { Detach, HintSink } from "./BroadcastHub"
+import type { ReadFilter } from "./ReadFilter"
 
 /**
  * The broadcast port. `publish` hands a hint to every API instance (through
- * Redis, or straight to this process when no Redis is configured);
- * `subscribe` gives one stream its own bounded queue of its workspace's hints.
- * Both implementations share one instance-local hub, so everything above the
- * transport runs the same code.
+ * Redis, or straight to this process when no Redis is configured); `attach`
+ * gives one stream its workspace's hints. Both implementations share one
+ * instance-local hub, so everything above the transport runs the same code.
  */
 export interface BroadcastBusShape {
   /** Fire-and-forget from the writer's point of view: callers log failures, never retry. */
   readonly publish: (envelope: BroadcastEnvelope) => Effect.Effect<void, PubSubUnavailable>
-  /** A queue of this workspace's hints, released with the scope. Fails fast when the store is down. */
+  /**
+   * Hands `sink` the hints of this workspace that `filter` lets through, until
+   * the returned `detach` is called (synchronous, idempotent: a stream calls it
+   * from its socket's close event). Fails fast when the store is down.
+   */
+  readonly attach: (workspace: string, sink: HintSink, filter?: ReadFilter) => Effect.Effect<Detach, PubSubUnavailable>
+  /** A bounded queue of this workspace's hints (its oldest slide out), released with the scope. Fails fast when the store is down. */
   readonly subscribe: (workspace: string) => Effect.Effect<Queue.Dequeue<Broadcast>, PubSubUnavailable, Scope.Scope>
   /** Open subscriptions on this instance (all workspaces). */
   readonly subscriberCount: Effect.Effect<number>

@@ -7,6 +7,7 @@ const make = Effect.gen(function* () {
   const hub = yield* BroadcastHub.make()
   return BroadcastBus.of({
     publish: hub.deliver,
+    attach: hub.attach,
     subscribe: hub.subscribe,
     subscriberCount: hub.subscriberCount,
     isHealthy: Effect.succeed(true),
@@ -14,5 +15,8 @@ const make = Effect.gen(function* () {
   })
 })
 
-/** The bus without Redis: publishing delivers straight to this process's streams. */
+/**
+ * The bus without Redis: publishing delivers straight to this process's
+ * streams (there is no shared subscription to fan out, hence no inbox).
+ */
 export const layer: Layer.Layer<BroadcastBus> = Layer.effect(BroadcastBus, make)

@@ -1,9 +1,10 @@
-import { Effect, Layer, Queue, Schema } from "effect"
+import { Effect, Either, Layer, Runtime, Schema } from "effect"
 import { PubSubUnavailable } from "../errors"
 import { RedisConnection } from "../redis/RedisConnection"
 import { BroadcastEnvelopeJson } from "./Broadcast"
 import { BroadcastBus } from "./BroadcastBus"
 import * as BroadcastHub from "./BroadcastHub"
+import { makeInbox } from "./BroadcastInbox"
 
 /** The one channel every instance publishes to and subscribes to. */
 export const channel = "broadcast"
@@ -11,33 +12,27 @@ export const channel = "broadcast"
 const unavailable = (error: unknown) =>
   new PubSubUnavailable({ message: `redis: ${error instanceof Error ? error.message : String(error)}` })
 
-const decode = Schema.decodeUnknown(BroadcastEnvelopeJson)
+const decode = Schema.decodeUnknownEither(BroadcastEnvelopeJson)
 const encode = Schema.encode(BroadcastEnvelopeJson)
 
 const make = Effect.gen(function* () {
   const { command, subscriber } = yield* RedisConnection
   const hub = yield* BroadcastHub.make()
+  const inbox = yield* makeInbox(hub)
 
-  // The ioredis callback only enqueues; one fiber decodes and delivers, in order.
-  const inbox = yield* Queue.unbounded<string>()
+  const runtime = yield* Effect.runtime<never>()
+  const log = Runtime.runFork(runtime)
+
+  // From the ioredis callback straight into the bounded inbox; each stream bounds its own lag.
   const onMessage = (from: string, message: string) => {
-    if (from === channel) inbox.unsafeOffer(message)
+    if (from !== channel) return
+    const decoded = decode(message)
+    if (Either.isRight(decoded)) return inbox.offer(decoded.right)
+    log(Effect.logWarning("broadcast bus: dropped a malformed message").pipe(Effect.annotateLogs("error", decoded.left.message)))
   }
   yield* Effect.acquireRelease(
     Effect.sync(() => subscriber.on("message", onMessage)),
     () => Effect.sync(() => subscriber.off("message", onMessage))
-  )
-  yield* Queue.take(inbox).pipe(
-    Effect.flatMap((message) =>
-      decode(message).pipe(
-        Effect.flatMap(hub.deliver),
-        Effect.catchTag("ParseError", (error) =>
-          Effect.logWarning("broadcast bus: dropped a malformed message").pipe(Effect.annotateLogs("error", error.message))
-        )
-      )
-    ),
-    Effect.forever,
-    Effect.forkScoped
   )
 
   // Subscribed once per instance; ioredis re-subscribes by itself after a reconnect.
@@ -59,6 +54,7 @@ const make = Effect.gen(function* () {
         Effect.flatMap((json) => Effect.tryPromise({ try: () => command.publish(channel, json), catch: unavailable })),
         Effect.asVoid
       ),
+    attach: (workspace, sink, filter) => Effect.zipRight(ready, hub.attach(workspace, sink, filter)),
     subscribe: (workspace) => Effect.zipRight(ready, hub.subscribe(workspace)),
     subscriberCount: hub.subscriberCount,
     // Both connections: a lost subscriber alone would leave streams silent.

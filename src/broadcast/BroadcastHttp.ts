@@ -1,27 +1,26 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import * as Sse from "@effect/experimental/Sse"
-import { Effect, Schedule, Stream } from "effect"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
 import { Access } from "../auth/Access"
-import { allows } from "../auth/Grants"
 import { CurrentPrincipal } from "../auth/Principal"
-import { AppConfig } from "../config/AppConfig"
 import { Forbidden } from "../errors"
 import { Api } from "../http/Api"
-import type { Broadcast } from "./Broadcast"
 import { BroadcastBus } from "./BroadcastBus"
+import { makeReadFilters } from "./ReadFilter"
+import { SseStreams, streamHeaders } from "./SseStreams"
 
-const toSse = (broadcast: Broadcast) =>
-  Sse.encoder.write({ _tag: "Event", event: broadcast.type, id: undefined, data: JSON.stringify(broadcast.data) })
-
-/** Written at once (Node sends the headers with the first write), then on every keep-alive tick. */
-const opened = ": connected\n\n"
-const keepAlive = ": keep-alive\n\n"
-
-export const BroadcastHttp = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
+/**
+ * `GET /api/broadcast`. Authentication, the grants and the 403/503 answers go
+ * through the HTTP server as for any route; the stream itself is then written
+ * on the request's socket by `SseStreams` (see docs/broadcast.md, "Cost of a
+ * stream").
+ */
+const handlers = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
   Effect.gen(function* () {
     const bus = yield* BroadcastBus
     const access = yield* Access
-    const config = yield* AppConfig
+    const streams = yield* SseStreams
+    const readFilter = makeReadFilters()
 
     return handlers.handle("stream", () =>
       Effect.gen(function* () {
@@ -33,19 +32,18 @@ export const BroadcastHttp = HttpApiBuilder.group(Api, "broadcast", (handlers) =
         }
         // Read once: a role change applies from the next stream.
         const grants = yield* access.grants
-        // Subscribed in the request's scope: released when the client goes away.
-        const hints = yield* bus.subscribe(principal.workspace.id)
-        const events = Stream.fromQueue(hints).pipe(
-          Stream.filter((hint) => allows(grants, hint.data.businessObject, "read")),
-          Stream.map(toSse)
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const ok = HttpServerResponse.empty({ status: 200, headers: streamHeaders })
+        if (request.method === "HEAD") return ok
+        const filter = readFilter(grants)
+        yield* streams.start(NodeHttpServerRequest.toServerResponse(request), (writer) =>
+          bus.attach(principal.workspace.id, writer, filter)
         )
-        const ticks = Stream.fromSchedule(Schedule.spaced(config.broadcastKeepAlive)).pipe(Stream.as(keepAlive))
-        const body = Stream.concat(Stream.make(opened), Stream.merge(events, ticks))
-        return HttpServerResponse.stream(Stream.encodeText(body), {
-          contentType: "text/event-stream",
-          headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
-        })
+        // The socket has been taken over: this answer is not sent, it only tells the request log 200.
+        return ok
       })
     )
   })
 )
+
+export const BroadcastHttp = handlers.pipe(Layer.provide(SseStreams.Default))

@@ -1,19 +1,38 @@
-import type { Queue, Scope } from "effect"
-import { Effect, PubSub } from "effect"
+import type { Scope } from "effect"
+import { Effect, Queue } from "effect"
 import { Broadcast, type BroadcastEnvelope } from "./Broadcast"
+import { type Hint, makeHint } from "./Hint"
+import { acceptAll, type ReadFilter } from "./ReadFilter"
 
 /** Hints one stream may lag behind before it loses its oldest ones. */
 export const defaultCapacity = 256
 
 /**
+ * Where the hub hands a stream its hints. Called synchronously, in order,
+ * on the delivering call: it must not block and must not throw. Bounding,
+ * dropping and coalescing are the sink's business.
+ */
+export interface HintSink {
+  readonly offer: (hint: Hint) => void
+}
+
+/** Removes a sink from the hub; calling it again does nothing. */
+export type Detach = () => void
+
+/**
  * The instance-local fan-out shared by both bus implementations. Hints are
  * routed by workspace first, so a broadcast costs work proportional to the
- * streams of its own workspace only.
+ * streams of its own workspace only; it is encoded once, and the permission
+ * filter runs once per distinct grant set rather than once per stream.
  */
 export interface BroadcastHub {
   /** Hands a hint to the streams of its workspace. Never blocks. */
   readonly deliver: (envelope: BroadcastEnvelope) => Effect.Effect<void>
-  /** A queue of this workspace's hints, released with the scope. */
+  /** `deliver` outside an Effect, for transport callbacks (the Redis message handler). */
+  readonly unsafeDeliver: (envelope: BroadcastEnvelope) => void
+  /** Adds a sink for the hints `filter` lets through, until `detach` is called. */
+  readonly attach: (workspace: string, sink: HintSink, filter?: ReadFilter) => Effect.Effect<Detach>
+  /** A sliding queue (`defaultCapacity`) of this workspace's hints, released with the scope. */
   readonly subscribe: (workspace: string) => Effect.Effect<Queue.Dequeue<Broadcast>, never, Scope.Scope>
   /** Open subscriptions, all workspaces. */
   readonly subscriberCount: Effect.Effect<number>
@@ -21,53 +40,75 @@ export interface BroadcastHub {
   readonly workspaceCount: Effect.Effect<number>
 }
 
-interface WorkspaceHub {
-  // Sliding: a lagging subscriber loses its oldest hints; the publisher never waits for it.
-  readonly pubsub: PubSub.PubSub<Broadcast>
-  subscribers: number
-}
+/** The sinks of one workspace, grouped by filter: streams with the same grants share one check. */
+type Sinks = Map<ReadFilter, Set<HintSink>>
 
 export const make = (options: { readonly capacity?: number } = {}): Effect.Effect<BroadcastHub> =>
   Effect.sync(() => {
     const capacity = options.capacity ?? defaultCapacity
-    // Mutated only inside Effect.sync blocks, which run without interleaving.
-    const hubs = new Map<string, WorkspaceHub>()
+    const workspaces = new Map<string, Sinks>()
     let total = 0
 
-    const join = (workspace: string) =>
-      Effect.sync(() => {
-        let hub = hubs.get(workspace)
-        if (hub === undefined) {
-          hub = { pubsub: Effect.runSync(PubSub.sliding<Broadcast>(capacity)), subscribers: 0 }
-          hubs.set(workspace, hub)
-        }
-        hub.subscribers++
-        total++
-        return hub
+    const add = (workspace: string, sink: HintSink, filter: ReadFilter) => {
+      let sinks = workspaces.get(workspace)
+      if (sinks === undefined) {
+        sinks = new Map()
+        workspaces.set(workspace, sinks)
+      }
+      let group = sinks.get(filter)
+      if (group === undefined) {
+        group = new Set()
+        sinks.set(filter, group)
+      }
+      if (group.has(sink)) return
+      group.add(sink)
+      total++
+    }
+
+    const remove = (workspace: string, sink: HintSink, filter: ReadFilter) => {
+      const sinks = workspaces.get(workspace)
+      const group = sinks?.get(filter)
+      if (sinks === undefined || group === undefined || !group.delete(sink)) return
+      total--
+      if (group.size === 0) sinks.delete(filter)
+      if (sinks.size === 0) workspaces.delete(workspace)
+    }
+
+    // A sink removed while a delivery iterates is skipped; one added is reached or not.
+    const unsafeDeliver = (envelope: BroadcastEnvelope) => {
+      const sinks = workspaces.get(envelope.workspace)
+      if (sinks === undefined) return
+      const hint = makeHint(envelope.type, envelope.data)
+      for (const [filter, group] of sinks) {
+        if (!filter(hint.data.businessObject)) continue
+        for (const sink of group) sink.offer(hint)
+      }
+    }
+
+    const attach = (workspace: string, sink: HintSink, filter: ReadFilter = acceptAll) =>
+      Effect.sync((): Detach => {
+        add(workspace, sink, filter)
+        return () => remove(workspace, sink, filter)
       })
 
-    // No shutdown: a concurrent `deliver` may still hold the PubSub, and publishing
-    // to a shut-down one would interrupt the delivering fiber. It has no subscribers left.
-    const part = (workspace: string, hub: WorkspaceHub) =>
-      Effect.sync(() => {
-        hub.subscribers--
-        total--
-        if (hub.subscribers === 0 && hubs.get(workspace) === hub) hubs.delete(workspace)
+    const subscribe = (workspace: string) =>
+      Effect.gen(function* () {
+        const queue = yield* Effect.acquireRelease(Queue.sliding<Broadcast>(capacity), Queue.shutdown)
+        const sink: HintSink = {
+          // `offer`, not `unsafeOffer`: only the effectful offer slides past the oldest. It never suspends.
+          offer: (hint) => Effect.runSync(Queue.offer(queue, new Broadcast({ type: hint.type, data: hint.data })))
+        }
+        // Released before the queue shuts down (finalizers run in reverse).
+        yield* Effect.acquireRelease(attach(workspace, sink), (detach) => Effect.sync(detach))
+        return queue
       })
 
     return {
-      deliver: (envelope) =>
-        Effect.suspend(() => {
-          const hub = hubs.get(envelope.workspace)
-          if (hub === undefined) return Effect.void
-          return Effect.asVoid(PubSub.publish(hub.pubsub, new Broadcast({ type: envelope.type, data: envelope.data })))
-        }),
-      // Finalizers run in reverse: the queue unsubscribes before the count drops.
-      subscribe: (workspace) =>
-        Effect.acquireRelease(join(workspace), (hub) => part(workspace, hub)).pipe(
-          Effect.flatMap((hub) => PubSub.subscribe(hub.pubsub))
-        ),
+      deliver: (envelope) => Effect.sync(() => unsafeDeliver(envelope)),
+      unsafeDeliver,
+      attach,
+      subscribe,
       subscriberCount: Effect.sync(() => total),
-      workspaceCount: Effect.sync(() => hubs.size)
+      workspaceCount: Effect.sync(() => workspaces.size)
     }
   })

@@ -8,10 +8,14 @@ import { Records } from "../records/Records"
 import { EditorId } from "./Editor"
 import { Presence } from "./Presence"
 
+const isEditorId = Schema.is(EditorId)
+
 const decodeEditorId = (editor: string) =>
-  Schema.decodeUnknown(EditorId)(editor).pipe(
-    Effect.mapError((error) => new BadRequest({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
-  )
+  isEditorId(editor)
+    ? Effect.succeed(editor)
+    : Schema.decodeUnknown(EditorId)(editor).pipe(
+        Effect.mapError((error) => new BadRequest({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
+      )
 
 export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
   Effect.gen(function* () {
@@ -29,7 +33,8 @@ export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
         const { businessObject, principal } = yield* authorize(path.namespace, path.name, "update")
         const editorId = yield* decodeEditorId(path.editor)
         const key = { workspace: principal.workspace.id, businessObject, recordId: path.id }
-        const recordExists = records.exists(principal.workspace, businessObject, path.id)
+        // Built only on an arrival: a renewal never asks the database.
+        const recordExists = Effect.suspend(() => records.exists(principal.workspace, businessObject, path.id))
         return { key, editorId, caller: { userId: principal.id, name: principal.name }, recordExists }
       })
 
@@ -53,3 +58,4 @@ export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
       )
   })
 )
+

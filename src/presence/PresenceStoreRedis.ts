@@ -110,6 +110,15 @@ const HolderJson = Schema.parseJson(Schema.Struct({ name: Schema.String }))
 const reply = <A, I>(schema: Schema.Schema<A, I>) => (value: unknown) =>
   Effect.orDie(Schema.decodeUnknown(schema)(value))
 
+/** `reply` for a reply that needs no transformation: checked without a decoding effect (a heartbeat is one of these). */
+const literal = <A>(schema: Schema.Schema<A>) => {
+  const is = Schema.is(schema)
+  const decode = reply(schema)
+  return (value: unknown): Effect.Effect<A> => (is(value) ? Effect.succeed(value) : decode(value))
+}
+const touchOutcome = literal(TouchOutcomeSchema)
+const leaveOutcome = literal(LeaveOutcomeSchema)
+
 const make = Effect.gen(function* () {
   const { command } = yield* RedisConnection
   return PresenceStore.of({
@@ -122,12 +131,12 @@ const make = Effect.gen(function* () {
         holder,
         nowMs,
         lapseAtMs
-      ]).pipe(Effect.flatMap(reply(TouchOutcomeSchema)))
+      ]).pipe(Effect.flatMap(touchOutcome))
     },
     leave: (key, editorId, userId, nowMs) => {
       const keys = presenceKeys(key.workspace, key.businessObject)
       return leave(command, [keys.lapse, keys.holder], [member(key.recordId, editorId), userId, nowMs]).pipe(
-        Effect.flatMap(reply(LeaveOutcomeSchema))
+        Effect.flatMap(leaveOutcome)
       )
     },
     list: (workspace, businessObject, nowMs) => {

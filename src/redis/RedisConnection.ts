@@ -47,7 +47,9 @@ const acquireClient = (url: string, role: string, timeout: Duration.DurationInpu
           maxRetriesPerRequest: 1,
           enableOfflineQueue: false,
           commandTimeout: 2_000,
-          connectionName: `audit-broadcast:${role}`
+          connectionName: `audit-broadcast:${role}`,
+          // Commands issued in one tick go out in one write (heartbeats arrive many at a time).
+          enableAutoPipelining: role === "command"
         })
         // One warning per outage, not one per reconnect attempt.
         let down = false

@@ -1,6 +1,6 @@
 import * as Sse from "@effect/experimental/Sse"
 import { expect, layer } from "@effect/vitest"
-import { Duration, Effect } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Scope } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
 import { Roles } from "../../src/auth/Roles"
 import { BroadcastEnvelope } from "../../src/broadcast/Broadcast"
@@ -84,21 +84,70 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
     })
   )
 
-  it.scoped("a keep-alive comment line arrives on an idle stream (BROADCAST_KEEPALIVE_MS)", () =>
+  it.scoped("the one keep-alive timer reaches every open idle stream (BROADCAST_KEEPALIVE_MS)", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
       const { cookie } = yield* signedInMember(base, workspace)
-      const stream = yield* openStream(cookie)
-      expect(stream.status).toBe(200)
-      expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/)
-      yield* eventually("two keep-alive lines", Effect.map(stream.raw, (raw) => raw.split(": keep-alive\n\n").length >= 3), "5 seconds")
-      expect(yield* stream.events).toEqual([])
+      const streams = yield* Effect.forEach([1, 2, 3], () => openStream(cookie))
+      for (const stream of streams) {
+        expect(stream.status).toBe(200)
+        expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/)
+      }
+      yield* Effect.forEach(streams, (stream) =>
+        eventually("two keep-alive lines", Effect.map(stream.raw, (raw) => raw.split(": keep-alive\n\n").length >= 3), "5 seconds")
+      )
+      for (const stream of streams) expect(yield* stream.events).toEqual([])
     }).pipe(
       Effect.scoped,
       // Its own server, with a short keep-alive interval; released after the scope above.
       Effect.provide(testApp({ broadcastKeepAlive: Duration.millis(200) }))
     )
+  )
+
+  it.scoped("HEAD answers the stream's headers and opens no stream", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const bus = yield* BroadcastBus
+      const workspace = yield* freshWorkspace
+      const { cookie } = yield* signedInMember(base, workspace)
+      const before = yield* bus.subscriberCount
+      const response = yield* Effect.promise(() => fetch(`${base}/api/broadcast`, { method: "HEAD", headers: { cookie } }))
+      expect(response.status).toBe(200)
+      expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+      expect(yield* Effect.promise(() => response.text())).toBe("")
+      expect(yield* bus.subscriberCount).toBe(before)
+    })
+  )
+
+  it.scoped("shutting the server down ends its open streams (so it can stop, and the tabs reconnect)", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const scope = yield* Scope.make()
+      const app = yield* Layer.build(testApp()).pipe(Scope.extend(scope))
+      const base = yield* Effect.provide(baseUrl, app)
+      const { cookie } = yield* signedInMember(base, workspace)
+      const response = yield* Effect.promise(() => fetch(`${base}/api/broadcast`, { headers: { cookie } }))
+      const body = response.body
+      if (body === null) throw new Error("no body")
+      const reader = body.getReader()
+      const first = yield* Effect.promise(() => reader.read())
+      expect(new TextDecoder().decode(first.value)).toContain(": connected")
+      expect(yield* Context.get(app, BroadcastBus).subscriberCount).toBe(1)
+
+      yield* Scope.close(scope, Exit.void).pipe(
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the server did not stop") }),
+        Effect.orDie
+      )
+      const ended = yield* Effect.promise(async () => {
+        try {
+          for (;;) if ((await reader.read()).done) return true
+        } catch {
+          return true
+        }
+      }).pipe(Effect.timeout("5 seconds"))
+      expect(ended).toBe(true)
+    })
   )
 
   it.scoped("permissions are read at open: a deal reader gets deal hints only; a grant applies from the next stream", () =>

@@ -1,0 +1,109 @@
+import type { ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import { Duration, Effect, Schedule } from "effect"
+import { AppConfig } from "../config/AppConfig"
+import type { PubSubUnavailable } from "../errors"
+import type { Detach } from "./BroadcastHub"
+import * as BroadcastHub from "./BroadcastHub"
+import { SseWriter } from "./SseWriter"
+
+/**
+ * The open streams are split into this many slices, and the one keep-alive
+ * timer visits one slice per tick: every stream still gets its comment once
+ * per interval, but 10,000 streams never take one long burst of writes.
+ */
+const slices = 16
+
+const keepAliveComment = Buffer.from(": keep-alive\n\n")
+
+/**
+ * The response is written on the socket itself (see `start`), so it is
+ * framed by closing the connection: no chunked encoding, nothing to reuse
+ * after it.
+ */
+const head = () =>
+  Buffer.from(
+    "HTTP/1.1 200 OK\r\n" +
+      "Content-Type: text/event-stream\r\n" +
+      "Cache-Control: no-cache\r\n" +
+      "X-Accel-Buffering: no\r\n" +
+      "Connection: close\r\n" +
+      `Date: ${new Date().toUTCString()}\r\n` +
+      "\r\n" +
+      // Written at once, with the headers.
+      ": connected\n\n"
+  )
+
+/** The headers of the stream, for a HEAD request (answered through the HTTP server as usual). */
+export const streamHeaders = {
+  "content-type": "text/event-stream",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no"
+} as const
+
+/**
+ * The broadcast streams open on this instance.
+ *
+ * `start` takes the socket of a request over from the HTTP server: the
+ * request's fiber ends at once, and what is left of a stream is its socket,
+ * one `SseWriter` in the hub and one entry here; it ends when the socket
+ * closes. (Left to the HTTP server, every open stream would keep its request
+ * fiber, with the contexts and continuations of the whole middleware stack,
+ * alive: about 40 KiB each.) ONE timer for all streams writes the keep-alive comment
+ * (`BROADCAST_KEEPALIVE_MS`); when the layer closes (shutdown) every stream
+ * is closed, so that the server can stop and the tabs reconnect elsewhere.
+ */
+export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
+  scoped: Effect.gen(function* () {
+    const config = yield* AppConfig
+    const open = Array.from({ length: slices }, () => new Set<SseWriter>())
+    let joined = 0
+    let tick = 0
+
+    yield* Effect.sync(() => {
+      const slice = open[tick++ % slices]
+      if (slice !== undefined) for (const writer of slice) writer.keepAlive(keepAliveComment)
+    }).pipe(Effect.repeat(Schedule.fixed(Duration.unsafeDivide(config.broadcastKeepAlive, slices))), Effect.forkScoped)
+
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const slice of open) for (const writer of slice) writer.destroy()
+      })
+    )
+
+    /** From here on the stream belongs to its socket: this closure must not hold the request. */
+    const adopt = (socket: Socket, writer: SseWriter, detach: Detach) => {
+      const slice = open[joined++ % slices] ?? new Set<SseWriter>()
+      slice.add(writer)
+      socket.once("close", () => {
+        detach()
+        slice.delete(writer)
+        writer.close()
+      })
+    }
+
+    /**
+     * Starts the stream of `response`: `attach` hands the writer to the hub
+     * (it may fail, 503, before anything is written); then the socket is
+     * detached from the response, the head goes out, and the stream lives
+     * until the socket closes. Nothing happens when the client is gone already.
+     */
+    const start = (
+      response: ServerResponse,
+      attach: (writer: SseWriter) => Effect.Effect<Detach, PubSubUnavailable>
+    ): Effect.Effect<void, PubSubUnavailable> =>
+      Effect.gen(function* () {
+        const socket = response.socket
+        if (socket === null || socket.destroyed) return
+        const writer = new SseWriter(socket, BroadcastHub.defaultCapacity)
+        const detach = yield* attach(writer)
+        if (socket.destroyed) return detach()
+        adopt(socket, writer, detach)
+        // What the server writes for this response from now on goes nowhere.
+        response.detachSocket(socket)
+        writer.start(head())
+      })
+
+    return { start } as const
+  })
+}) {}

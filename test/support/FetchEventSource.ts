@@ -1,7 +1,7 @@
 import * as Sse from "@effect/experimental/Sse"
 import type { EventSourceConstructor, EventSourceLike } from "../../src/client"
+import { EventListeners } from "./EventListeners"
 
-type Listener = (event: MessageEvent) => void
 
 export interface TestEventSource extends EventSourceLike {
   readonly url: string
@@ -19,34 +19,20 @@ export interface TestEventSource extends EventSourceLike {
 export const fetchEventSource = (fetchFn: typeof fetch) => {
   const instances: Array<TestEventSource> = []
 
-  class FetchEventSource implements TestEventSource {
+  class FetchEventSource extends EventListeners implements TestEventSource {
     readyState = 0
     readonly opened: Promise<boolean>
-    private readonly listeners = new Map<string, Set<Listener>>()
     private readonly controller = new AbortController()
 
     constructor(readonly url: string) {
+      super()
       instances.push(this)
       this.opened = this.run()
-    }
-
-    addEventListener(type: string, listener: Listener): void {
-      const set = this.listeners.get(type) ?? new Set()
-      set.add(listener)
-      this.listeners.set(type, set)
-    }
-
-    removeEventListener(type: string, listener: Listener): void {
-      this.listeners.get(type)?.delete(listener)
     }
 
     close(): void {
       this.readyState = 2
       this.controller.abort()
-    }
-
-    private dispatch(type: string, data?: string) {
-      for (const listener of [...(this.listeners.get(type) ?? [])]) listener(new MessageEvent(type, { data }))
     }
 
     private fail() {

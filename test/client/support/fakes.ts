@@ -1,4 +1,5 @@
 import type { EventSourceLike } from "../../../src/client"
+import { EventListeners } from "../../support/EventListeners"
 
 /** One request the client made, as `fetch` received it. */
 export interface FetchCall {
@@ -30,13 +31,12 @@ export const fakeFetch = (answer: (call: FetchCall) => Response | Promise<Respon
   return { calls, fetch }
 }
 
-type Listener = (event: MessageEvent) => void
 
 /**
  * The browser's EventSource, faked: the test opens it, emits hints, drops
  * it. Every instance made is kept in `FakeEventSource.instances`.
  */
-export class FakeEventSource implements EventSourceLike {
+export class FakeEventSource extends EventListeners implements EventSourceLike {
   static instances: Array<FakeEventSource> = []
   static reset() {
     FakeEventSource.instances = []
@@ -48,32 +48,18 @@ export class FakeEventSource implements EventSourceLike {
 
   readyState = 0
   readonly withCredentials: boolean
-  private readonly listeners = new Map<string, Set<Listener>>()
 
   constructor(
     readonly url: string,
     init: { withCredentials?: boolean } = {}
   ) {
+    super()
     this.withCredentials = init.withCredentials ?? false
     FakeEventSource.instances.push(this)
   }
 
-  addEventListener(type: string, listener: Listener): void {
-    const set = this.listeners.get(type) ?? new Set()
-    set.add(listener)
-    this.listeners.set(type, set)
-  }
-
-  removeEventListener(type: string, listener: Listener): void {
-    this.listeners.get(type)?.delete(listener)
-  }
-
   close(): void {
     this.readyState = 2
-  }
-
-  private dispatch(type: string, data?: string) {
-    for (const listener of [...(this.listeners.get(type) ?? [])]) listener(new MessageEvent(type, { data }))
   }
 
   /** The server answered 200: the stream is open. */

@@ -23,6 +23,7 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
     const enqueue = (job: string, payload: RecordValues) =>
       Effect.gen(function* () {
         if (Option.isNone(registry.job(job))) return yield* Effect.dieMessage(`unknown job: ${job}`)
+        // Required, not read: enqueueing outside a unit of work would not be atomic with anything.
         yield* CorrelationId
         const actor = yield* CurrentActor
         if (Option.isNone(actor)) return yield* new MissingActor({ while: `enqueueing job ${job}` })

@@ -1,7 +1,12 @@
 import { Duration } from "effect"
 
-/** The longest wait between two attempts of a job or workflow run. */
-export const maxRetryDelay = Duration.minutes(5)
+/**
+ * The longest wait between two attempts of a job or workflow run. The worker
+ * waits while holding the element, and the persisted queue hands an element
+ * held for 2 minutes to another worker (its lock expiry, which it does not
+ * refresh here), so the wait stays well below that.
+ */
+export const maxRetryDelay = Duration.minutes(1)
 
 /**
  * How long to wait before attempt `attempts + 1` when `attempts` have failed:

@@ -1,7 +1,7 @@
-import type { Effect, Queue, Scope } from "effect"
+import type { Effect } from "effect"
 import { Context } from "effect"
 import type { PubSubUnavailable } from "../errors"
-import type { Broadcast, BroadcastEnvelope } from "./Broadcast"
+import type { BroadcastEnvelope } from "./Broadcast"
 import type { Detach, HintSink } from "./BroadcastHub"
 import type { ReadFilter } from "./ReadFilter"
 
@@ -20,8 +20,6 @@ export interface BroadcastBusShape {
    * from its socket's close event). Fails fast when the store is down.
    */
   readonly attach: (workspace: string, sink: HintSink, filter?: ReadFilter) => Effect.Effect<Detach, PubSubUnavailable>
-  /** A bounded queue of this workspace's hints (its oldest slide out), released with the scope. Fails fast when the store is down. */
-  readonly subscribe: (workspace: string) => Effect.Effect<Queue.Dequeue<Broadcast>, PubSubUnavailable, Scope.Scope>
   /** Open subscriptions on this instance (all workspaces). */
   readonly subscriberCount: Effect.Effect<number>
   /** Whether the shared store answers right now. */

@@ -8,7 +8,6 @@ const make = Effect.gen(function* () {
   return BroadcastBus.of({
     publish: hub.deliver,
     attach: hub.attach,
-    subscribe: hub.subscribe,
     subscriberCount: hub.subscriberCount,
     isHealthy: Effect.succeed(true),
     kind: "in-process"

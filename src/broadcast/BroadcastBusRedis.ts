@@ -55,7 +55,6 @@ const make = Effect.gen(function* () {
         Effect.asVoid
       ),
     attach: (workspace, sink, filter) => Effect.zipRight(ready, hub.attach(workspace, sink, filter)),
-    subscribe: (workspace) => Effect.zipRight(ready, hub.subscribe(workspace)),
     subscriberCount: hub.subscriberCount,
     // Both connections: a lost subscriber alone would leave streams silent.
     isHealthy: ready.pipe(

@@ -1,6 +1,5 @@
-import type { Scope } from "effect"
-import { Effect, Queue } from "effect"
-import { Broadcast, type BroadcastEnvelope } from "./Broadcast"
+import { Effect } from "effect"
+import type { BroadcastEnvelope } from "./Broadcast"
 import { type Hint, makeHint } from "./Hint"
 import { acceptAll, type ReadFilter } from "./ReadFilter"
 
@@ -32,8 +31,6 @@ export interface BroadcastHub {
   readonly unsafeDeliver: (envelope: BroadcastEnvelope) => void
   /** Adds a sink for the hints `filter` lets through, until `detach` is called. */
   readonly attach: (workspace: string, sink: HintSink, filter?: ReadFilter) => Effect.Effect<Detach>
-  /** A sliding queue (`defaultCapacity`) of this workspace's hints, released with the scope. */
-  readonly subscribe: (workspace: string) => Effect.Effect<Queue.Dequeue<Broadcast>, never, Scope.Scope>
   /** Open subscriptions, all workspaces. */
   readonly subscriberCount: Effect.Effect<number>
   /** Workspaces with at least one open subscription. */
@@ -43,9 +40,8 @@ export interface BroadcastHub {
 /** The sinks of one workspace, grouped by filter: streams with the same grants share one check. */
 type Sinks = Map<ReadFilter, Set<HintSink>>
 
-export const make = (options: { readonly capacity?: number } = {}): Effect.Effect<BroadcastHub> =>
+export const make = (): Effect.Effect<BroadcastHub> =>
   Effect.sync(() => {
-    const capacity = options.capacity ?? defaultCapacity
     const workspaces = new Map<string, Sinks>()
     let total = 0
 
@@ -91,23 +87,10 @@ export const make = (options: { readonly capacity?: number } = {}): Effect.Effec
         return () => remove(workspace, sink, filter)
       })
 
-    const subscribe = (workspace: string) =>
-      Effect.gen(function* () {
-        const queue = yield* Effect.acquireRelease(Queue.sliding<Broadcast>(capacity), Queue.shutdown)
-        const sink: HintSink = {
-          // `offer`, not `unsafeOffer`: only the effectful offer slides past the oldest. It never suspends.
-          offer: (hint) => Effect.runSync(Queue.offer(queue, new Broadcast({ type: hint.type, data: hint.data })))
-        }
-        // Released before the queue shuts down (finalizers run in reverse).
-        yield* Effect.acquireRelease(attach(workspace, sink), (detach) => Effect.sync(detach))
-        return queue
-      })
-
     return {
       deliver: (envelope) => Effect.sync(() => unsafeDeliver(envelope)),
       unsafeDeliver,
       attach,
-      subscribe,
       subscriberCount: Effect.sync(() => total),
       workspaceCount: Effect.sync(() => workspaces.size)
     }

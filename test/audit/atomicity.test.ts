@@ -1,3 +1,4 @@
+import { subscribeQueue } from "../support/hintQueue"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Option, Queue } from "effect"
@@ -45,7 +46,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
       const workspace = yield* freshWorkspace
       const units = yield* UnitOfWork
       const records = yield* Records
-      const hints = yield* (yield* BroadcastBus).subscribe(workspace.id)
+      const hints = yield* subscribeQueue(yield* BroadcastBus, workspace.id)
 
       const orphan = yield* units
         .run(

@@ -1,3 +1,4 @@
+import { subscribeQueue } from "../support/hintQueue"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Queue, Scope } from "effect"
@@ -27,8 +28,8 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
         const bus = yield* BroadcastBus
         const a = freshWorkspace()
         const b = freshWorkspace()
-        const fromA = yield* bus.subscribe(a)
-        const fromB = yield* bus.subscribe(b)
+        const fromA = yield* subscribeQueue(bus, a)
+        const fromB = yield* subscribeQueue(bus, b)
         // B's hint goes first: had it leaked into A's stream, A would see it first.
         yield* bus.publish(hint(b, "b1"))
         yield* bus.publish(hint(a, "a1", "presence"))
@@ -47,7 +48,7 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
         const scope = yield* Scope.make()
         const workspaces = [freshWorkspace(), freshWorkspace()]
         for (let i = 0; i < 50; i++) {
-          yield* bus.subscribe(workspaces[i % 2] ?? "").pipe(Scope.extend(scope))
+          yield* subscribeQueue(bus, workspaces[i % 2] ?? "").pipe(Scope.extend(scope))
         }
         expect(yield* bus.subscriberCount).toBe(50)
         yield* Scope.close(scope, Exit.void)
@@ -58,8 +59,8 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
       Effect.gen(function* () {
         const bus = yield* BroadcastBus
         const ws = freshWorkspace()
-        const stalled = yield* bus.subscribe(ws)
-        const reader = yield* bus.subscribe(ws)
+        const stalled = yield* subscribeQueue(bus, ws)
+        const reader = yield* subscribeQueue(bus, ws)
         const total = BroadcastHub.defaultCapacity + 100
         for (let i = 0; i < total; i++) yield* bus.publish(hint(ws, String(i)))
         const last = String(total - 1)
@@ -79,9 +80,9 @@ describe("BroadcastHub", () => {
       const [a, b] = [freshWorkspace(), freshWorkspace()]
       const first = yield* Scope.make()
       const second = yield* Scope.make()
-      yield* hub.subscribe(a).pipe(Scope.extend(first))
-      yield* hub.subscribe(a).pipe(Scope.extend(second))
-      yield* hub.subscribe(b).pipe(Scope.extend(second))
+      yield* subscribeQueue(hub, a).pipe(Scope.extend(first))
+      yield* subscribeQueue(hub, a).pipe(Scope.extend(second))
+      yield* subscribeQueue(hub, b).pipe(Scope.extend(second))
       expect([yield* hub.workspaceCount, yield* hub.subscriberCount]).toEqual([2, 3])
       yield* Scope.close(second, Exit.void)
       expect([yield* hub.workspaceCount, yield* hub.subscriberCount]).toEqual([1, 1])
@@ -117,8 +118,8 @@ describe("BroadcastBus (redis) across instances", () => {
       const one = yield* instance
       const two = yield* instance
       const ws = freshWorkspace()
-      const onOne = yield* one.bus.subscribe(ws)
-      const onTwo = yield* two.bus.subscribe(ws)
+      const onOne = yield* subscribeQueue(one.bus, ws)
+      const onTwo = yield* subscribeQueue(two.bus, ws)
       yield* one.bus.publish(hint(ws, "r1"))
       expect((yield* next(onTwo)).data.businessObjectId).toBe("r1")
       expect((yield* next(onOne)).data.businessObjectId).toBe("r1")
@@ -128,7 +129,7 @@ describe("BroadcastBus (redis) across instances", () => {
     Effect.gen(function* () {
       const { bus, redis } = yield* instance
       const ws = freshWorkspace()
-      const stream = yield* bus.subscribe(ws)
+      const stream = yield* subscribeQueue(bus, ws)
       yield* Effect.promise(() => redis.command.publish(BroadcastBusRedis.channel, "not json"))
       yield* Effect.promise(() =>
         redis.command.publish(BroadcastBusRedis.channel, JSON.stringify({ workspace: ws, type: "nope", data: {} }))
@@ -144,7 +145,7 @@ describe("BroadcastBus (redis) across instances", () => {
       yield* Effect.all([closed(redis.command), closed(redis.subscriber)], { concurrency: 2 })
       const published = yield* Effect.flip(bus.publish(hint(freshWorkspace(), "r1")))
       expect(published._tag).toBe("PubSubUnavailable")
-      const subscribed = yield* Effect.flip(bus.subscribe(freshWorkspace()))
+      const subscribed = yield* Effect.flip(subscribeQueue(bus, freshWorkspace()))
       expect(subscribed._tag).toBe("PubSubUnavailable")
       expect(yield* bus.isHealthy).toBe(false)
       expect(yield* bus.subscriberCount).toBe(0)

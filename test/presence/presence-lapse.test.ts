@@ -1,3 +1,4 @@
+import { subscribeQueue } from "../support/hintQueue"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, ConfigProvider, Duration, Effect, Layer, Queue, TestClock } from "effect"
@@ -48,7 +49,7 @@ const scenarios = {
       const presence = yield* Presence
       const config = yield* AppConfig
       expect(Duration.toMillis(config.presenceHeartbeat)).toBe(10_000)
-      const hints = yield* (yield* BroadcastBus).subscribe(workspace)
+      const hints = yield* subscribeQueue(yield* BroadcastBus, workspace)
       const r1: PresenceRecordKey = { workspace, businessObject: deal, recordId: "r1" }
       const editors = Effect.map(presence.list(workspace, deal), ({ records }) =>
         Object.fromEntries(Object.entries(records).map(([id, list]) => [id, list.map(({ id, name }) => ({ id, name }))]))
@@ -82,7 +83,7 @@ const scenarios = {
   renewal: (workspace: string) =>
     Effect.gen(function* () {
       const presence = yield* Presence
-      const hints = yield* (yield* BroadcastBus).subscribe(workspace)
+      const hints = yield* subscribeQueue(yield* BroadcastBus, workspace)
       const r1: PresenceRecordKey = { workspace, businessObject: deal, recordId: "r1" }
       const listedIds = Effect.map(presence.list(workspace, deal), ({ records }) =>
         Object.values(records).flatMap((list) => list.map((editor) => editor.id))
@@ -108,7 +109,7 @@ const scenarios = {
   steady: (workspace: string) =>
     Effect.gen(function* () {
       const presence = yield* Presence
-      const hints = yield* (yield* BroadcastBus).subscribe(workspace)
+      const hints = yield* subscribeQueue(yield* BroadcastBus, workspace)
       const r1: PresenceRecordKey = { workspace, businessObject: deal, recordId: "r1" }
       const outcomes: Array<string> = []
       for (let beat = 0; beat < 10; beat++) {

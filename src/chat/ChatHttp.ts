@@ -7,6 +7,7 @@ import { CurrentPrincipal } from "../auth/Principal"
 import { withActor, withCause } from "../context/Frames"
 import { Forbidden, NotFound } from "../errors"
 import { Api } from "../http/Api"
+import { asServerFaults } from "../http/serverFaults"
 import { applyWrites, WrittenRecords } from "../records/RecordWrite"
 import { Records } from "../records/Records"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
@@ -34,7 +35,7 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
         const written = yield* units.run(principal.workspace, applyWrites(records, payload.calls)).pipe(
           withCause({ kind: "conversation", conversationId: path.conversationId, agent: { id: agent.value.id, name: agent.value.name } }),
           withActor(actorOf(principal)),
-          Effect.catchTags({ SqlError: Effect.die, MissingActor: Effect.die })
+          asServerFaults
         )
         return new WrittenRecords({ records: written })
       })

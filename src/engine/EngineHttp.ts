@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { NotFound } from "../errors"
 import { Api } from "../http/Api"
+import { asServerFaults } from "../http/serverFaults"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { applyWrites, WrittenRecords } from "../records/RecordWrite"
 import { Records } from "../records/Records"
@@ -29,7 +30,7 @@ export const EngineHttp = HttpApiBuilder.group(Api, "engine", (handlers) =>
         }
         const written = yield* units.run(workspace, applyWrites(records, payload.writes)).pipe(
           asWorkflowRun(payload.workflowId, payload.trigger),
-          Effect.catchTags({ SqlError: Effect.die, MissingActor: Effect.die })
+          asServerFaults
         )
         return new WrittenRecords({ records: written })
       })

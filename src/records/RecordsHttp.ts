@@ -6,6 +6,7 @@ import { CurrentPrincipal } from "../auth/Principal"
 import type { Permission } from "../auth/Grants"
 import { withActor } from "../context/Frames"
 import { Api } from "../http/Api"
+import { asServerFaults } from "../http/serverFaults"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { RecordList } from "./RecordsApi"
 import { Records } from "./Records"
@@ -26,8 +27,7 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
       Effect.gen(function* () {
         const workspace = yield* authorize(businessObject, "update")
         const principal = yield* CurrentPrincipal
-        // A failed statement or a missing actor is a server fault: logged, answered 500.
-        return yield* units.run(workspace, effect).pipe(withActor(actorOf(principal)), Effect.catchTags({ SqlError: Effect.die, MissingActor: Effect.die }))
+        return yield* units.run(workspace, effect).pipe(withActor(actorOf(principal)), asServerFaults)
       })
 
     return handlers

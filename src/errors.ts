@@ -49,3 +49,49 @@ export class InternalError extends Schema.TaggedError<InternalError>()(
   { message: Schema.String },
   HttpApiSchema.annotations({ status: 500 })
 ) {}
+
+/** The request body is over the route's limit (checked before it is read). */
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 413 })
+) {}
+
+/** A body route got something other than `application/json`. */
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 415 })
+) {}
+
+/** Well-formed but refused: a record over its size limits, an idempotency key reused with another body. */
+export class UnprocessableEntity extends Schema.TaggedError<UnprocessableEntity>()(
+  "UnprocessableEntity",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 422 })
+) {}
+
+/** The write was based on a version that is no longer current. */
+export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()(
+  "PreconditionFailed",
+  { message: Schema.String },
+  HttpApiSchema.annotations({ status: 412 })
+) {}
+
+/** Throttled (login attempts) or over a quota (streams). `retryAfter` (seconds) is also sent as `Retry-After`. */
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(
+  "TooManyRequests",
+  { message: Schema.String, retryAfter: Schema.Int },
+  HttpApiSchema.annotations({ status: 429 })
+) {}
+
+/**
+ * The database cannot be reached or did not answer in time. Nothing was
+ * changed unless the message says the outcome is unknown (a lost COMMIT).
+ * `retryAfter` (seconds) is also sent as `Retry-After`.
+ */
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
+  "ServiceUnavailable",
+  { message: Schema.String, retryAfter: Schema.Int },
+  HttpApiSchema.annotations({ status: 503 })
+) {}

@@ -4,7 +4,7 @@ import { AuthApi } from "../auth/AuthApi"
 import { BroadcastApi } from "../broadcast/BroadcastApi"
 import { ChatApi } from "../chat/ChatApi"
 import { EngineApi } from "../engine/EngineApi"
-import { InternalError } from "../errors"
+import { InternalError, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType } from "../errors"
 import { HealthApi } from "../health/HealthApi"
 import { BusinessObjectsApi } from "../plugins/BusinessObjectsApi"
 import { PresenceApi } from "../presence/PresenceApi"
@@ -22,6 +22,9 @@ export class Api extends HttpApi.make("api")
   .add(ChatApi)
   .add(EngineApi)
   .addError(InternalError)
+  .addError(PayloadTooLarge)
+  .addError(UnsupportedMediaType)
+  .addError(ServiceUnavailable)
   .prefix("/api")
   .annotate(OpenApi.Title, "Audit timeline and broadcast service")
   .annotate(OpenApi.Version, "0.1.0") {}

@@ -1,0 +1,17 @@
+import { Effect, Ref } from "effect"
+
+/**
+ * Whether this instance should be sent new work. It turns "draining" once
+ * shutdown begins (SIGTERM, SIGINT): readiness then answers 503 so a load
+ * balancer stops routing here, while requests already in flight are answered.
+ */
+export class Readiness extends Effect.Service<Readiness>()("Readiness", {
+  effect: Effect.gen(function* () {
+    const draining = yield* Ref.make(false)
+    return {
+      /** Shutdown has begun: stop taking new work. Idempotent. */
+      startDraining: Ref.set(draining, true),
+      isDraining: Ref.get(draining)
+    } as const
+  })
+}) {}

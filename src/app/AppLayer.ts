@@ -14,6 +14,7 @@ import { Presence } from "../presence/Presence"
 import { Records } from "../records/Records"
 import { Seeders } from "../seeding/Seeders"
 import { PubSubLive } from "../redis/PubSubLive"
+import { Idempotency } from "../idempotency/Idempotency"
 import { JobQueue } from "../jobs/JobQueue"
 import { DurableQueuesLive } from "../queue/DurableQueues"
 import { FailedWork } from "../queue/FailedWork"
@@ -37,6 +38,7 @@ const CoreServicesLive = Layer.mergeAll(
   Records.Default,
   Timeline.Default,
   UnitOfWork.Default,
+  Idempotency.Default,
   Presence.Default
 ).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive))
 

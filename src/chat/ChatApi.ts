@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authenticated } from "../auth/AuthMiddleware"
-import { BadRequest, Conflict, Forbidden, NotFound } from "../errors"
+import { BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "../errors"
+import { WriteHeaders } from "../idempotency/IdempotencyKey"
 import { RecordWrites, WrittenRecords } from "../records/RecordWrite"
 
 export const ConversationId = Schema.String.pipe(
@@ -19,11 +20,13 @@ export class ChatApi extends HttpApiGroup.make("chat")
     HttpApiEndpoint.post("toolCalls", "/conversations/:conversationId/tool-calls")
       .setPath(Schema.Struct({ conversationId: ConversationId }))
       .setPayload(ChatTurn)
+      .setHeaders(WriteHeaders)
       .addSuccess(WrittenRecords)
       .addError(BadRequest)
       .addError(Conflict)
       .addError(Forbidden)
       .addError(NotFound)
+      .addError(UnprocessableEntity)
       .annotate(
         OpenApi.Summary,
         "The tool calls an agent made in a user's chat turn, applied in one unit of work as the signed-in user " +

@@ -8,6 +8,7 @@ import { withActor, withCause } from "../context/Frames"
 import { Forbidden, NotFound } from "../errors"
 import { Api } from "../http/Api"
 import { asServerFaults } from "../http/serverFaults"
+import { callerOf, Idempotency, keyedRequest, ok } from "../idempotency/Idempotency"
 import { applyWrites, WrittenRecords } from "../records/RecordWrite"
 import { Records } from "../records/Records"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
@@ -22,22 +23,25 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
     const guard = yield* BusinessObjectGuard
     const records = yield* Records
     const units = yield* UnitOfWork
+    const idempotency = yield* Idempotency
 
-    return handlers.handle("toolCalls", ({ path, payload }) =>
+    return handlers.handle("toolCalls", (call) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         if (principal.kind !== "user") {
           return yield* new Forbidden({ message: "a chat turn belongs to a signed-in user; an API key or an agent cannot make one" })
         }
+        const { path, payload } = call
         const agent = yield* agents.find(principal.workspace, payload.agent)
         if (Option.isNone(agent)) return yield* new NotFound({ message: `no agent ${payload.agent} in this workspace` })
-        for (const call of payload.calls) yield* guard.require(call.businessObject, "update")
-        const written = yield* units.run(principal.workspace, applyWrites(records, payload.calls)).pipe(
+        for (const write of payload.calls) yield* guard.require(write.businessObject, "update")
+        const writeAll = Effect.map(applyWrites(records, payload.calls), (written) => new WrittenRecords({ records: written }))
+        const once = idempotency.run(keyedRequest(callerOf(principal), call), ok(WrittenRecords), writeAll)
+        return yield* units.run(principal.workspace, once).pipe(
           withCause({ kind: "conversation", conversationId: path.conversationId, agent: { id: agent.value.id, name: agent.value.name } }),
           withActor(actorOf(principal)),
           asServerFaults
         )
-        return new WrittenRecords({ records: written })
       })
     )
   })

@@ -33,6 +33,8 @@ export interface AppConfigShape {
   readonly jobMaxAttempts: number
   /** The wait before the second attempt; it doubles with every further one. */
   readonly jobRetryBase: Duration.Duration
+  /** How long an `Idempotency-Key` is remembered: a retry within it gets the first answer. */
+  readonly idempotencyKeyTtl: Duration.Duration
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -71,7 +73,11 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
     Config.withDefault(5)
   ),
-  jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000)
+  jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000),
+  idempotencyKeyTtl: Config.duration("IDEMPOTENCY_KEY_TTL").pipe(
+    Config.validate({ message: "must be between 1 minute and 30 days", validation: (d) => Duration.between(d, { minimum: Duration.minutes(1), maximum: Duration.days(30) }) }),
+    Config.withDefault(Duration.hours(24))
+  )
 })
 
 /** The service's whole configuration, read once from the environment. */

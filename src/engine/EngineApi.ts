@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { EventCause } from "../context/Cause"
-import { BadRequest, Conflict, NotFound } from "../errors"
+import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../errors"
+import { WriteHeaders } from "../idempotency/IdempotencyKey"
 import { RecordWrites, WrittenRecords } from "../records/RecordWrite"
 import { EngineAuthenticated } from "./EngineAuth"
 
@@ -18,10 +19,12 @@ export class EngineApi extends HttpApiGroup.make("engine")
     HttpApiEndpoint.post("writes", "/engine/workspaces/:workspace/writes")
       .setPath(Schema.Struct({ workspace: Schema.String }))
       .setPayload(EngineWrites)
+      .setHeaders(WriteHeaders)
       .addSuccess(WrittenRecords)
       .addError(BadRequest)
       .addError(Conflict)
       .addError(NotFound)
+      .addError(UnprocessableEntity)
       .annotate(
         OpenApi.Summary,
         "The workflow engine's write route: applies a workflow run's writes in one unit of work as " +

@@ -3,6 +3,7 @@ import { Effect, Option } from "effect"
 import { NotFound } from "../errors"
 import { Api } from "../http/Api"
 import { asServerFaults } from "../http/serverFaults"
+import { engineCaller, Idempotency, keyedRequest, ok } from "../idempotency/Idempotency"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { applyWrites, WrittenRecords } from "../records/RecordWrite"
 import { Records } from "../records/Records"
@@ -21,18 +22,18 @@ export const EngineHttp = HttpApiBuilder.group(Api, "engine", (handlers) =>
     const registry = yield* PluginRegistry
     const records = yield* Records
     const units = yield* UnitOfWork
+    const idempotency = yield* Idempotency
 
-    return handlers.handle("writes", ({ path, payload }) =>
+    return handlers.handle("writes", (call) =>
       Effect.gen(function* () {
+        const { path, payload } = call
         const workspace = yield* workspaces.get(path.workspace)
         if (Option.isNone(registry.workflow(payload.workflowId))) {
           return yield* new NotFound({ message: `no plugin declares the workflow ${payload.workflowId}` })
         }
-        const written = yield* units.run(workspace, applyWrites(records, payload.writes)).pipe(
-          asWorkflowRun(payload.workflowId, payload.trigger),
-          asServerFaults
-        )
-        return new WrittenRecords({ records: written })
+        const writeAll = Effect.map(applyWrites(records, payload.writes), (written) => new WrittenRecords({ records: written }))
+        const once = idempotency.run(keyedRequest(engineCaller, call), ok(WrittenRecords), writeAll)
+        return yield* units.run(workspace, once).pipe(asWorkflowRun(payload.workflowId, payload.trigger), asServerFaults)
       })
     )
   })

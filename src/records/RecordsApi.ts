@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authenticated } from "../auth/AuthMiddleware"
-import { BadRequest, Conflict, Forbidden, NotFound } from "../errors"
+import { BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "../errors"
+import { WriteHeaders } from "../idempotency/IdempotencyKey"
 import { StoredRecord } from "../plugins/PluginRecords"
 
 const TypePath = Schema.Struct({ namespace: Schema.String, name: Schema.String })
@@ -31,11 +32,13 @@ export class RunAction extends Schema.Class<RunAction>("RunAction")({
 const lifecycle = <const Name extends string>(name: Name, summary: string) =>
   HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`)
     .setPath(RecordPath)
+    .setHeaders(WriteHeaders)
     .addSuccess(StoredRecord)
     .addError(BadRequest)
     .addError(Conflict)
     .addError(Forbidden)
     .addError(NotFound)
+    .addError(UnprocessableEntity)
     .annotate(OpenApi.Summary, summary)
 
 export class RecordsApi extends HttpApiGroup.make("records")
@@ -43,11 +46,13 @@ export class RecordsApi extends HttpApiGroup.make("records")
     HttpApiEndpoint.post("create", "/records/:namespace/:name")
       .setPath(TypePath)
       .setPayload(CreateRecord)
+      .setHeaders(WriteHeaders)
       .addSuccess(StoredRecord, { status: 201 })
       .addError(BadRequest)
       .addError(Conflict)
       .addError(Forbidden)
       .addError(NotFound)
+      .addError(UnprocessableEntity)
       .annotate(OpenApi.Summary, "Create a record (operational, or a draft with draft: true); needs update permission")
   )
   .add(
@@ -77,11 +82,13 @@ export class RecordsApi extends HttpApiGroup.make("records")
     HttpApiEndpoint.patch("update", "/records/:namespace/:name/:id")
       .setPath(RecordPath)
       .setPayload(UpdateRecord)
+      .setHeaders(WriteHeaders)
       .addSuccess(StoredRecord)
       .addError(BadRequest)
       .addError(Conflict)
       .addError(Forbidden)
       .addError(NotFound)
+      .addError(UnprocessableEntity)
       .annotate(
         OpenApi.Summary,
         "Change some fields (null clears one; a collection is sent whole, entries keep their ids); needs update permission"
@@ -90,11 +97,13 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(
     HttpApiEndpoint.del("remove", "/records/:namespace/:name/:id")
       .setPath(RecordPath)
+      .setHeaders(WriteHeaders)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(BadRequest)
       .addError(Conflict)
       .addError(Forbidden)
       .addError(NotFound)
+      .addError(UnprocessableEntity)
       .annotate(OpenApi.Summary, "Delete a record; needs update permission")
   )
   .add(lifecycle("publish", "Publish a draft: it becomes operational and its timeline opens with created"))
@@ -104,11 +113,13 @@ export class RecordsApi extends HttpApiGroup.make("records")
     HttpApiEndpoint.post("action", "/actions/:namespace/:name/:action")
         .setPath(Schema.Struct({ namespace: Schema.String, name: Schema.String, action: Schema.String }))
         .setPayload(RunAction)
+        .setHeaders(WriteHeaders)
         .addSuccess(StoredRecord)
         .addError(BadRequest)
         .addError(Conflict)
         .addError(Forbidden)
         .addError(NotFound)
+        .addError(UnprocessableEntity)
         .annotate(OpenApi.Summary, "Run a plugin action on the record `id`; needs update permission")
   )
   .middleware(Authenticated) {}

@@ -6,11 +6,14 @@ import { CurrentPrincipal } from "../auth/Principal"
 import type { Permission } from "../auth/Grants"
 import { withActor } from "../context/Frames"
 import { Api } from "../http/Api"
+import { callerOf, created, Idempotency, keyedRequest, noContent, ok } from "../idempotency/Idempotency"
+import type { Answer, WriteCall } from "../idempotency/Idempotency"
 import { asServerFaults } from "../http/serverFaults"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { RecordList } from "./RecordsApi"
 import { Records } from "./Records"
 import type { InUnit } from "../unitOfWork/UnitOfWork"
+import { StoredRecord } from "../plugins/PluginRecords"
 import type { WriteError } from "../plugins/PluginRecords"
 
 export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
@@ -18,22 +21,32 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
     const records = yield* Records
     const guard = yield* BusinessObjectGuard
     const units = yield* UnitOfWork
+    const idempotency = yield* Idempotency
 
     const authorize = (businessObject: string, permission: Permission) =>
       Effect.map(guard.require(businessObject, permission), ({ principal }) => principal.workspace)
 
-    /** A write: one unit of work in the principal's workspace, with the principal as actor. */
-    const write = <A>(businessObject: string, effect: Effect.Effect<A, WriteError, InUnit>) =>
+    /**
+     * A write: one unit of work in the principal's workspace, with the
+     * principal as actor, run once per `Idempotency-Key` when it has one.
+     */
+    const write = <A, I>(
+      businessObject: string,
+      call: WriteCall,
+      answer: Answer<A, I>,
+      effect: Effect.Effect<A, WriteError, InUnit>
+    ) =>
       Effect.gen(function* () {
         const workspace = yield* authorize(businessObject, "update")
         const principal = yield* CurrentPrincipal
-        return yield* units.run(workspace, effect).pipe(withActor(actorOf(principal)), asServerFaults)
+        const once = idempotency.run(keyedRequest(callerOf(principal), call), answer, effect)
+        return yield* units.run(workspace, once).pipe(withActor(actorOf(principal)), asServerFaults)
       })
 
     return handlers
-      .handle("create", ({ path, payload }) => {
-        const businessObject = `${path.namespace}/${path.name}`
-        return write(businessObject, records.create(businessObject, payload.values, { draft: payload.draft }))
+      .handle("create", (call) => {
+        const businessObject = `${call.path.namespace}/${call.path.name}`
+        return write(businessObject, call, created(StoredRecord), records.create(businessObject, call.payload.values, { draft: call.payload.draft }))
       })
       .handle("list", ({ path, urlParams }) =>
         Effect.gen(function* () {
@@ -49,29 +62,29 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
           return yield* records.get(workspace, businessObject, path.id)
         })
       )
-      .handle("update", ({ path, payload }) => {
-        const businessObject = `${path.namespace}/${path.name}`
-        return write(businessObject, records.update(businessObject, path.id, payload.values))
+      .handle("update", (call) => {
+        const businessObject = `${call.path.namespace}/${call.path.name}`
+        return write(businessObject, call, ok(StoredRecord), records.update(businessObject, call.path.id, call.payload.values))
       })
-      .handle("remove", ({ path }) => {
-        const businessObject = `${path.namespace}/${path.name}`
-        return write(businessObject, records.remove(businessObject, path.id))
+      .handle("remove", (call) => {
+        const businessObject = `${call.path.namespace}/${call.path.name}`
+        return write(businessObject, call, noContent, records.remove(businessObject, call.path.id))
       })
-      .handle("publish", ({ path }) => {
-        const businessObject = `${path.namespace}/${path.name}`
-        return write(businessObject, records.publish(businessObject, path.id))
+      .handle("publish", (call) => {
+        const businessObject = `${call.path.namespace}/${call.path.name}`
+        return write(businessObject, call, ok(StoredRecord), records.publish(businessObject, call.path.id))
       })
-      .handle("archive", ({ path }) => {
-        const businessObject = `${path.namespace}/${path.name}`
-        return write(businessObject, records.archive(businessObject, path.id))
+      .handle("archive", (call) => {
+        const businessObject = `${call.path.namespace}/${call.path.name}`
+        return write(businessObject, call, ok(StoredRecord), records.archive(businessObject, call.path.id))
       })
-      .handle("restore", ({ path }) => {
-        const businessObject = `${path.namespace}/${path.name}`
-        return write(businessObject, records.restore(businessObject, path.id))
+      .handle("restore", (call) => {
+        const businessObject = `${call.path.namespace}/${call.path.name}`
+        return write(businessObject, call, ok(StoredRecord), records.restore(businessObject, call.path.id))
       })
-      .handle("action", ({ path, payload }) => {
-        const businessObject = `${path.namespace}/${path.name}`
-        return write(businessObject, records.runAction(businessObject, path.action, payload.id))
+      .handle("action", (call) => {
+        const businessObject = `${call.path.namespace}/${call.path.name}`
+        return write(businessObject, call, ok(StoredRecord), records.runAction(businessObject, call.path.action, call.payload.id))
       })
   })
 )

@@ -102,5 +102,24 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
         name text NOT NULL,
         completed_at timestamptz NOT NULL DEFAULT now()
       )`
+    }),
+  "0005_idempotency_keys": (schema) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = (name: string) => sql(`${schema}.${name}`)
+      // A caller's key is claimed by the first statement of the write's unit; status and response are
+      // filled in by its last. Both commit or roll back with the write.
+      yield* sql`CREATE TABLE ${t("idempotency_keys")} (
+        principal text NOT NULL,
+        key text NOT NULL,
+        method text NOT NULL,
+        path text NOT NULL,
+        request_hash text NOT NULL,
+        status integer,
+        response text,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (principal, key)
+      )`
+      yield* sql`CREATE INDEX idempotency_keys_created_at ON ${t("idempotency_keys")} (created_at)`
     })
 }

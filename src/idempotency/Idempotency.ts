@@ -1,0 +1,181 @@
+import type { HttpServerRequest } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Duration, Effect, Option, Schema } from "effect"
+import type { Principal } from "../auth/Principal"
+import { AppConfig } from "../config/AppConfig"
+import { Conflict, UnprocessableEntity } from "../errors"
+import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
+import type { Workspace } from "../tenancy/Workspace"
+import { payloadHash } from "./fingerprint"
+import { replayedHeader } from "./IdempotencyKey"
+
+/** What a write route answers when it succeeds: the schema its body is encoded with, and its status. */
+export interface Answer<A, I> {
+  readonly schema: Schema.Schema<A, I>
+  readonly status: number
+}
+
+export const ok = <A, I>(schema: Schema.Schema<A, I>): Answer<A, I> => ({ schema, status: 200 })
+export const created = <A, I>(schema: Schema.Schema<A, I>): Answer<A, I> => ({ schema, status: 201 })
+export const noContent: Answer<void, void> = { schema: Schema.Void, status: 204 }
+
+/** A write that came with an `Idempotency-Key`: who sent it, and what it asked for. */
+export interface KeyedRequest {
+  /** The caller the key belongs to: `user:<id>`, `service-account:<id>`, `agent:<id>` or `engine`. */
+  readonly caller: string
+  readonly key: string
+  readonly method: string
+  readonly path: string
+  /** The decoded payload (its canonical JSON is what a retry must repeat), `undefined` for a route without a body. */
+  readonly payload: unknown
+}
+
+/** The owner of a principal's keys: two callers' keys never meet. */
+export const callerOf = (principal: Principal): string => `${principal.kind}:${principal.id}`
+
+/** The owner of the workflow engine's keys on its write route. */
+export const engineCaller = "engine"
+
+/** What a write route handler is given: the request and its decoded headers (and payload, if the route has one). */
+export interface WriteCall {
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly headers: { readonly "idempotency-key"?: string | undefined }
+  readonly payload?: unknown
+}
+
+/** The keyed request of a write route's call, if it carries an `Idempotency-Key`. */
+export const keyedRequest = (caller: string, call: WriteCall): Option.Option<KeyedRequest> =>
+  Option.map(Option.fromNullable(call.headers["idempotency-key"]), (key) => ({
+    caller,
+    key,
+    method: call.request.method,
+    path: call.request.url.split("?")[0] ?? call.request.url,
+    payload: call.payload
+  }))
+
+const StoredKey = Schema.Struct({
+  method: Schema.String,
+  path: Schema.String,
+  requestHash: Schema.String,
+  status: Schema.NullOr(Schema.Int),
+  response: Schema.NullOr(Schema.String)
+})
+type StoredKey = typeof StoredKey.Type
+
+const shortPath = (path: string) => (path.length > 120 ? `${path.slice(0, 120)}...` : path)
+
+/** The stored first answer, sent again as it was, marked as a replay. */
+const replay = (status: number, body: string | null): HttpServerResponse.HttpServerResponse =>
+  body === null
+    ? HttpServerResponse.empty({ status, headers: { [replayedHeader]: "true" } })
+    : HttpServerResponse.text(body, { status, contentType: "application/json", headers: { [replayedHeader]: "true" } })
+
+/**
+ * `Idempotency-Key` on the write routes (decisions.md, "Rulings added later";
+ * docs/writes.md, "Idempotent retries"). Runs inside the write's unit of
+ * work: its first statement claims the caller's key, its last stores the
+ * answer, so the key commits with the write or not at all (a failed write
+ * leaves no key: its retry runs afresh). A second request with a key whose
+ * first is still running waits on the claim's unique index until that one
+ * commits (then replays its answer) or rolls back (then runs itself).
+ */
+export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const ttlSeconds = Duration.toSeconds(config.idempotencyKeyTtl)
+
+    /** True when the key is this request's now: new, or left over from a request older than the TTL. */
+    const claim = (workspace: Workspace, request: KeyedRequest, requestHash: string) =>
+      Effect.map(
+        sql`INSERT INTO ${sql(workspace.table("idempotency_keys"))} AS k (principal, key, method, path, request_hash)
+            VALUES (${request.caller}, ${request.key}, ${request.method}, ${request.path}, ${requestHash})
+          ON CONFLICT (principal, key) DO UPDATE
+            SET method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
+                status = NULL, response = NULL, created_at = now()
+            WHERE k.created_at < now() - make_interval(secs => ${ttlSeconds})
+          RETURNING 1`,
+        (rows) => rows.length === 1
+      )
+
+    const stored = (workspace: Workspace, request: KeyedRequest) =>
+      sql`SELECT method, path, request_hash, status, response FROM ${sql(workspace.table("idempotency_keys"))}
+          WHERE principal = ${request.caller} AND key = ${request.key}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredKey))),
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    const store = (workspace: Workspace, request: KeyedRequest, status: number, response: string | null) =>
+      sql`UPDATE ${sql(workspace.table("idempotency_keys"))} SET status = ${status}, response = ${response}
+          WHERE principal = ${request.caller} AND key = ${request.key}`
+
+    /** The answer to a request whose key is already taken: the first answer, or why not. */
+    const answerAgain = (request: KeyedRequest, requestHash: string, first: StoredKey) => {
+      if (first.method !== request.method || first.path !== request.path || first.requestHash !== requestHash) {
+        const where = first.method === request.method && first.path === request.path ? "with another body" : `on ${first.method} ${shortPath(first.path)}`
+        return Effect.fail(
+          new UnprocessableEntity({ message: `this Idempotency-Key was already used ${where}: use a new key for a new request` })
+        )
+      }
+      // Never committed so (the answer is stored in the claim's own transaction); refused rather than run twice.
+      if (first.status === null) {
+        return Effect.fail(new Conflict({ message: "the first request with this Idempotency-Key has not finished: retry later" }))
+      }
+      return Effect.succeed(replay(first.status, first.response))
+    }
+
+    const runKeyed = <A, I, E, R>(
+      request: KeyedRequest,
+      answer: Answer<A, I>,
+      effect: Effect.Effect<A, E, R>
+    ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E | Conflict | UnprocessableEntity | SqlError, R | CurrentWorkspace> =>
+      Effect.gen(function* () {
+        const workspace = yield* CurrentWorkspace
+        const requestHash = payloadHash(request.payload)
+        // A key pruned between the claim and the read is free again: claim it once more.
+        while (!(yield* claim(workspace, request, requestHash))) {
+          const first = yield* stored(workspace, request)
+          if (Option.isSome(first)) return yield* answerAgain(request, requestHash, first.value)
+        }
+        const value = yield* effect
+        const encoded = yield* Effect.orDie(Schema.encode(answer.schema)(value))
+        yield* store(workspace, request, answer.status, encoded === undefined ? null : JSON.stringify(encoded))
+        return value
+      })
+
+    return {
+      /**
+       * Inside a unit of work: runs `effect` once per key, answering a retry
+       * with the stored first answer (an `HttpServerResponse`). Without a key,
+       * just `effect`.
+       */
+      run: <A, I, E, R>(
+        request: Option.Option<KeyedRequest>,
+        answer: Answer<A, I>,
+        effect: Effect.Effect<A, E, R>
+      ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E | Conflict | UnprocessableEntity | SqlError, R | CurrentWorkspace> =>
+        Option.isNone(request) ? effect : runKeyed(request.value, answer, effect)
+    } as const
+  })
+}) {}
+
+/**
+ * Deletes up to `batch` keys of `workspace` claimed more than `olderThan`
+ * ago (oldest first); returns how many. Run it repeatedly until it returns
+ * less than `batch`; with `olderThan` = IDEMPOTENCY_KEY_TTL nothing a retry
+ * could still use is lost (an expired key is reclaimed by its next use anyway).
+ */
+export const pruneIdempotencyKeys = (workspace: Workspace, olderThan: Duration.DurationInput, batch: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const table = sql(workspace.table("idempotency_keys"))
+    const seconds = Duration.toSeconds(Duration.decode(olderThan))
+    const rows = yield* sql`DELETE FROM ${table} WHERE (principal, key) IN (
+        SELECT principal, key FROM ${table} WHERE created_at < now() - make_interval(secs => ${seconds})
+        ORDER BY created_at LIMIT ${Math.max(1, Math.floor(batch))}
+      ) RETURNING 1`
+    return rows.length
+  })

@@ -1,0 +1,335 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Schedule } from "effect"
+import { Agents } from "../../src/agents/Agents"
+import { pruneIdempotencyKeys } from "../../src/idempotency/Idempotency"
+import type { Workspace } from "../../src/tenancy/Workspace"
+import { bearerClient, clientFor, createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
+import type { Client, RecordBody } from "../support/api"
+import { request } from "../support/http"
+import type { TestResponse } from "../support/http"
+import { baseUrl, freshWorkspace, TestApp, testEngineToken } from "../support/TestApp"
+
+/**
+ * `Idempotency-Key` over real HTTP (docs/writes.md, "Idempotent retries"):
+ * a retry with the same key and request gets the first answer and runs
+ * nothing; another request under the key is a 422; a failed request leaves
+ * no key; keys are per caller.
+ */
+
+const deal = "crm/deal"
+const company = "crm/company"
+
+/** The same signed-in caller, sending `Idempotency-Key: key` on every request. */
+const withKey = (client: Client, cookie: string, key: string) => clientFor(client.base, cookie, { "idempotency-key": key })
+
+const replayed = (response: TestResponse) => response.headers.get("idempotency-replayed")
+
+const countRows = (workspace: Workspace, table: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(workspace.table(table))}`.pipe(
+      Effect.map((rows) => rows[0]?.n ?? -1),
+      Effect.orDie
+    )
+  )
+
+/** Polls a condition until it holds (no fixed delays). */
+const waitUntil = <R>(condition: Effect.Effect<boolean, never, R>) =>
+  Effect.repeat(condition, { until: (holds) => holds, schedule: Schedule.spaced("10 millis") }).pipe(
+    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("condition never held") }),
+    Effect.orDie
+  )
+
+/** Some statement matching `pattern` (SQL LIKE) waits for a lock. */
+const someoneWaits = (pattern: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT 1 FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND query LIKE ${pattern} AND pid <> pg_backend_pid()`.pipe(
+      Effect.map((rows) => rows.length > 0),
+      Effect.orDie
+    )
+  )
+
+/** Holds a row lock on a record in a transaction of its own until the returned effect runs. */
+const lockRecord = (workspace: Workspace, id: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const held = yield* Deferred.make<void>()
+    const release = yield* Deferred.make<void>()
+    const fiber = yield* sql
+      .withTransaction(
+        Effect.gen(function* () {
+          yield* sql`SELECT 1 FROM ${sql(workspace.table("records"))} WHERE id = ${id} FOR UPDATE`
+          yield* Deferred.succeed(held, undefined)
+          yield* Deferred.await(release)
+        })
+      )
+      .pipe(Effect.orDie, Effect.forkScoped)
+    yield* Deferred.await(held)
+    return Deferred.succeed(release, undefined).pipe(Effect.zipRight(Fiber.join(fiber)))
+  })
+
+const member = (workspace: Workspace) =>
+  Effect.gen(function* () {
+    const base = yield* baseUrl
+    return yield* signedInMember(base, workspace)
+  })
+
+layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write routes", (it) => {
+  it.scoped("same key and same body twice: one record, one audit row, the same answer, the second marked replayed", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* member(workspace)
+      const keyed = withKey(client, cookie, "create-kiosk-1")
+      const body = { values: { title: "Kiosk", amount: "1200.00" } }
+
+      const first = yield* keyed.post(`/api/records/${deal}`, body)
+      const second = yield* keyed.post(`/api/records/${deal}`, body)
+      expect(first.status).toBe(201)
+      expect(second.status).toBe(201)
+      expect(second.body).toEqual(first.body)
+      expect(replayed(first)).toBeNull()
+      expect(replayed(second)).toBe("true")
+      expect(second.headers.get("content-type")).toMatch(/^application\/json/)
+
+      const records = expectStatus(200)(yield* client.get(`/api/records/${deal}`)) as { records: Array<RecordBody> }
+      expect(records.records.map((r) => r.id)).toEqual([(first.body as RecordBody).id])
+      expect(yield* countRows(workspace, "audit_entries")).toBe(1)
+
+      // The fingerprint is the decoded payload's: key order, spacing and a defaulted field do not make another body.
+      const raw = yield* request(`${client.base}/api/records/${deal}`, {
+        method: "POST",
+        headers: { cookie, "idempotency-key": "create-kiosk-1", "content-type": "application/json" },
+        body: ` { "draft": false,  "values": { "amount": "1200.00", "title": "Kiosk" } } `
+      })
+      expect(raw.status).toBe(201)
+      expect(replayed(raw)).toBe("true")
+      expect(raw.body).toEqual(first.body)
+      expect(yield* countRows(workspace, "records")).toBe(1)
+    })
+  )
+
+  it.scoped("the same key with another body or on another route is a 422 and changes nothing", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* member(workspace)
+      const keyed = withKey(client, cookie, "k-1")
+      const first = expectStatus(201)(yield* keyed.post(`/api/records/${deal}`, { values: { title: "Kiosk" } })) as RecordBody
+
+      const otherBody = yield* keyed.post(`/api/records/${deal}`, { values: { title: "Kiosk 2" } })
+      expect(otherBody.status).toBe(422)
+      expect(otherBody.body).toEqual({
+        _tag: "UnprocessableEntity",
+        message: "this Idempotency-Key was already used with another body: use a new key for a new request"
+      })
+      const otherRoute = yield* keyed.patch(`/api/records/${deal}/${first.id}`, { values: { title: "Kiosk" } })
+      expect(otherRoute.status).toBe(422)
+      expect((otherRoute.body as { message: string }).message).toBe(
+        `this Idempotency-Key was already used on POST /api/records/${deal}: use a new key for a new request`
+      )
+      const otherRecordType = yield* keyed.post(`/api/records/${company}`, { values: { title: "Kiosk" } })
+      expect(otherRecordType.status).toBe(422)
+
+      expect(yield* countRows(workspace, "records")).toBe(1)
+      expect(yield* countRows(workspace, "audit_entries")).toBe(1)
+      const stored = expectStatus(200)(yield* client.get(`/api/records/${deal}/${first.id}`)) as RecordBody
+      expect(stored.values).toEqual({ title: "Kiosk" })
+    })
+  )
+
+  it.scoped("two requests with one key at once: the second waits for the first, exactly one commits, both answers equal", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* member(workspace)
+      const record = yield* createRecord(client, deal, { title: "Kiosk", amount: "1.00" })
+      const keyed = withKey(client, cookie, "raise-amount")
+      const patch = keyed.patch(`/api/records/${deal}/${record.id}`, { values: { amount: "2.00" } })
+
+      // The first claims the key, then waits for the record's row lock, its transaction open.
+      const release = yield* lockRecord(workspace, record.id)
+      const first = yield* Effect.fork(patch)
+      yield* waitUntil(someoneWaits(`SELECT %"${workspace.schema}"."records"%FOR UPDATE%`))
+      // The second's claim of the same key waits for the first's transaction.
+      const second = yield* Effect.fork(patch)
+      yield* waitUntil(someoneWaits(`INSERT INTO "${workspace.schema}"."idempotency_keys"%`))
+      yield* release
+
+      const answers = [yield* Fiber.join(first), yield* Fiber.join(second)]
+      expect(answers.map((a) => a.status)).toEqual([200, 200])
+      expect(answers[1]?.body).toEqual(answers[0]?.body)
+      expect(answers.map(replayed)).toEqual([null, "true"])
+      expect((answers[0]?.body as RecordBody).values.amount).toBe("2.00")
+      const page = yield* timelineOf(client, deal, record.id)
+      expect(page.entries.map((e) => e.operation)).toEqual(["updated", "created"])
+    })
+  )
+
+  it.scoped("a request that failed (4xx) stored nothing: its retry with the same key runs", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* member(workspace)
+      const record = yield* createRecord(client, deal, { title: "Kiosk" })
+      expectStatus(200)(yield* client.post(`/api/records/${deal}/${record.id}/archive`))
+      const keyed = withKey(client, cookie, "rename")
+      const rename = keyed.patch(`/api/records/${deal}/${record.id}`, { values: { title: "Kiosk 2" } })
+
+      const refused = yield* rename
+      expect(refused.status).toBe(409)
+      expect(yield* countRows(workspace, "idempotency_keys")).toBe(0)
+      expectStatus(200)(yield* client.post(`/api/records/${deal}/${record.id}/restore`))
+
+      const retried = yield* rename
+      expect(retried.status).toBe(200)
+      expect(replayed(retried)).toBeNull()
+      expect((retried.body as RecordBody).values.title).toBe("Kiosk 2")
+      const again = yield* rename
+      expect(replayed(again)).toBe("true")
+      expect(again.body).toEqual(retried.body)
+    })
+  )
+
+  it.scoped("keys are per caller: two users sending one key never meet", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const ann = yield* member(workspace)
+      const bob = yield* member(workspace)
+      const byAnn = yield* withKey(ann.client, ann.cookie, "same-key").post(`/api/records/${deal}`, { values: { title: "Ann's" } })
+      const byBob = yield* withKey(bob.client, bob.cookie, "same-key").post(`/api/records/${deal}`, { values: { title: "Bob's" } })
+      const byBobSameBody = yield* withKey(bob.client, bob.cookie, "ann-key").post(`/api/records/${deal}`, { values: { title: "Ann's" } })
+      expect([byAnn.status, byBob.status, byBobSameBody.status]).toEqual([201, 201, 201])
+      expect([byAnn, byBob, byBobSameBody].map(replayed)).toEqual([null, null, null])
+      expect(yield* countRows(workspace, "records")).toBe(3)
+    })
+  )
+
+  it.scoped("a key that is not 1-255 printable ASCII characters is a 400, and nothing is written", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* member(workspace)
+      for (const key of ["", "x".repeat(256), "caf\u00e9", "tab\there"]) {
+        const response = yield* withKey(client, cookie, key).post(`/api/records/${deal}`, { values: { title: "Kiosk" } })
+        expect(response.status, JSON.stringify(key)).toBe(400)
+        expect(JSON.stringify(response.body)).toContain("Idempotency-Key")
+      }
+      const longest = yield* withKey(client, cookie, "~".repeat(255)).post(`/api/records/${deal}`, { values: { title: "Kiosk" } })
+      expect(longest.status).toBe(201)
+      expect(yield* countRows(workspace, "records")).toBe(1)
+    })
+  )
+
+  it.scoped("DELETE with a key: a retry answers the first 204 (without a key it is a 404)", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* member(workspace)
+      const a = yield* createRecord(client, deal, { title: "A" })
+      const b = yield* createRecord(client, deal, { title: "B" })
+      const keyed = withKey(client, cookie, "delete-a")
+      const first = yield* keyed.del(`/api/records/${deal}/${a.id}`)
+      const second = yield* keyed.del(`/api/records/${deal}/${a.id}`)
+      expect([first.status, second.status]).toEqual([204, 204])
+      expect([replayed(first), replayed(second)]).toEqual([null, "true"])
+      expect(second.body).toBeUndefined()
+      expect(yield* countRows(workspace, "audit_entries")).toBe(3)
+
+      expect((yield* client.del(`/api/records/${deal}/${b.id}`)).status).toBe(204)
+      expect((yield* client.del(`/api/records/${deal}/${b.id}`)).status).toBe(404)
+    })
+  )
+
+  it.scoped("lifecycle steps and actions replay too: one archived row, one closing cascade", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* member(workspace)
+      const record = yield* createRecord(client, deal, { title: "Kiosk", stage: "open" })
+      const archive = withKey(client, cookie, "archive-1").post(`/api/records/${deal}/${record.id}/archive`)
+      const archived = [yield* archive, yield* archive]
+      expect(archived.map((r) => r.status)).toEqual([200, 200])
+      expect(archived.map(replayed)).toEqual([null, "true"])
+      expect(archived[1]?.body).toEqual(archived[0]?.body)
+      const restore = withKey(client, cookie, "restore-1").post(`/api/records/${deal}/${record.id}/restore`)
+      expect((yield* restore).status).toBe(200)
+      expect(replayed(yield* restore)).toBe("true")
+
+      const close = withKey(client, cookie, "close-1").post(`/api/actions/${deal}/close`, { id: record.id })
+      const closed = [yield* close, yield* close]
+      expect(closed.map((r) => r.status)).toEqual([200, 200])
+      expect(closed.map(replayed)).toEqual([null, "true"])
+      const operations = (yield* timelineOf(client, deal, record.id)).entries.map((e) => e.operation)
+      expect(operations).toEqual(["updated", "restored", "archived", "created"])
+    })
+  )
+
+  it.scoped("chat tool calls and the engine's write route take a key as well (the engine's keys are its own)", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const base = yield* baseUrl
+      const { client, cookie } = yield* member(workspace)
+      const { agent } = yield* (yield* Agents).create(workspace, "Assistant", "admin")
+      const turn = { agent: agent.id, calls: [{ tool: "create", businessObject: company, values: { name: "Chatty" } }] }
+      const chat = withKey(client, cookie, "turn-1").post("/api/conversations/conv-1/tool-calls", turn)
+      const chats = [yield* chat, yield* chat]
+      expect(chats.map((r) => r.status)).toEqual([200, 200])
+      expect(chats.map(replayed)).toEqual([null, "true"])
+      expect(chats[1]?.body).toEqual(chats[0]?.body)
+
+      const engine = clientFor(base, "", { authorization: `Bearer ${testEngineToken}`, "idempotency-key": "turn-1" })
+      const writes = {
+        workflowId: "crm/note-archived-deal",
+        trigger: { kind: "event", businessObject: deal, businessObjectId: crypto.randomUUID(), operation: "archived" },
+        writes: [{ tool: "create", businessObject: company, values: { name: "By the engine" } }]
+      }
+      const route = `/api/engine/workspaces/${workspace.slug}/writes`
+      const written = [yield* engine.post(route, writes), yield* engine.post(route, writes)]
+      expect(written.map((r) => r.status)).toEqual([200, 200])
+      expect(written.map(replayed)).toEqual([null, "true"])
+      expect(yield* countRows(workspace, "records")).toBe(2)
+      // Without a key the route still works as before.
+      expect((yield* bearerClient(base, testEngineToken).post(route, writes)).status).toBe(200)
+      expect(yield* countRows(workspace, "records")).toBe(3)
+    })
+  )
+
+  it.scoped("a key older than IDEMPOTENCY_KEY_TTL is free again; pruneIdempotencyKeys deletes old keys in batches", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* member(workspace)
+      const post = (key: string) => withKey(client, cookie, key).post(`/api/records/${deal}`, { values: { title: key } })
+      for (const key of ["old-1", "old-2", "old-3", "new-1"]) expectStatus(201)(yield* post(key))
+      yield* sql`UPDATE ${sql(workspace.table("idempotency_keys"))} SET created_at = now() - interval '25 hours'
+        WHERE key LIKE 'old-%'`
+
+      const reused = yield* post("old-1")
+      expect(reused.status).toBe(201)
+      expect(replayed(reused)).toBeNull()
+      expect(yield* countRows(workspace, "records")).toBe(5)
+
+      expect(yield* pruneIdempotencyKeys(workspace, "24 hours", 1)).toBe(1)
+      expect(yield* pruneIdempotencyKeys(workspace, "24 hours", 10)).toBe(1)
+      expect(yield* pruneIdempotencyKeys(workspace, "24 hours", 10)).toBe(0)
+      const left = yield* sql<{ key: string }>`SELECT key FROM ${sql(workspace.table("idempotency_keys"))} ORDER BY key`
+      expect(left.map((row) => row.key)).toEqual(["new-1", "old-1"])
+    })
+  )
+
+  it.effect("the OpenAPI document lists the optional Idempotency-Key header on every write route", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const document = (yield* request(`${base}/api/openapi.json`)).body as {
+        paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string; required?: boolean }> }>>
+      }
+      const writes = Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.entries(item)
+          .filter(([method]) => ["post", "patch", "delete"].includes(method))
+          .filter(() => path.startsWith("/api/records") || path.startsWith("/api/actions") || path.includes("tool-calls") || path.startsWith("/api/engine"))
+          .map(([method, operation]) => ({ route: `${method} ${path}`, operation }))
+      )
+      expect(writes.length).toBe(9)
+      for (const { route, operation } of writes) {
+        const header = operation.parameters?.find((p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key")
+        expect(header, route).toBeDefined()
+        expect(header?.required ?? false, route).toBe(false)
+      }
+    })
+  )
+})

@@ -18,7 +18,9 @@
  * Every call sends the session cookie (`credentials: "include"`), decodes
  * the answer with the server's own Effect schema (a wrong shape rejects with
  * `ResponseShapeError`) and turns a non-2xx answer into an `ApiError`
- * carrying `status`, `_tag` and `message`. Record values stay in wire form;
+ * carrying `status`, `_tag` and `message`. Record writes carry an
+ * `Idempotency-Key` and are retried with it on a network fault or a 503
+ * (`retry` option). Record values stay in wire form;
  * timeline rows are hydrated (see `./hydration`). The TanStack Query binding
  * is `./react`. Documentation: docs/client.md.
  */
@@ -67,6 +69,7 @@ export * from "./hydration"
 export { type EditorsByRecord, PRESENCE_HEARTBEAT_MS, type PresenceClient } from "./presence"
 export { randomId } from "./randomId"
 export type { RecordsClient, Values } from "./records"
+export type { RetryOptions } from "./retry"
 export type { ClientOptions, EventSourceConstructor, EventSourceLike } from "./transport"
 export type {
   Actor,

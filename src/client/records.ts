@@ -29,12 +29,16 @@ export interface RecordsClient {
   readonly action: (businessObject: string, action: string, id: string) => Promise<StoredRecord>
 }
 
-/** Every method is async: a bad argument (a business object without a slash) rejects, it never throws. */
+/**
+ * Every method is async: a bad argument (a business object without a slash)
+ * rejects, it never throws. Every write carries a new `Idempotency-Key` and is
+ * retried with it on a network fault or a 503, so it takes effect at most once.
+ */
 export const recordsClient = (transport: Transport): RecordsClient => {
   const typePath = (businessObject: string) => `/api/records/${typeSegments(businessObject)}`
   const recordPath = (businessObject: string, id: string) => `${typePath(businessObject)}/${segment(id)}`
   const lifecycle = (step: "publish" | "archive" | "restore") => async (businessObject: string, id: string) =>
-    transport.json(StoredRecord, "POST", `${recordPath(businessObject, id)}/${step}`)
+    transport.json(StoredRecord, "POST", `${recordPath(businessObject, id)}/${step}`, { idempotent: true })
 
   return {
     list: async (businessObject, options = {}) => {
@@ -44,19 +48,22 @@ export const recordsClient = (transport: Transport): RecordsClient => {
     get: async (businessObject, id) => transport.json(StoredRecord, "GET", recordPath(businessObject, id)),
     create: async (businessObject, values, options = {}) =>
       transport.json(StoredRecord, "POST", typePath(businessObject), {
-        body: Schema.encodeSync(CreateRecord)(new CreateRecord({ values: toWireObject(values), draft: options.draft ?? false }))
+        body: Schema.encodeSync(CreateRecord)(new CreateRecord({ values: toWireObject(values), draft: options.draft ?? false })),
+        idempotent: true
       }),
     update: async (businessObject, id, values) =>
       transport.json(StoredRecord, "PATCH", recordPath(businessObject, id), {
-        body: Schema.encodeSync(UpdateRecord)(new UpdateRecord({ values: toWireObject(values) }))
+        body: Schema.encodeSync(UpdateRecord)(new UpdateRecord({ values: toWireObject(values) })),
+        idempotent: true
       }),
-    remove: async (businessObject, id) => transport.send("DELETE", recordPath(businessObject, id)),
+    remove: async (businessObject, id) => transport.send("DELETE", recordPath(businessObject, id), { idempotent: true }),
     publish: lifecycle("publish"),
     archive: lifecycle("archive"),
     restore: lifecycle("restore"),
     action: async (businessObject, action, id) =>
       transport.json(StoredRecord, "POST", `/api/actions/${typeSegments(businessObject)}/${segment(action)}`, {
-        body: Schema.encodeSync(RunAction)(new RunAction({ id }))
+        body: Schema.encodeSync(RunAction)(new RunAction({ id })),
+        idempotent: true
       })
   }
 }

@@ -1,5 +1,8 @@
 import { Either, ParseResult, Schema } from "effect"
 import { apiErrorOf, ResponseShapeError } from "./errors"
+import { randomId } from "./randomId"
+import { defaultAttempts, defaultMaxDelayMs, retryDelayMs, sleep } from "./retry"
+import type { RetryOptions } from "./retry"
 
 /** The part of the browser's `EventSource` the client uses; the global `EventSource` is one. */
 export interface EventSourceLike {
@@ -18,6 +21,8 @@ export interface ClientOptions {
   readonly fetch?: typeof fetch
   /** Default: the global `EventSource`, looked up when a stream opens (Node 20 has none: pass one). */
   readonly EventSource?: EventSourceConstructor
+  /** Retrying of writes (each sent with an `Idempotency-Key`) on a network fault or a 503; default 3 attempts. */
+  readonly retry?: RetryOptions
 }
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
@@ -27,6 +32,12 @@ export interface RequestInit {
   readonly body?: unknown
   /** `fetch(..., { keepalive: true })`: delivered even while the page unloads. */
   readonly keepalive?: boolean
+  /**
+   * A write made safe to repeat: sent with a new `Idempotency-Key`, and sent
+   * again with the same key when `fetch` rejects (network fault) or the
+   * answer is a 503, after its `Retry-After`. Never on any other error.
+   */
+  readonly idempotent?: boolean
 }
 
 /** How every call reaches the service: JSON over `fetch` with the session cookie, responses decoded. */
@@ -45,18 +56,39 @@ export const makeTransport = (options: ClientOptions = {}): Transport => {
   // Looked up per call, never as `window.fetch` detached from `window` (an "Illegal invocation").
   const fetchFn: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
 
+  const attempts = Math.max(1, Math.floor(options.retry?.attempts ?? defaultAttempts))
+  const maxDelayMs = options.retry?.maxDelayMs ?? defaultMaxDelayMs
+
   const call = async (method: Method, path: string, init: RequestInit): Promise<Response> => {
     const headers: Record<string, string> = { accept: "application/json" }
     if (init.body !== undefined) headers["content-type"] = "application/json"
-    const response = await fetchFn(url(path), {
+    // randomId, not crypto.randomUUID: that one is missing on pages served over plain HTTP.
+    if (init.idempotent === true) headers["idempotency-key"] = randomId()
+    const request: globalThis.RequestInit = {
       method,
       headers,
       credentials: "include",
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
       ...(init.keepalive === true ? { keepalive: true } : {})
-    })
-    if (!response.ok) throw await apiErrorOf(response)
-    return response
+    }
+    const tries = init.idempotent === true ? attempts : 1
+    for (let attempt = 1; ; attempt++) {
+      let response: Response
+      try {
+        response = await fetchFn(url(path), request)
+      } catch (fault) {
+        if (attempt >= tries) throw fault
+        await sleep(retryDelayMs(null, attempt, maxDelayMs))
+        continue
+      }
+      if (response.status === 503 && attempt < tries) {
+        await response.text().catch(() => "")
+        await sleep(retryDelayMs(response.headers.get("retry-after"), attempt, maxDelayMs))
+        continue
+      }
+      if (!response.ok) throw await apiErrorOf(response)
+      return response
+    }
   }
 
   return {

@@ -96,6 +96,36 @@ layer(Layer.merge(TestApp, RedisConnection.layer(testRedisUrl)), { excludeTestSe
       expect(yield* failure(() => client.records.list("crm/nothing"))).toMatchObject({ status: 404 })
     }))
 
+  it.scoped("a write whose answer was lost is sent again with its Idempotency-Key: the server replays it, nothing runs twice", () =>
+    Effect.gen(function* () {
+      const { base, workspace, user } = yield* tab
+      // A tab whose network loses the answer to the first write of each kind after the server handled it.
+      const fetch = browserFetch()
+      const lost = new Set<string>()
+      const replays: Array<string | null> = []
+      const lossy: typeof globalThis.fetch = async (input, init) => {
+        const response = await fetch(input, init)
+        const method = init?.method ?? "GET"
+        if (method === "GET" || method === "PUT" || String(input).endsWith("/api/auth/login")) return response
+        replays.push(response.headers.get("idempotency-replayed"))
+        if (lost.has(method)) return response
+        lost.add(method)
+        await response.text()
+        throw new TypeError("fetch failed")
+      }
+      const client = createClient({ baseUrl: base, fetch: lossy })
+      yield* call(() => client.auth.login({ workspace: workspace.slug, email: user.email, password: testPassword }))
+
+      const created = yield* call(() => client.records.create(deal, { title: "Once", amount: "10.00" }))
+      const updated = yield* call(() => client.records.update(deal, created.id, { amount: "12.00" }))
+      yield* call(() => client.records.remove(deal, created.id))
+      expect(updated.values).toEqual({ title: "Once", amount: "12.00" })
+      expect(replays).toEqual([null, "true", null, "true", null, "true"])
+      expect(yield* call(() => client.records.list(deal))).toEqual([])
+      const rows = yield* call(() => client.audit.timeline(deal, created.id))
+      expect(rows.map((row) => row.operation)).toEqual(["deleted", "updated", "created"])
+    }))
+
   it.scoped("audit.timeline: the newest page, hydrated against the current schema (Decimal, PlainDate), in record and in changes", () =>
     Effect.gen(function* () {
       const { client } = yield* tab

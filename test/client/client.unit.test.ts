@@ -168,6 +168,113 @@ describe("client errors", () => {
   })
 })
 
+describe("client retries of writes (Idempotency-Key)", () => {
+  afterEach(() => vi.useRealTimers())
+
+  const keyOf = (call: FetchCall | undefined) => new Headers(call?.init.headers).get("idempotency-key")
+  const unavailable = (retryAfter?: string) =>
+    new Response(JSON.stringify({ _tag: "ServiceUnavailable", message: "database unavailable", retryAfter: 1 }), {
+      status: 503,
+      headers: retryAfter === undefined ? {} : { "retry-after": retryAfter }
+    })
+  /** Answers with `answers` in turn (a thrown error is a rejected fetch), then like the service. */
+  const scripted = (...answers: Array<Response | Error>) => (call: FetchCall) => {
+    const next = answers.shift()
+    if (next instanceof Error) throw next
+    return next ?? service(call)
+  }
+
+  it("every record write sends a new Idempotency-Key; reads, sign-in and presence send none", async () => {
+    const { client, calls } = setup()
+    await client.records.create("crm/deal", { title: "Kiosk" })
+    await client.records.update("crm/deal", "r1", { title: "Kiosk" })
+    await client.records.remove("crm/deal", "r1")
+    await client.records.publish("crm/deal", "r1")
+    await client.records.archive("crm/deal", "r1")
+    await client.records.restore("crm/deal", "r1")
+    await client.records.action("crm/deal", "close", "r1")
+    const keys = calls.map(keyOf)
+    expect(keys.every((key) => key !== null && /^[0-9a-f]{32}$/.test(key))).toBe(true)
+    expect(new Set(keys).size).toBe(7)
+
+    await client.records.get("crm/deal", "r1")
+    await client.records.list("crm/deal")
+    await client.auth.login({ workspace: "acme", email: "ann@example.com", password: "s3cret" })
+    await client.presence.heartbeat("crm/deal", "r1", "form-1")
+    expect(calls.slice(7).map(keyOf)).toEqual([null, null, null, null])
+  })
+
+  it("a network fault (fetch rejects) sends the same request with the same key again", async () => {
+    vi.useFakeTimers()
+    const { client, calls } = setup(scripted(new TypeError("fetch failed")))
+    const created = client.records.create("crm/deal", { title: "Kiosk" })
+    await vi.advanceTimersByTimeAsync(249)
+    expect(calls).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await created).toMatchObject({ id: "r1" })
+    expect(calls).toHaveLength(2)
+    expect(keyOf(calls[1])).toBe(keyOf(calls[0]))
+    expect(calls[1]?.init.body).toBe(calls[0]?.init.body)
+    expect(calls[1]?.url).toBe(calls[0]?.url)
+  })
+
+  it("a 503 is retried after its Retry-After (seconds or a date), capped by retry.maxDelayMs", async () => {
+    vi.useFakeTimers()
+    const { client, calls } = setup(scripted(unavailable("2")))
+    const updated = client.records.update("crm/deal", "r1", { title: "Kiosk" })
+    await vi.advanceTimersByTimeAsync(1_999)
+    expect(calls).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    await expect(updated).resolves.toMatchObject({ id: "r1" })
+    expect(keyOf(calls[1])).toBe(keyOf(calls[0]))
+
+    const fake = fakeFetch(scripted(unavailable("3600"), unavailable(new Date(Date.now() + 60_000).toUTCString())))
+    const capped = createClient({ baseUrl: "http://svc.test", fetch: fake.fetch, retry: { maxDelayMs: 1_000 } })
+    const removed = capped.records.remove("crm/deal", "r1")
+    await vi.advanceTimersByTimeAsync(999)
+    expect(fake.calls).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(fake.calls).toHaveLength(2)
+    await vi.advanceTimersByTimeAsync(1_000)
+    await expect(removed).resolves.toBeUndefined()
+    expect(fake.calls.map(keyOf)).toEqual([keyOf(fake.calls[0]), keyOf(fake.calls[0]), keyOf(fake.calls[0])])
+  })
+
+  it("gives up after 3 attempts (retry.attempts), with the last answer or fault", async () => {
+    // Retry-After: 0 means no wait at all.
+    const { client, calls } = setup(scripted(unavailable("0"), unavailable("0"), unavailable("0"), unavailable("0")))
+    expect(await client.records.create("crm/deal", { title: "Kiosk" }).catch((e: unknown) => e)).toMatchObject({
+      status: 503,
+      _tag: "ServiceUnavailable"
+    })
+    expect(calls).toHaveLength(3)
+
+    vi.useFakeTimers()
+    const fault = new TypeError("fetch failed")
+    const offline = setup(scripted(fault, fault, fault))
+    const lost = offline.client.records.archive("crm/deal", "r1").catch((e: unknown) => e)
+    await vi.advanceTimersByTimeAsync(250 + 500)
+    expect(await lost).toBe(fault)
+    expect(offline.calls).toHaveLength(3)
+
+    const once = fakeFetch(scripted(unavailable("0")))
+    const noRetry = createClient({ fetch: once.fetch, retry: { attempts: 1 } })
+    expect(await noRetry.records.restore("crm/deal", "r1").catch((e: unknown) => e)).toMatchObject({ status: 503 })
+    expect(once.calls).toHaveLength(1)
+  })
+
+  it("never retries another error (4xx, 500, 502), nor a read (TanStack Query retries those)", async () => {
+    for (const status of [400, 409, 422, 429, 500, 502]) {
+      const { client, calls } = setup(() => json(status, { _tag: "Whatever", message: "no" }))
+      expect(await client.records.create("crm/deal", { title: "Kiosk" }).catch((e: unknown) => e)).toMatchObject({ status })
+      expect(calls, String(status)).toHaveLength(1)
+    }
+    const { client, calls } = setup(scripted(unavailable("0")))
+    expect(await client.records.get("crm/deal", "r1").catch((e: unknown) => e)).toMatchObject({ status: 503 })
+    expect(calls).toHaveLength(1)
+  })
+})
+
 describe("client.audit.timeline", () => {
   it("fetches the newest page and the current definitions, returns only the hydrated rows (nextCursor discarded)", async () => {
     const { client, calls } = setup()

@@ -6,6 +6,7 @@ export type ApiErrorTag =
   | "Forbidden"
   | "NotFound"
   | "Conflict"
+  | "UnprocessableEntity"
   | "PubSubUnavailable"
   | "InternalError"
   | "UnexpectedResponse"

@@ -17,7 +17,8 @@ const firstBackoffMs = 250
  */
 export const retryDelayMs = (retryAfter: string | null, attempt: number, maxDelayMs: number, now = Date.now()): number => {
   const backoff = firstBackoffMs * 2 ** (attempt - 1)
-  const asked = retryAfter === null ? Number.NaN : /^\s*\d+\s*$/.test(retryAfter) ? Number(retryAfter) * 1_000 : Date.parse(retryAfter) - now
+  const asked =
+    retryAfter === null ? Number.NaN : /^\s*\d+\s*$/.test(retryAfter) ? Number(retryAfter) * 1_000 : Date.parse(retryAfter) - now
   const delay = Number.isNaN(asked) ? backoff : asked
   return Math.min(Math.max(0, delay), maxDelayMs)
 }

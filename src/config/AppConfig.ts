@@ -75,7 +75,10 @@ const config: Config.Config<AppConfigShape> = Config.all({
   ),
   jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000),
   idempotencyKeyTtl: Config.duration("IDEMPOTENCY_KEY_TTL").pipe(
-    Config.validate({ message: "must be between 1 minute and 30 days", validation: (d) => Duration.between(d, { minimum: Duration.minutes(1), maximum: Duration.days(30) }) }),
+    Config.validate({
+      message: "must be between 1 minute and 30 days",
+      validation: (d) => Duration.between(d, { minimum: Duration.minutes(1), maximum: Duration.days(30) })
+    }),
     Config.withDefault(Duration.hours(24))
   )
 })

@@ -115,7 +115,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     /** The answer to a request whose key is already taken: the first answer, or why not. */
     const answerAgain = (request: KeyedRequest, requestHash: string, first: StoredKey) => {
       if (first.method !== request.method || first.path !== request.path || first.requestHash !== requestHash) {
-        const where = first.method === request.method && first.path === request.path ? "with another body" : `on ${first.method} ${shortPath(first.path)}`
+        const sameRoute = first.method === request.method && first.path === request.path
+        const where = sameRoute ? "with another body" : `on ${first.method} ${shortPath(first.path)}`
         return Effect.fail(
           new UnprocessableEntity({ message: `this Idempotency-Key was already used ${where}: use a new key for a new request` })
         )

@@ -46,7 +46,8 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
     return handlers
       .handle("create", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(businessObject, call, created(StoredRecord), records.create(businessObject, call.payload.values, { draft: call.payload.draft }))
+        const create = records.create(businessObject, call.payload.values, { draft: call.payload.draft })
+        return write(businessObject, call, created(StoredRecord), create)
       })
       .handle("list", ({ path, urlParams }) =>
         Effect.gen(function* () {

@@ -59,7 +59,8 @@ const withParsedBody = (
  * 3. a body over the route's limit (`MAX_BODY_BYTES`, or the endpoint's own
  *    `MaxBodyBytes`) is 413: by `Content-Length` before a byte is read,
  *    else as soon as the streamed bytes pass it; the connection is closed
- *    after the answer;
+ *    after the answer. This holds for every route and method: a body sent
+ *    where none is taken is read up to the limit and dropped;
  * 4. a JSON route's body is read and parsed here, and refused with 400 when
  *    it is not UTF-8 or JSON, nests deeper than 64 levels, or holds a string
  *    with NUL or a lone surrogate; the endpoint then decodes the parsed value.
@@ -91,7 +92,7 @@ export const RequestGuardLive = HttpApiBuilder.middleware(
 
         const limit = Option.getOrElse(Option.flatMap(route, (r) => r.maxBodyBytes), () => config.maxBodyBytes)
         if (declared > limit) return yield* tooLarge(limit)
-        if (!takesJson) return yield* app
+        if (!takesJson && !hasBody) return yield* app
 
         const bytes = yield* readBody(NodeHttpServerRequest.toIncomingMessage(request), limit).pipe(
           Effect.catchTags({
@@ -99,6 +100,8 @@ export const RequestGuardLive = HttpApiBuilder.middleware(
             BodyAborted: () => Effect.fail(new BadRequest({ message: "the body ended before it was complete" }))
           })
         )
+        // A body sent to a route that takes none was read (within the limit) only to be dropped.
+        if (!takesJson) return yield* app
         const json = parseJsonBody(bytes)
         if (Either.isLeft(json)) return yield* new BadRequest({ message: json.left })
         return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withParsedBody(request, bytes, json.right))

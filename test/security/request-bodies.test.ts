@@ -44,6 +44,13 @@ const bodyRoutes = (s: Effect.Effect.Success<typeof setup>) => [
   }
 ]
 
+/** Routes that take no body: a body sent anyway is bounded all the same. */
+const bodylessRoutes = (s: Effect.Effect.Success<typeof setup>) => [
+  { method: "PUT", path: `/api/presence/crm/company/${s.company.id}/tab-1` },
+  { method: "POST", path: `/api/records/crm/company/${s.company.id}/archive` },
+  { method: "POST", path: "/api/auth/logout" }
+]
+
 const expectShortRefusal = (response: TestResponse, status: number, tag: string, input?: string, max = 300) => {
   expect(response.status, JSON.stringify(response.body).slice(0, 300)).toBe(status)
   const body = response.body as { _tag: string; message: string }
@@ -82,7 +89,7 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
     Effect.gen(function* () {
       const s = yield* setup
       const before = yield* stateOf(s.client)
-      for (const { method, path } of bodyRoutes(s)) {
+      for (const { method, path } of [...bodyRoutes(s), ...bodylessRoutes(s)]) {
         const head = requestHead(method, s.base, path, {
           "content-type": "application/json",
           "transfer-encoding": "chunked",
@@ -96,6 +103,8 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
         expect(answer.sent, path).toBeLessThan(64 * mib)
       }
       expect(yield* stateOf(s.client)).toEqual(before)
+      // Not archived, not signed out.
+      expect(expectStatus(200)(yield* s.client.get(`/api/records/crm/company/${s.company.id}`))).toMatchObject({ state: "operational" })
     })
   )
 

@@ -202,6 +202,14 @@ interface Row {
   readonly growthMiB: number
 }
 
+/**
+ * A 413, or a connection reset before the client read it: this client
+ * writes its whole body before it reads, so when the service closes the
+ * connection after the 413 its next write can fail first (see
+ * docs/security.md). Anything else (a 2xx, a 400, a 500) is a miss.
+ */
+const answeredRight = (row: Row) => row.statuses.split(", ").every((status) => status === "413" || status === "reset")
+
 const mib = (bytes: number) => bytes / 1024 / 1024
 
 const main = async () => {
@@ -235,7 +243,7 @@ const main = async () => {
         const row: Row = {
           target: `${target.method} ${target.name}`,
           mode: declared ? "Content-Length" : "chunked",
-          statuses: [...new Set(result)].join(", "),
+          statuses: [...new Set(result.map((status) => (status === 0 ? "reset" : String(status))))].sort().join(", "),
           growthMiB: mib(peak - floor)
         }
         rows.push(row)
@@ -243,8 +251,8 @@ const main = async () => {
       }
     }
     const worst = Math.max(...rows.map((row) => row.growthMiB))
-    const pass = worst < passMiB && rows.every((row) => row.statuses === "413")
-    console.log(`[bench] worst growth ${worst.toFixed(1)} MiB over a ${mib(floor).toFixed(1)} MiB floor (${((floor + worst * 1024 * 1024) / floor).toFixed(2)}×): ${pass ? "PASS" : "FAIL"} (< ${passMiB} MiB, every answer 413)`)
+    const pass = worst < passMiB && rows.every(answeredRight)
+    console.log(`[bench] worst growth ${worst.toFixed(1)} MiB over a ${mib(floor).toFixed(1)} MiB floor (${((floor + worst * 1024 * 1024) / floor).toFixed(2)}×): ${pass ? "PASS" : "FAIL"} (< ${passMiB} MiB, every answer a 413 or a reset)`)
     writeSection(section(rows, floor, worst, pass))
     console.log(`[bench] wrote the Limits section of ${benchmarksFile}`)
     if (!pass) process.exitCode = 1
@@ -265,18 +273,23 @@ const section = (rows: ReadonlyArray<Row>, floor: number, worst: number, pass: b
 gets ${parallel} parallel bodies of 100 MiB at once per route class, streamed
 from a generator in 64 KiB chunks, once chunked and once with the size
 declared in \`Content-Length\`. RSS of the service sampled every 5 ms from
-/proc; growth is the peak over the idle floor of **${mib(floor).toFixed(1)} MiB**.
+/proc; growth is the peak over the idle floor of **${mib(floor).toFixed(1)} MiB**,
+taken once before the first class: a row includes what the heap kept from
+the rows above it.
 
 | route | body | answers | peak RSS growth | target | |
 |---|---|---|---|---|---|
-${rows.map((row) => `| ${row.target} | ${row.mode} | ${row.statuses} | ${row.growthMiB.toFixed(1)} MiB | < ${passMiB} MiB | ${row.growthMiB < passMiB && row.statuses === "413" ? "met" : "MISSED"} |`).join("\n")}
+${rows.map((row) => `| ${row.target} | ${row.mode} | ${row.statuses} | ${row.growthMiB.toFixed(1)} MiB | < ${passMiB} MiB | ${row.growthMiB < passMiB && answeredRight(row) ? "met" : "MISSED"} |`).join("\n")}
 
 Worst: ${worst.toFixed(1)} MiB over the floor (${((floor + worst * 1024 * 1024) / floor).toFixed(2)}× the idle RSS): **${pass ? "PASS" : "FAIL"}**.
 Before the limits (main on 2026-11-23) one 100 MiB login body grew the process
 by about 670 MB and four in parallel by about 1.2 GB. A declared
 \`Content-Length\` over the limit is refused before a byte is read; a chunked
 body is read up to the limit (1 MiB; 16 KiB for login) and the connection is
-closed after the 413, so each request holds at most its limit.
+closed after the 413, so each request holds at most its limit. "reset": the
+bench's client writes its whole body before reading, so its next write after
+the service closed the connection can fail before it reads the 413 (curl and
+browsers read the early answer).
 `
 
 /** Replaces the "## Limits" section (up to the next "## " heading), or appends it. */

@@ -14,15 +14,15 @@ const retryAfterOf = (error: unknown): Option.Option<number> =>
 const isRouteNotFound = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "RouteNotFound"
 
+const isDecodeError = (error: unknown): error is HttpApiError.HttpApiDecodeError =>
+  error instanceof HttpApiError.HttpApiDecodeError
+
 /**
  * A payload, path or query that did not match its schema, told briefly: the
  * schema formatter quotes the offending value whole (a megabyte string, an
  * object with a thousand keys), the answer quotes a short prefix of each
  * message and key and at most ten issues.
  */
-const isDecodeError = (error: unknown): error is HttpApiError.HttpApiDecodeError =>
-  error instanceof HttpApiError.HttpApiDecodeError
-
 const shortDecodeError = (error: HttpApiError.HttpApiDecodeError) =>
   new HttpApiError.HttpApiDecodeError({
     message: shorten(error.message, 300),

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Unauthorized } from "../errors"
+import { MaxBodyBytes } from "../http/RouteTable"
 import { Authenticated } from "./AuthMiddleware"
 import { PrincipalKind } from "./Principal"
 
@@ -26,6 +27,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(Me)
       .addError(Unauthorized)
       .annotate(OpenApi.Summary, "Sign in to a workspace; sets the HttpOnly session cookie")
+      // Three short strings: 16 KiB is plenty, and an anonymous route should take little.
+      .annotate(MaxBodyBytes, 16 * 1024)
   )
   .add(
     HttpApiEndpoint.post("logout", "/auth/logout")

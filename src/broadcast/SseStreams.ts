@@ -3,6 +3,7 @@ import type { Socket } from "node:net"
 import { Duration, Effect, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import type { PubSubUnavailable } from "../errors"
+import { apiPolicy, commonHeaders } from "../http/SecurityHeaders"
 import type { Detach } from "./BroadcastHub"
 import * as BroadcastHub from "./BroadcastHub"
 import { SseWriter } from "./SseWriter"
@@ -21,13 +22,14 @@ const keepAliveComment = Buffer.from(": keep-alive\n\n")
  * framed by closing the connection: no chunked encoding, nothing to reuse
  * after it.
  */
-const head = () =>
+const head = (security: string) =>
   Buffer.from(
     "HTTP/1.1 200 OK\r\n" +
       "Content-Type: text/event-stream\r\n" +
       "Cache-Control: no-cache\r\n" +
       "X-Accel-Buffering: no\r\n" +
       "Connection: close\r\n" +
+      security +
       `Date: ${new Date().toUTCString()}\r\n` +
       "\r\n" +
       // Written at once, with the headers.
@@ -56,6 +58,9 @@ export const streamHeaders = {
 export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
   scoped: Effect.gen(function* () {
     const config = yield* AppConfig
+    const security = Object.entries({ ...commonHeaders(config.hstsMaxAge), "content-security-policy": apiPolicy })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join("")
     const open = Array.from({ length: slices }, () => new Set<SseWriter>())
     let joined = 0
     let tick = 0
@@ -101,7 +106,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         adopt(socket, writer, detach)
         // What the server writes for this response from now on goes nowhere.
         response.detachSocket(socket)
-        writer.start(head())
+        writer.start(head(security))
       })
 
     return { start } as const

@@ -35,6 +35,16 @@ export interface AppConfigShape {
   readonly jobRetryBase: Duration.Duration
   /** How long an `Idempotency-Key` is remembered: a retry within it gets the first answer. */
   readonly idempotencyKeyTtl: Duration.Duration
+  /** The largest request body a route takes unless it sets its own (413 beyond, checked before reading). */
+  readonly maxBodyBytes: number
+  /** The largest record, its values serialized as JSON (422 beyond). */
+  readonly maxRecordBytes: number
+  /** Origins besides the service's own whose cookie-signed writes are accepted (`https://app.example.com`). */
+  readonly allowedOrigins: ReadonlyArray<string>
+  /** Headers and body must have arrived within this time, else 408 and the connection is closed. */
+  readonly requestTimeout: Duration.Duration
+  /** `Strict-Transport-Security: max-age=<seconds>` on every response; none sends no such header. */
+  readonly hstsMaxAge: Option.Option<number>
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -43,6 +53,16 @@ const positiveMillis = (name: string, fallback: number) =>
     Config.withDefault(fallback),
     Config.map(Duration.millis)
   )
+
+/** `scheme://host[:port]` and nothing else: what a browser sends as `Origin`. */
+const isOrigin = (text: string) => {
+  try {
+    const url = new URL(text)
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === text.replace(/\/$/, "").toLowerCase()
+  } catch {
+    return false
+  }
+}
 
 const config: Config.Config<AppConfigShape> = Config.all({
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
@@ -80,6 +100,29 @@ const config: Config.Config<AppConfigShape> = Config.all({
       validation: (d) => Duration.between(d, { minimum: Duration.minutes(1), maximum: Duration.days(30) })
     }),
     Config.withDefault(Duration.hours(24))
+  ),
+  maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(
+    Config.validate({ message: "must be between 1024 and 104857600", validation: (n) => n >= 1024 && n <= 100 * 1024 * 1024 }),
+    Config.withDefault(1024 * 1024)
+  ),
+  maxRecordBytes: Config.integer("MAX_RECORD_BYTES").pipe(
+    Config.validate({ message: "must be between 1024 and 104857600", validation: (n) => n >= 1024 && n <= 100 * 1024 * 1024 }),
+    Config.withDefault(256 * 1024)
+  ),
+  allowedOrigins: Config.string("ALLOWED_ORIGINS").pipe(
+    Config.withDefault(""),
+    Config.map((list) => list.split(",").map((origin) => origin.trim()).filter((origin) => origin.length > 0)),
+    Config.validate({
+      message: "must be a comma-separated list of origins, e.g. https://app.example.com",
+      validation: (origins) => origins.every(isOrigin)
+    }),
+    Config.map((origins) => origins.map((origin) => new URL(origin).origin))
+  ),
+  requestTimeout: positiveMillis("REQUEST_TIMEOUT_MS", 30_000),
+  hstsMaxAge: Config.option(
+    Config.integer("HSTS_MAX_AGE").pipe(
+      Config.validate({ message: "must be a number of seconds, 0 or more", validation: (n) => n >= 0 })
+    )
   )
 })
 

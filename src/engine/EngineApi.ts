@@ -31,4 +31,6 @@ export class EngineApi extends HttpApiGroup.make("engine")
           "workflow:<workflowId>, caused by the trigger event. No permission guard runs; only ENGINE_TOKEN is accepted"
       )
   )
-  .middleware(EngineAuthenticated) {}
+  .middleware(EngineAuthenticated)
+  // Internal: the engine's route is not part of the public API document.
+  .annotate(OpenApi.Exclude, true) {}

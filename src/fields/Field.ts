@@ -6,7 +6,11 @@ import { Schema } from "effect"
  * `id`, diffed by id.
  */
 export type Field =
-  | { readonly kind: "string" }
+  | {
+      readonly kind: "string"
+      /** The longest value, in characters (UTF-16 code units); `defaultStringMaxLength` when not set. */
+      readonly maxLength?: number
+    }
   | { readonly kind: "number" }
   | { readonly kind: "boolean" }
   | { readonly kind: "decimal" }
@@ -17,11 +21,15 @@ export type Field =
 
 export type Fields = { readonly [name: string]: Field }
 
+/** The longest string a field takes unless it sets its own `maxLength` (a longer value is 422). */
+export const defaultStringMaxLength = 64 * 1024
+
 export type FieldKind = Field["kind"]
 
 /** The wire form of a field list, as served by `GET /api/business-objects`. */
 export const FieldSchema: Schema.Schema<Field> = Schema.Union(
-  Schema.Struct({ kind: Schema.Literal("string", "number", "boolean", "decimal", "date", "datetime") }),
+  Schema.Struct({ kind: Schema.Literal("string"), maxLength: Schema.optional(Schema.Int.pipe(Schema.positive())) }),
+  Schema.Struct({ kind: Schema.Literal("number", "boolean", "decimal", "date", "datetime") }),
   Schema.Struct({
     kind: Schema.Literal("struct", "collection"),
     fields: Schema.Record({ key: Schema.String, value: Schema.suspend(() => FieldSchema) })
@@ -33,6 +41,8 @@ export const FieldsSchema = Schema.Record({ key: Schema.String, value: FieldSche
 /** Shorthands for declaring fields in a plugin. */
 export const field = {
   string: { kind: "string" },
+  /** A string field with its own limit: `field.stringWith({ maxLength: 200 })`. */
+  stringWith: (options: { readonly maxLength: number }): Field => ({ kind: "string", maxLength: options.maxLength }),
   number: { kind: "number" },
   boolean: { kind: "boolean" },
   decimal: { kind: "decimal" },
@@ -40,4 +50,4 @@ export const field = {
   datetime: { kind: "datetime" },
   struct: (fields: Fields): Field => ({ kind: "struct", fields }),
   collection: (fields: Fields): Field => ({ kind: "collection", fields })
-} as const satisfies Record<string, Field | ((fields: Fields) => Field)>
+} as const satisfies Record<string, Field | ((fields: Fields) => Field) | ((options: { readonly maxLength: number }) => Field)>

@@ -4,7 +4,15 @@ import { AuthApi } from "../auth/AuthApi"
 import { BroadcastApi } from "../broadcast/BroadcastApi"
 import { ChatApi } from "../chat/ChatApi"
 import { EngineApi } from "../engine/EngineApi"
-import { InternalError, PayloadTooLarge, ServiceUnavailable, UnsupportedMediaType } from "../errors"
+import {
+  BadRequest,
+  Forbidden,
+  InternalError,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  UnprocessableEntity,
+  UnsupportedMediaType
+} from "../errors"
 import { HealthApi } from "../health/HealthApi"
 import { BusinessObjectsApi } from "../plugins/BusinessObjectsApi"
 import { PresenceApi } from "../presence/PresenceApi"
@@ -21,9 +29,12 @@ export class Api extends HttpApi.make("api")
   .add(PresenceApi)
   .add(ChatApi)
   .add(EngineApi)
+  .addError(BadRequest)
+  .addError(Forbidden)
   .addError(InternalError)
   .addError(PayloadTooLarge)
   .addError(UnsupportedMediaType)
+  .addError(UnprocessableEntity)
   .addError(ServiceUnavailable)
   .prefix("/api")
   .annotate(OpenApi.Title, "Audit timeline and broadcast service")

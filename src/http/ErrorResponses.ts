@@ -1,5 +1,7 @@
-import { HttpApiBuilder, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Predicate } from "effect"
+import { Api } from "./Api"
+import { quote, shorten } from "./JsonBody"
 
 const internalError = HttpServerResponse.unsafeJson({ _tag: "InternalError", message: "internal error" }, { status: 500 })
 
@@ -12,6 +14,25 @@ const retryAfterOf = (error: unknown): Option.Option<number> =>
 const isRouteNotFound = (error: unknown) =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "RouteNotFound"
 
+const isDecodeError = (error: unknown): error is HttpApiError.HttpApiDecodeError =>
+  error instanceof HttpApiError.HttpApiDecodeError
+
+/**
+ * A payload, path or query that did not match its schema, told briefly: the
+ * schema formatter quotes the offending value whole (a megabyte string, an
+ * object with a thousand keys), the answer quotes a short prefix of each
+ * message and key and at most ten issues.
+ */
+const shortDecodeError = (error: HttpApiError.HttpApiDecodeError) =>
+  new HttpApiError.HttpApiDecodeError({
+    message: shorten(error.message, 300),
+    issues: error.issues.slice(0, 10).map((issue) => ({
+      _tag: issue._tag,
+      path: issue.path.slice(0, 16).map((key) => (typeof key === "string" && key.length > 40 ? quote(key) : key)),
+      message: shorten(issue.message, 200)
+    }))
+  })
+
 /**
  * Answers what no endpoint answered, in the API's JSON error shape: an
  * unknown route is a 404; a defect (a bug, a failed statement, a missing
@@ -20,7 +41,7 @@ const isRouteNotFound = (error: unknown) =>
  * their encoders untouched; one that carries `retryAfter` (429, 503) also
  * gets its `Retry-After` header here, so no route sets it by hand.
  */
-export const ErrorResponsesLive = HttpApiBuilder.middleware((app) =>
+export const ErrorResponsesLive = HttpApiBuilder.middleware(Api, (app) =>
   Effect.catchAllCause(app, (cause) =>
     Effect.gen(function* () {
       const failure = Cause.failureOption(cause)
@@ -37,6 +58,8 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware((app) =>
           { status: 404 }
         )
       }
+      const decodeError = Option.filter(failure, isDecodeError)
+      if (Option.isSome(decodeError)) return yield* Effect.fail(shortDecodeError(decodeError.value))
       if (Option.isNone(failure) && !Cause.isInterruptedOnly(cause)) {
         yield* Effect.logError("unhandled defect", cause)
         return internalError

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApiSwagger, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { createServer } from "node:http"
 import { AuditHttp } from "../audit/AuditHttp"
 import { Access } from "../auth/Access"
@@ -19,7 +19,9 @@ import { PresenceHttp } from "../presence/PresenceHttp"
 import { RecordsHttp } from "../records/RecordsHttp"
 import { Api } from "./Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
+import { RequestGuardLive } from "./RequestGuard"
 import { requestLog } from "./RequestLog"
+import { securityHeaders } from "./SecurityHeaders"
 import { WebPageLive } from "./WebPage"
 
 /** The API with every handler and the authentication middleware. */
@@ -37,18 +39,37 @@ export const ApiLive = HttpApiBuilder.api(Api).pipe(
 const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
 
 /** The routes plus the OpenAPI document, its docs page and the web page at `/`. */
-export const HttpAppLive = HttpApiBuilder.serve(requestLog).pipe(
+export const HttpAppLive = HttpApiBuilder.serve((app) => securityHeaders(requestLog(app))).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
   Layer.provide(WebPageLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
   Layer.provide(ErrorResponsesLive),
+  Layer.provide(RequestGuardLive),
   Layer.provide(ApiLive),
   Layer.provide(RouterConfigLive)
 )
 
+/**
+ * Headers and body must arrive within `REQUEST_TIMEOUT_MS`: Node answers 408
+ * and closes the connection otherwise. It counts only while a request is
+ * being received, so an answered request (a broadcast stream, a slow write)
+ * is never cut by it. Node looks for late requests every
+ * `connectionsCheckingInterval`: a quarter of the limit, at most 5 s.
+ */
+const timeoutOptions = (timeout: Duration.Duration) => {
+  const millis = Duration.toMillis(timeout)
+  return {
+    requestTimeout: millis,
+    headersTimeout: millis,
+    connectionsCheckingInterval: Math.max(10, Math.min(5_000, Math.floor(millis / 4)))
+  }
+}
+
 /** Serves on HOST:PORT (PORT 0 picks a free port: tests). */
 export const HttpServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  Effect.map(AppConfig, (config) =>
+    NodeHttpServer.layer(() => createServer(timeoutOptions(config.requestTimeout)), { port: config.port, host: config.host })
+  )
 )
 
 /** The running server; its `HttpServer` stays visible so tests can read the bound address. */

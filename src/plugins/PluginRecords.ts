@@ -3,7 +3,7 @@ import { Context, Schema } from "effect"
 import type { MissingActor } from "../context/MissingActor"
 import { JsonObject } from "../diff"
 import type { RecordValues } from "../diff"
-import type { BadRequest, Conflict, NotFound } from "../errors"
+import type { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../errors"
 
 export const RecordState = Schema.Literal("draft", "operational", "archived")
 export type RecordState = typeof RecordState.Type
@@ -19,7 +19,7 @@ export class StoredRecord extends Schema.Class<StoredRecord>("StoredRecord")({
 }) {}
 
 /** What can go wrong with a write inside a unit of work. */
-export type WriteError = BadRequest | NotFound | Conflict | MissingActor
+export type WriteError = BadRequest | NotFound | Conflict | UnprocessableEntity | MissingActor
 
 /**
  * What plugin code (listeners, actions) may do with records: read, create

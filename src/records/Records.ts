@@ -1,5 +1,6 @@
 import { Context, Effect, Option } from "effect"
 import { auditListener } from "../audit/AuditListener"
+import { AppConfig } from "../config/AppConfig"
 import { AuditStaging } from "../audit/AuditStaging"
 import type { Operation } from "../context/Cause"
 import { CorrelationId, CurrentCause, withCause } from "../context/Frames"
@@ -18,7 +19,7 @@ import type { RegisteredBusinessObject } from "../plugins/PluginRegistry"
 import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 import type { Workspace } from "../tenancy/Workspace"
 import { RecordStore } from "./RecordStore"
-import { mergeValues, validateValues } from "./RecordValidation"
+import { checkRecordLimits, mergeValues, validateValues } from "./RecordValidation"
 
 /** How deep listeners may cascade (A -> B -> C ...) before the unit is failed as a runaway. */
 const maxCascadeDepth = 16
@@ -37,6 +38,7 @@ export class Records extends Effect.Service<Records>()("Records", {
     const store = yield* RecordStore
     const registry = yield* PluginRegistry
     const jobs = yield* JobQueue
+    const { maxRecordBytes } = yield* AppConfig
 
     const businessObjectOf = (name: string) =>
       Option.match(registry.find(name), {
@@ -109,6 +111,7 @@ export class Records extends Effect.Service<Records>()("Records", {
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
         const values = mergeValues({}, yield* validateValues(businessObject, registered.definition.fields, input))
+        yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
         const record = yield* store.insert(yield* CurrentWorkspace, businessObject, options.draft ? "draft" : "operational", values).pipe(Effect.orDie)
         if (record.state === "operational") yield* dispatch(registered, "created", record, null, record.values)
         return record
@@ -124,6 +127,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         yield* requireState(current, ["draft", "operational"], "update")
         const values = mergeValues(current.values, patch)
         if (jsonEquals(current.values, values)) return current
+        yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
         const updated = yield* store.setValues(workspace, current, values).pipe(Effect.orDie)
         if (updated.state === "operational") yield* dispatch(registered, "updated", updated, current.values, updated.values)
         return updated

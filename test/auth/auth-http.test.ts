@@ -44,7 +44,8 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       const user = yield* freshUser({ workspace })
       const response = yield* request(`${base}/api/auth/login`, {
         method: "POST",
-        headers: { "x-forwarded-proto": "https" },
+        // The page behind the proxy is an https one: so is the Origin its browser sends.
+        headers: { "x-forwarded-proto": "https", origin: base.replace(/^http:/, "https:") },
         json: { workspace: workspace.slug, email: user.email, password: testPassword }
       })
       expect(response.status).toBe(200)

@@ -115,9 +115,17 @@ const openContext = (): Promise<BrowserContext> => {
   return browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB", timezoneId: "UTC" })
 }
 
+/** What Chromium reported as blocked by a page's Content-Security-Policy (docs/security.md). */
+const cspViolations: Array<string> = []
+const watchCsp = (page: Page) =>
+  page.on("console", (message) => {
+    if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(`${page.url()}: ${message.text()}`)
+  })
+
 /** Signs `person` in through the form and opens the deal from the list, as a person would. */
 const openDeal = async (context: BrowserContext, person: Person): Promise<Page> => {
   const page = await context.newPage()
+  watchCsp(page)
   await signInThroughForm(page, base, person)
   await page.getByRole("navigation", { name: "Business objects" }).getByRole("link", { name: "Deals" }).click()
   await page.getByRole("link", { name: "Kiosk rollout" }).click()
@@ -188,7 +196,23 @@ describe("the web page, two people on one deal (Chromium, PostgreSQL, Redis)", (
     await expect.poll(() => a.editors.textContent(), live).toBe("Nobody else is editing this record.")
 
     expect(await pageA.evaluate(() => document.documentElement.dataset.loadedOnce)).toBe("yes")
+    // All of it ran under the page's Content-Security-Policy without a thing blocked.
+    expect(cspViolations).toEqual([])
     await contextA.close()
     await contextB.close()
+  })
+
+  it("the API reference at /api/docs renders under its Content-Security-Policy, nothing blocked", { timeout: 60_000 }, async () => {
+    requireChromium()
+    const context = await openContext()
+    const page = await context.newPage()
+    const violations: Array<string> = []
+    page.on("console", (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text())
+    })
+    await page.goto(`${base}/api/docs`)
+    await page.getByText("/api/records/{namespace}/{name}", { exact: true }).first().waitFor()
+    expect(violations).toEqual([])
+    await context.close()
   })
 })

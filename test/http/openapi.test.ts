@@ -1,4 +1,4 @@
-import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { compileErrors, validate } from "@readme/openapi-parser"
 import { expect, layer } from "@effect/vitest"
@@ -11,14 +11,19 @@ import { requestLog } from "../../src/http/RequestLog"
 import { baseUrl, TestApp } from "../support/TestApp"
 import { request } from "../support/http"
 
-/** Every route of `Api` as `METHOD /path`, with `:param` written `{param}` as OpenAPI does. */
+/**
+ * Every route of `Api` as `METHOD /path`, with `:param` written `{param}` as
+ * OpenAPI does; `excluded`: those marked `OpenApi.Exclude` instead.
+ */
 const routesOf = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
-  api: HttpApi.HttpApi<Id, Groups, E, R>
+  api: HttpApi.HttpApi<Id, Groups, E, R>,
+  excluded = false
 ) => {
   const routes: Array<{ method: string; path: string }> = []
   HttpApi.reflect(api, {
     onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
+    onEndpoint: ({ endpoint, mergedAnnotations }) => {
+      if (Context.get(mergedAnnotations, OpenApi.Exclude) !== excluded) return
       routes.push({ method: endpoint.method.toLowerCase(), path: endpoint.path.replace(/:(\w+)/g, "{$1}") })
     }
   })
@@ -78,6 +83,16 @@ layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs
           .map((method) => `${method} ${path}`)
       )
       expect(listed.sort()).toEqual(routes.map(({ method, path }) => `${method} ${path}`).sort())
+    })
+  )
+
+  it.effect("the engine's write route is internal: not in the document, nor in the docs page", () =>
+    Effect.gen(function* () {
+      const document = yield* fetchDocument
+      expect(routesOf(Api, true)).toEqual([{ method: "post", path: "/api/engine/workspaces/{workspace}/writes" }])
+      expect(Object.keys(document.paths).filter((path) => path.includes("engine"))).toEqual([])
+      const docs = yield* request(`${yield* baseUrl}/api/docs`)
+      expect(String(docs.body)).not.toContain("/api/engine/")
     })
   )
 

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
+import { pagePolicy } from "../../src/http/SecurityHeaders"
 import { WebRoot } from "../../src/http/WebRoot"
 import { baseUrl, testApp } from "../support/TestApp"
 import { request } from "../support/http"
@@ -37,6 +38,17 @@ const built = testApp().pipe(
 const get = (path: string) => Effect.flatMap(baseUrl, (base) => request(`${base}${path}`))
 
 layer(built, { excludeTestServices: true })("the web page at /", (it) => {
+  it.effect("the page, its files and its 404s carry the security headers; the page's CSP allows its own files only", () =>
+    Effect.gen(function* () {
+      for (const path of ["/", "/records/crm/deal", "/assets/app-abc123.js", "/missing.js"]) {
+        const response = yield* get(path)
+        expect(response.headers.get("x-content-type-options"), path).toBe("nosniff")
+        expect(response.headers.get("x-frame-options"), path).toBe("DENY")
+        expect(response.headers.get("referrer-policy"), path).toBe("no-referrer")
+        expect(response.headers.get("content-security-policy"), path).toBe(pagePolicy)
+      }
+    }))
+
   it.effect("serves index.html at / and at the page's own routes, revalidated on every load", () =>
     Effect.gen(function* () {
       for (const path of ["/", "/records/crm/deal", "/records/crm/deal/0b6f7d1e?tab=timeline"]) {

@@ -6,12 +6,17 @@ export interface TestResponse {
   readonly body: unknown
 }
 
-/** A real HTTP request with `fetch`; the body is parsed as JSON when there is one. */
-export const request = (url: string, init: RequestInit & { json?: unknown } = {}) =>
+/**
+ * A real HTTP request with `fetch`; the body is parsed as JSON when there is
+ * one. Like a browser on the service's own page it sends `Origin` (the
+ * URL's), unless the headers name another or `origin: null` asks for none.
+ */
+export const request = (url: string, init: RequestInit & { json?: unknown; origin?: null } = {}) =>
   Effect.promise(async (): Promise<TestResponse> => {
-    const { json, ...rest } = init
+    const { json, origin, ...rest } = init
     const headers = new Headers(rest.headers)
     if (json !== undefined) headers.set("content-type", "application/json")
+    if (origin !== null && !headers.has("origin")) headers.set("origin", new URL(url).origin)
     const response = await fetch(url, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body })
     const text = await response.text()
     let body: unknown = text

@@ -1,0 +1,66 @@
+import { HttpApi } from "@effect/platform"
+import type { HttpApiGroup } from "@effect/platform"
+import { Context, Option } from "effect"
+
+/**
+ * An endpoint's own body limit in bytes, replacing `MAX_BODY_BYTES`:
+ * `.annotate(MaxBodyBytes, 16 * 1024)`.
+ */
+export class MaxBodyBytes extends Context.Tag("MaxBodyBytes")<MaxBodyBytes, number>() {}
+
+/** What the edge must know of a route before its handler runs. */
+export interface RouteBody {
+  /** The route decodes a JSON payload. */
+  readonly hasPayload: boolean
+  /** Its own limit; none means the configured default. */
+  readonly maxBodyBytes: Option.Option<number>
+}
+
+interface Entry extends RouteBody {
+  readonly method: string
+  /** Path segments; `undefined` stands for a `:param`. */
+  readonly segments: ReadonlyArray<string | undefined>
+}
+
+const segmentsOf = (pathname: string) => pathname.split("/").filter((segment) => segment.length > 0)
+
+/**
+ * The routes of an `HttpApi` by method and path, for the request guard that
+ * runs before the router: which ones take a body, and how large. A static
+ * segment beats a parameter where both match.
+ */
+export const routeTable = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
+  api: HttpApi.HttpApi<Id, Groups, E, R>
+) => {
+  const entries: Array<Entry> = []
+  HttpApi.reflect(api, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint, mergedAnnotations }) => {
+      entries.push({
+        method: endpoint.method,
+        segments: segmentsOf(endpoint.path).map((segment) => (segment.startsWith(":") ? undefined : segment)),
+        hasPayload: Option.isSome(endpoint.payloadSchema),
+        maxBodyBytes: Option.orElse(Context.getOption(endpoint.annotations, MaxBodyBytes), () =>
+          Context.getOption(mergedAnnotations, MaxBodyBytes)
+        )
+      })
+    }
+  })
+
+  /** The route `method` and the raw (still percent-encoded) `pathname` reach, if any. */
+  return (method: string, pathname: string): Option.Option<RouteBody> => {
+    const segments = segmentsOf(pathname)
+    let best: Entry | undefined
+    let bestStatic = -1
+    for (const entry of entries) {
+      if (entry.method !== method || entry.segments.length !== segments.length) continue
+      if (!entry.segments.every((segment, i) => segment === undefined || segment === segments[i])) continue
+      const statics = entry.segments.filter((segment) => segment !== undefined).length
+      if (statics > bestStatic) {
+        best = entry
+        bestStatic = statics
+      }
+    }
+    return Option.fromNullable(best)
+  }
+}

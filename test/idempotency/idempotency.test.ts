@@ -312,7 +312,8 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.effect("the OpenAPI document lists the optional Idempotency-Key header on every write route", () =>
+  // The engine's route is left out of the public document (docs/security.md); its header is tested by replay above.
+  it.effect("the OpenAPI document lists the optional Idempotency-Key header on every public write route", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const document = (yield* request(`${base}/api/openapi.json`)).body as {
@@ -321,10 +322,10 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       const writes = Object.entries(document.paths).flatMap(([path, item]) =>
         Object.entries(item)
           .filter(([method]) => ["post", "patch", "delete"].includes(method))
-          .filter(() => ["/api/records", "/api/actions", "/api/conversations", "/api/engine"].some((prefix) => path.startsWith(prefix)))
+          .filter(() => ["/api/records", "/api/actions", "/api/conversations"].some((prefix) => path.startsWith(prefix)))
           .map(([method, operation]) => ({ route: `${method} ${path}`, operation }))
       )
-      expect(writes.length).toBe(9)
+      expect(writes.length).toBe(8)
       for (const { route, operation } of writes) {
         const header = operation.parameters?.find((p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key")
         expect(header, route).toBeDefined()

@@ -28,8 +28,8 @@ const nextRetry = (fault: DatabaseFault, retries: Retries): Option.Option<{ retr
     return Option.some({ retries: { ...retries, connection: retries.connection + 1 }, delay: Duration.millis(100) })
   }
   if (fault.kind === "serialization" && retries.serialization < 2) {
-    const delay = Duration.millis(10 + Math.floor(Math.random() * 40 * (retries.serialization + 1)))
-    return Option.some({ retries: { ...retries, serialization: retries.serialization + 1 }, delay })
+    // PostgreSQL has already aborted this side of the deadlock; the other side goes on, so no wait is needed.
+    return Option.some({ retries: { ...retries, serialization: retries.serialization + 1 }, delay: Duration.zero })
   }
   return Option.none()
 }
@@ -113,7 +113,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
           yield* Effect.logWarning(`unit of work retried after a database fault: ${fault.value.kind}`).pipe(
             Effect.annotateLogs({ correlationId, workspace: workspace.slug })
           )
-          yield* Effect.sleep(next.value.delay)
+          if (Duration.greaterThan(next.value.delay, Duration.zero)) yield* Effect.sleep(next.value.delay)
           retries = next.value.retries
         }
       })

@@ -2,8 +2,11 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { PgClient } from "@effect/sql-pg"
 import type { SqlError } from "@effect/sql/SqlError"
 import { expect, layer } from "@effect/vitest"
-import { Context, Deferred, Duration, Effect, Fiber, Layer, Redacted, Schedule } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Redacted, Schedule } from "effect"
+import { withActor } from "../../src/context/Frames"
+import { Records } from "../../src/records/Records"
 import type { Workspace } from "../../src/tenancy/Workspace"
+import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import { baseUrl, freshWorkspace, testApp, testDatabaseUrl, uniqueSuffix } from "../support/TestApp"
 import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
 import type { Client, RecordBody } from "../support/api"
@@ -24,7 +27,7 @@ const OutsideLive = Layer.scoped(
   PgClient.make({ url: Redacted.make(testDatabaseUrl), applicationName: `faults-test-outside-${uniqueSuffix()}`, maxConnections: 4 })
 ).pipe(Layer.provide(Reactivity.layer))
 
-/** The service with its own connection names; long lock and acquire waits unless a test wants them short. */
+/** The service with its own connection names; long lock, statement and acquire waits unless a test wants them short. */
 const appNamed = (name: string, overrides: Parameters<typeof testApp>[0] = {}) =>
   Layer.merge(
     testApp({
@@ -32,6 +35,7 @@ const appNamed = (name: string, overrides: Parameters<typeof testApp>[0] = {}) =
       databasePoolSize: 2,
       databaseLockTimeout: Duration.minutes(1),
       databaseAcquireTimeout: Duration.minutes(1),
+      databaseStatementTimeout: Duration.minutes(1),
       ...overrides
     }),
     OutsideLive
@@ -88,6 +92,8 @@ const terminate = (pid: number) =>
   Effect.flatMap(Outside, (sql) => sql`SELECT pg_terminate_backend(${pid})`.pipe(Effect.orDie))
 
 const company = (client: Client, name: string) => createRecord(client, "crm/company", { name, wonDeals: 0 })
+
+const someone = { kind: "user", id: "u-deadlock", name: "Ann", email: "ann@example.com" } as const
 
 const faultsApp = `faults-${uniqueSuffix()}`
 
@@ -165,6 +171,39 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       for (const write of writes) expectStatus(200)(yield* Fiber.join(write))
       const timeline = yield* timelineOf(client, "crm/company", locked.id)
       expect(timeline.entries.map((e) => e.operation)).toEqual(["updated", "updated", "updated", "created"])
+    })
+  )
+
+  it.scoped("two units that deadlock both commit: the one PostgreSQL aborts is run again", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(yield* baseUrl, workspace)
+      const [a, b] = [yield* company(client, "A"), yield* company(client, "B")]
+      const units = yield* UnitOfWork
+      const records = yield* Records
+      const holdsA = yield* Deferred.make<void>()
+      const holdsB = yield* Deferred.make<void>()
+      // Each takes one row lock, waits until the other has taken its own, then wants the other's.
+      const crossing = (first: RecordBody, mine: Deferred.Deferred<void>, theirs: Deferred.Deferred<void>, second: RecordBody) =>
+        units
+          .run(
+            workspace,
+            Effect.gen(function* () {
+              yield* records.update("crm/company", first.id, { wonDeals: 1 })
+              yield* Deferred.succeed(mine, undefined)
+              yield* Deferred.await(theirs)
+              yield* records.update("crm/company", second.id, { wonDeals: 2 })
+            })
+          )
+          .pipe(withActor(someone), Effect.exit)
+      const [one, two] = yield* Effect.all([crossing(a, holdsA, holdsB, b), crossing(b, holdsB, holdsA, a)], {
+        concurrency: 2
+      })
+      expect(Exit.isSuccess(one) && Exit.isSuccess(two)).toBe(true)
+      for (const record of [a, b]) {
+        const operations = (yield* timelineOf(client, "crm/company", record.id)).entries.map((e) => e.operation)
+        expect(operations).toEqual(["updated", "updated", "created"])
+      }
     })
   )
 

@@ -11,6 +11,7 @@ import { OutboundBridgeLive } from "../outbound/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Presence } from "../presence/Presence"
+import { Readiness } from "../health/Readiness"
 import { Records } from "../records/Records"
 import { Seeders } from "../seeding/Seeders"
 import { PubSubLive } from "../redis/PubSubLive"
@@ -39,7 +40,8 @@ const CoreServicesLive = Layer.mergeAll(
   Timeline.Default,
   UnitOfWork.Default,
   Idempotency.Default,
-  Presence.Default
+  Presence.Default,
+  Readiness.Default
 ).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive))
 
 /** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */

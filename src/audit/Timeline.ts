@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { ReadSqlClient } from "../db/Database"
 import type { Workspace } from "../tenancy/Workspace"
 import { AuditEntry, TimelinePage } from "./AuditEntry"
 import { encodeCursor } from "./Cursor"
@@ -31,7 +31,8 @@ const toEntry = ({ changes, record, seq: _seq, ...row }: Row) =>
  */
 export class Timeline extends Effect.Service<Timeline>()("Timeline", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    // Reads on the read pool; inside a unit of work they join its transaction.
+    const sql = yield* ReadSqlClient
 
     const query = <A extends object = Row>(
       workspace: Workspace,

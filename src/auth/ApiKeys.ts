@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
+import { ReadSqlClient } from "../db/Database"
 import { BadRequest, NotFound } from "../errors"
 import type { Workspace } from "../tenancy/Workspace"
 import { Roles } from "./Roles"
@@ -57,6 +58,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
   dependencies: [Roles.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const read = yield* ReadSqlClient
     const roles = yield* Roles
 
     const insertKey = (workspace: Workspace, name: string, agentId: string | null) =>
@@ -95,7 +97,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     /** Who the key speaks for, if the key is live and matches; none otherwise. */
     const verify = (workspace: Workspace, keyId: string, key: string) =>
-      sql`SELECT k.id, k.name, k.key_hash, a.id AS agent_id, a.name AS agent_name
+      read`SELECT k.id, k.name, k.key_hash, a.id AS agent_id, a.name AS agent_name
           FROM ${sql(workspace.table("api_keys"))} k
           LEFT JOIN ${sql(workspace.table("agents"))} a ON a.id = k.agent_id
           WHERE k.id = ${keyId} AND k.revoked_at IS NULL`.pipe(

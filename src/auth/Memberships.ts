@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { ReadSqlClient } from "../db/Database"
 import { Effect } from "effect"
 import { platformSchema } from "../tenancy/migrations/platform"
 
@@ -6,6 +7,7 @@ import { platformSchema } from "../tenancy/migrations/platform"
 export class Memberships extends Effect.Service<Memberships>()("Memberships", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const read = yield* ReadSqlClient
     const memberships = sql(`${platformSchema}.memberships`)
 
     const add = (workspaceId: string, userId: string) =>
@@ -15,7 +17,7 @@ export class Memberships extends Effect.Service<Memberships>()("Memberships", {
       )
 
     const isMember = (workspaceId: string, userId: string) =>
-      sql`SELECT 1 FROM ${memberships} WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`.pipe(
+      read`SELECT 1 FROM ${memberships} WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`.pipe(
         Effect.map((rows) => rows.length > 0),
         Effect.orDie
       )

@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { ReadSqlClient } from "../db/Database"
 import { Effect, ParseResult, Schema } from "effect"
 import { BadRequest, NotFound } from "../errors"
 import type { Workspace } from "../tenancy/Workspace"
@@ -19,6 +20,7 @@ const GrantRow = Schema.Struct({ businessObject: Schema.String, permission: Perm
 export class Roles extends Effect.Service<Roles>()("Roles", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const read = yield* ReadSqlClient
 
     /** Adds a grant to a role, creating the role if it is new. Granting twice changes nothing. */
     const grant = (workspace: Workspace, role: string, businessObject: string, permission: string) =>
@@ -45,7 +47,7 @@ export class Roles extends Effect.Service<Roles>()("Roles", {
 
     /** Every grant a principal holds through its roles. */
     const grantsOf = (workspace: Workspace, principal: { kind: PrincipalKind; id: string }) =>
-      sql`SELECT DISTINCT g.business_object, g.permission
+      read`SELECT DISTINCT g.business_object, g.permission
           FROM ${sql(workspace.table("role_assignments"))} a
           JOIN ${sql(workspace.table("role_grants"))} g ON g.role = a.role
           WHERE a.principal_kind = ${principal.kind} AND a.principal_id = ${principal.id}`.pipe(

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option, Schema } from "effect"
+import { ReadSqlClient } from "../db/Database"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashToken, randomToken } from "./Tokens"
 
@@ -19,6 +20,7 @@ const SessionRow = Schema.Struct({
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const read = yield* ReadSqlClient
     const sessions = sql(`${platformSchema}.sessions`)
 
     /** Starts a session and returns its token, the only copy of which goes into the cookie. */
@@ -37,7 +39,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
      * the token is unknown, expired, or its user is no longer a member.
      */
     const find = (token: string) =>
-      sql`SELECT u.id AS user_id, u.name AS user_name, u.email AS user_email,
+      read`SELECT u.id AS user_id, u.name AS user_name, u.email AS user_email,
                  w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name
           FROM ${sessions} s
           JOIN ${sql(`${platformSchema}.users`)} u ON u.id = s.user_id

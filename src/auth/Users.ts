@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { ReadSqlClient } from "../db/Database"
 import { Effect, Option, Schema } from "effect"
 import { BadRequest, Conflict, NotFound } from "../errors"
 import { platformSchema } from "../tenancy/migrations/platform"
@@ -21,6 +22,7 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 export class Users extends Effect.Service<Users>()("Users", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const read = yield* ReadSqlClient
     const users = sql(`${platformSchema}.users`)
 
     const create = (input: { email: string; name: string; password: string }) =>
@@ -45,7 +47,7 @@ export class Users extends Effect.Service<Users>()("Users", {
 
     /** The user and their password hash, for sign-in. */
     const findCredentials = (email: string) =>
-      sql`SELECT id, email, name, password_hash FROM ${users} WHERE email = ${normalizeEmail(email)}`.pipe(
+      read`SELECT id, email, name, password_hash FROM ${users} WHERE email = ${normalizeEmail(email)}`.pipe(
         Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(UserWithHash))))),
         Effect.orDie
       )

@@ -6,8 +6,18 @@ export type CookieSecure = "auto" | "always" | "never"
 export interface AppConfigShape {
   /** PostgreSQL URL; none means the embedded PGlite database. */
   readonly databaseUrl: Option.Option<Redacted.Redacted>
-  /** Pool size for a real PostgreSQL. */
+  /** Pool size for a real PostgreSQL: the write pool (units of work, sign-in, migrations). */
   readonly databasePoolSize: number
+  /** Pool size of the read pool (record and timeline reads, credential checks). */
+  readonly databaseReadPoolSize: number
+  /** How long a statement waits for a lock (row, table) before it fails: bounds a write stuck behind another. */
+  readonly databaseLockTimeout: Duration.Duration
+  /** How long one statement may run before PostgreSQL cancels it. */
+  readonly databaseStatementTimeout: Duration.Duration
+  /** How long a request waits for a connection (a free pool slot, or a new connection). */
+  readonly databaseAcquireTimeout: Duration.Duration
+  /** Names this instance's connections in `pg_stat_activity` (suffixed `/write`, `/read`, `/health`). */
+  readonly databaseApplicationName: string
   /** Redis URL; none means the in-process broadcast bus and presence store (single instance only). */
   readonly redisUrl: Option.Option<Redacted.Redacted>
   readonly host: string
@@ -69,6 +79,17 @@ const config: Config.Config<AppConfigShape> = Config.all({
   databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
     Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
     Config.withDefault(10)
+  ),
+  databaseReadPoolSize: Config.integer("DATABASE_READ_POOL_SIZE").pipe(
+    Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
+    Config.withDefault(5)
+  ),
+  databaseLockTimeout: positiveMillis("DATABASE_LOCK_TIMEOUT_MS", 2_000),
+  databaseStatementTimeout: positiveMillis("DATABASE_STATEMENT_TIMEOUT_MS", 10_000),
+  databaseAcquireTimeout: positiveMillis("DATABASE_ACQUIRE_TIMEOUT_MS", 5_000),
+  databaseApplicationName: Config.string("DATABASE_APPLICATION_NAME").pipe(
+    Config.validate({ message: "must be 1-50 printable ASCII characters", validation: (s) => /^[\x20-\x7e]{1,50}$/.test(s) }),
+    Config.withDefault("audit-broadcast-service")
   ),
   redisUrl: Config.option(Config.redacted("REDIS_URL")),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),

@@ -20,9 +20,45 @@ export class Unhealthy extends Schema.TaggedError<Unhealthy>()(
   HttpApiSchema.annotations({ status: 503 })
 ) {}
 
-export class HealthApi extends HttpApiGroup.make("health").add(
-  HttpApiEndpoint.get("health", "/health")
-    .addSuccess(HealthReport)
-    .addError(Unhealthy)
-    .annotate(OpenApi.Summary, "Whether the database and the pub/sub store answer")
+/** The process runs and answers. */
+export class Liveness extends Schema.Class<Liveness>("Liveness")({ status: Schema.Literal("live") }) {}
+
+/**
+ * Ready for new work: PostgreSQL answered within its budget and the instance
+ * is not draining. `degraded`: the pub/sub store is down, so broadcasts and
+ * presence across instances suffer, but writes and reads still work.
+ */
+export class ReadinessReport extends Schema.Class<ReadinessReport>("ReadinessReport")({
+  status: Schema.Literal("ready", "degraded"),
+  draining: Schema.Boolean,
+  ...report
+}) {}
+
+/** 503: PostgreSQL did not answer within its budget, or the instance is draining (shutting down). */
+export class NotReady extends Schema.TaggedError<NotReady>()(
+  "NotReady",
+  { message: Schema.String, draining: Schema.Boolean, ...report },
+  HttpApiSchema.annotations({ status: 503 })
 ) {}
+
+export class HealthApi extends HttpApiGroup.make("health")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(HealthReport)
+      .addError(Unhealthy)
+      .annotate(OpenApi.Summary, "Whether the database and the pub/sub store answer")
+  )
+  .add(
+    HttpApiEndpoint.get("live", "/health/live")
+      .addSuccess(Liveness)
+      .annotate(OpenApi.Summary, "Liveness: 200 while the process runs")
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/health/ready")
+      .addSuccess(ReadinessReport)
+      .addError(NotReady)
+      .annotate(
+        OpenApi.Summary,
+        "Readiness: 200 when PostgreSQL answers within 1 s and the instance is not draining (pub/sub down: degraded, still 200)"
+      )
+  ) {}

@@ -1,38 +1,53 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
-import { DatabaseInfo } from "../db/Database"
+import { DatabaseInfo, DatabaseProbe } from "../db/Database"
 import { Api } from "../http/Api"
-import { HealthReport, Unhealthy } from "./HealthApi"
+import { HealthReport, Liveness, NotReady, ReadinessReport, Unhealthy } from "./HealthApi"
+import { Readiness } from "./Readiness"
 
-const probeTimeout = "2 seconds"
-
+/**
+ * Health answers within about a second whatever the database does: its
+ * probe has a connection of its own (a drained pool cannot hold it up) and a
+ * 1 s budget, and the pub/sub probe the same budget. Both run side by side.
+ * Migrations need no check: the server listens only once they are done.
+ */
 export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const probe = yield* DatabaseProbe
     const database = yield* DatabaseInfo
     const bus = yield* BroadcastBus
+    const readiness = yield* Readiness
 
-    const databaseUp = sql`SELECT 1`.pipe(
-      Effect.as(true),
-      Effect.timeoutTo({ duration: probeTimeout, onTimeout: () => false, onSuccess: (up) => up }),
-      Effect.orElseSucceed(() => false)
-    )
     const pubsubUp = bus.isHealthy.pipe(
-      Effect.timeoutTo({ duration: probeTimeout, onTimeout: () => false, onSuccess: (up) => up })
+      Effect.disconnect,
+      Effect.timeoutTo({ duration: probe.budget, onTimeout: () => false, onSuccess: (up) => up })
     )
 
-    return handlers.handle("health", () =>
-      Effect.gen(function* () {
-        const [db, pubsub] = yield* Effect.all([databaseUp, pubsubUp], { concurrency: 2 })
-        const report = {
-          database: { status: db ? "up" : "down", kind: database.kind },
-          pubsub: { status: pubsub ? "up" : "down", kind: bus.kind }
-        } as const
-        if (db && pubsub) return new HealthReport(report)
-        return yield* new Unhealthy({ message: "a dependency does not answer", ...report })
-      })
-    )
+    const components = Effect.map(Effect.all([probe.answers, pubsubUp], { concurrency: 2 }), ([db, pubsub]) => ({
+      database: { status: db ? "up" : "down", kind: database.kind },
+      pubsub: { status: pubsub ? "up" : "down", kind: bus.kind }
+    } as const))
+
+    return handlers
+      .handle("health", () =>
+        Effect.gen(function* () {
+          const report = yield* components
+          if (report.database.status === "up" && report.pubsub.status === "up") return new HealthReport(report)
+          return yield* new Unhealthy({ message: "a dependency does not answer", ...report })
+        })
+      )
+      .handle("live", () => Effect.succeed(new Liveness({ status: "live" })))
+      .handle("ready", () =>
+        Effect.gen(function* () {
+          const draining = yield* readiness.isDraining
+          const report = yield* components
+          if (draining) return yield* new NotReady({ message: "draining: the instance is shutting down", draining, ...report })
+          if (report.database.status === "down") {
+            return yield* new NotReady({ message: "the database does not answer", draining, ...report })
+          }
+          return new ReadinessReport({ status: report.pubsub.status === "up" ? "ready" : "degraded", draining, ...report })
+        })
+      )
   })
 )

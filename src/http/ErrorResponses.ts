@@ -2,6 +2,8 @@ import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerRequest, HttpServerRes
 import { Cause, Effect, Option, Predicate } from "effect"
 import { Api } from "./Api"
 import { quote, shorten } from "./JsonBody"
+import { databaseFaultOf } from "../db/DatabaseFault"
+import { answerDatabaseFault } from "./serverFaults"
 
 const internalError = HttpServerResponse.unsafeJson({ _tag: "InternalError", message: "internal error" }, { status: 500 })
 
@@ -33,28 +35,43 @@ const shortDecodeError = (error: HttpApiError.HttpApiDecodeError) =>
     }))
   })
 
+/** The answer the database-fault policy gives to what escaped a route (failed or died); none for a bug. */
+const databaseFaultAnswer = (cause: Cause.Cause<unknown>) =>
+  Cause.isInterruptedOnly(cause)
+    ? Option.none()
+    : Option.flatMap(databaseFaultOf(cause), (fault) => Option.map(answerDatabaseFault(fault), (error) => ({ fault, error })))
+
 /**
  * Answers what no endpoint answered, in the API's JSON error shape: an
- * unknown route is a 404; a defect (a bug, a failed statement, a missing
- * actor) is logged with its cause and answered with a generic 500, never a
- * stack trace or a SQL message. The API's own typed errors pass through to
- * their encoders untouched; one that carries `retryAfter` (429, 503) also
- * gets its `Retry-After` header here, so no route sets it by hand.
+ * unknown route is a 404; a database fault (lost connection, lock or
+ * statement timeout, ...) gets the answer docs/reliability.md gives it, on
+ * every route; any other defect (a bug, a missing actor) is logged with its
+ * cause and answered with a generic 500, never a stack trace or a SQL
+ * message. The API's own typed errors pass through to their encoders
+ * untouched; one that carries `retryAfter` (429, 503) also gets its
+ * `Retry-After` header here, so no route sets it by hand.
  */
 export const ErrorResponsesLive = HttpApiBuilder.middleware(Api, (app) =>
   Effect.catchAllCause(app, (cause) =>
     Effect.gen(function* () {
-      const failure = Cause.failureOption(cause)
+      const answer = databaseFaultAnswer(cause)
+      const failure = Option.isSome(answer) ? Option.some(answer.value.error) : Cause.failureOption(cause)
       const retryAfter = Option.flatMap(failure, retryAfterOf)
       if (Option.isSome(retryAfter)) {
         yield* HttpApp.appendPreResponseHandler((_request, response) =>
           Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(retryAfter.value)))
         )
       }
+      if (Option.isSome(answer)) {
+        yield* Effect.logWarning(`database fault: ${answer.value.fault.kind}`, cause)
+        // The API's error encoder answers the squashed cause, failure and defect
+        // alike; this middleware's type admits no failure, so the answer travels as one.
+        return yield* Effect.die(answer.value.error)
+      }
       if (Option.isSome(failure) && isRouteNotFound(failure.value)) {
         const request = yield* HttpServerRequest.HttpServerRequest
         return HttpServerResponse.unsafeJson(
-          { _tag: "NotFound", message: `no route for ${request.method} ${request.url.split("?")[0]}` },
+          { _tag: "NotFound", message: `no route for ${shorten(request.method, 16)} ${quote(request.url.split("?")[0] ?? "")}` },
           { status: 404 }
         )
       }

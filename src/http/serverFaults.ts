@@ -1,14 +1,48 @@
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Predicate } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import type { MissingActor } from "../context/MissingActor"
+import type { DatabaseFault } from "../db/DatabaseFault"
+import { Conflict, ServiceUnavailable } from "../errors"
 
 const isServerFault = (error: unknown): error is SqlError | MissingActor =>
   Predicate.isTagged(error, "SqlError") || Predicate.isTagged(error, "MissingActor")
 
 /**
- * A write route's failed statement or missing actor is the server's fault,
- * not the caller's: turned into a defect, it is logged and answered 500.
+ * A route's failed statement or missing actor is not the caller's to handle:
+ * it becomes a defect, and the error middleware answers it by the one policy
+ * below (a database fault is a 503 or 409, anything else a logged 500).
  */
 export const asServerFaults = <A, E, R>(
   effect: Effect.Effect<A, E | SqlError | MissingActor, R>
 ): Effect.Effect<A, Exclude<E, SqlError | MissingActor>, R> => Effect.catchIf(effect, isServerFault, Effect.die)
+
+const unavailable = (message: string, retryAfter = 1) => Option.some(new ServiceUnavailable({ message, retryAfter }))
+
+/**
+ * The HTTP answer to a database fault, for every route (docs/reliability.md,
+ * "Database faults"); none for a bug, which stays a 500. A unit of work has
+ * already retried what was safe to retry, and rolled back everything else, so
+ * apart from a lost COMMIT each answer means "nothing was changed".
+ */
+export const answerDatabaseFault = (fault: DatabaseFault): Option.Option<ServiceUnavailable | Conflict> => {
+  switch (fault.kind) {
+    case "connection":
+      return fault.retryable
+        ? unavailable("the database is unavailable; retry later")
+        : unavailable("the database is busy: no connection became free in time; retry later", 2)
+    case "lock-timeout":
+      return unavailable("the data is being changed by another write; retry later")
+    case "statement-timeout":
+      return unavailable("the database did not answer in time; retry later", 2)
+    case "serialization":
+      return unavailable("the write collided with concurrent writes and was not applied; retry")
+    case "unique-violation":
+      return Option.some(new Conflict({ message: "the write conflicts with existing data (a duplicate key)" }))
+    case "commit-outcome-unknown":
+      return unavailable(
+        "the database connection was lost while committing: the outcome is unknown; read the data before retrying"
+      )
+    case "bug":
+      return Option.none()
+  }
+}

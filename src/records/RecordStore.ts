@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
+import { ReadSqlClient } from "../db/Database"
 import type { RecordValues } from "../diff"
 import { StoredRecord } from "../plugins/PluginRecords"
 import type { RecordState } from "../plugins/PluginRecords"
@@ -13,6 +14,7 @@ const decodeRecord = Schema.decodeUnknown(StoredRecord)
 export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const read = yield* ReadSqlClient
     const columns = sql.literal(
       `id::text AS id, business_object, state, values, ${isoMicros("created_at")} AS created_at, ${isoMicros("updated_at")} AS updated_at`
     )
@@ -25,7 +27,7 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
 
     const find = (workspace: Workspace, businessObject: string, id: string, lock: boolean) =>
       isRecordId(id)
-        ? sql`SELECT ${columns} FROM ${table(workspace)}
+        ? (lock ? sql : read)`SELECT ${columns} FROM ${table(workspace)}
               WHERE business_object = ${businessObject} AND id = ${id} ${lock ? sql.literal("FOR UPDATE") : sql.literal("")}`.pipe(
             Effect.flatMap(one),
             Effect.orDie
@@ -53,7 +55,7 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
       )
 
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
-      sql`SELECT ${columns} FROM ${table(workspace)} WHERE business_object = ${businessObject}
+      read`SELECT ${columns} FROM ${table(workspace)} WHERE business_object = ${businessObject}
           ORDER BY created_at DESC, id LIMIT ${limit}`.pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredRecord))),
         Effect.orDie

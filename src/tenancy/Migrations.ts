@@ -10,28 +10,33 @@ const migrationsTable = "effect_sql_migrations"
 
 /**
  * Brings one schema up to date with `@effect/sql`'s migrator, recording what
- * ran in the schema's own `effect_sql_migrations`. The schema and that table
- * are created first under an advisory lock, so concurrent starts (several
- * instances, parallel test files) neither race on CREATE nor run a migration
- * twice; the migrator itself then locks its table while it runs.
+ * ran in the schema's own `effect_sql_migrations`, in one transaction. The
+ * schema and that table are created first under an advisory lock held to the
+ * end, so concurrent starts (several instances, parallel test files) neither
+ * race on CREATE nor run a migration twice: the later one waits, then finds
+ * nothing to do. Migrations are exempt from the connections' lock and
+ * statement timeouts (docs/reliability.md): waiting for another instance's
+ * migration, or rewriting a large table, is what they may rightly do.
  */
 export const migrateSchema = (schema: string, migrations: Record<string, SchemaMigration>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => inOneTransaction(sql, schema, migrations)).pipe(
+    Effect.withSpan("migrateSchema", { attributes: { schema } })
+  )
+
+const inOneTransaction = (sql: SqlClient.SqlClient, schema: string, migrations: Record<string, SchemaMigration>) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const table = `${schema}.${migrationsTable}`
-    yield* sql.withTransaction(
-      Effect.gen(function* () {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${"migrate:" + schema}))`
-        yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`
-        yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
-          migration_id integer PRIMARY KEY,
-          created_at timestamptz NOT NULL DEFAULT now(),
-          name text NOT NULL
-        )`
-      })
-    )
+    yield* sql`SET LOCAL lock_timeout = 0`
+    yield* sql`SET LOCAL statement_timeout = 0`
+    yield* sql`SELECT pg_advisory_xact_lock(hashtext(${"migrate:" + schema}))`
+    yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`
+    yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
+      migration_id integer PRIMARY KEY,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      name text NOT NULL
+    )`
     const loader = Migrator.fromRecord(
       Object.fromEntries(Object.entries(migrations).map(([key, migration]) => [key, migration(schema)]))
     )
     return yield* Migrator.make({})({ loader, table })
-  }).pipe(Effect.withSpan("migrateSchema", { attributes: { schema } }))
+  }).pipe(sql.withTransaction)

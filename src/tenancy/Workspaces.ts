@@ -1,4 +1,5 @@
 import { SqlClient } from "@effect/sql"
+import { ReadSqlClient } from "../db/Database"
 import { Effect, Option, ParseResult, Schema } from "effect"
 import { BadRequest, Conflict, NotFound } from "../errors"
 import { migrateSchema } from "./Migrations"
@@ -18,11 +19,12 @@ const decodeSlug = (input: string) =>
 export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const read = yield* ReadSqlClient
     const workspaces = sql(`${platformSchema}.workspaces`)
     const decodeRow = Schema.decodeUnknown(Workspace)
 
     const findBySlug = (slug: string) =>
-      sql`SELECT id, slug, name FROM ${workspaces} WHERE slug = ${slug}`.pipe(
+      read`SELECT id, slug, name FROM ${workspaces} WHERE slug = ${slug}`.pipe(
         Effect.flatMap((rows) => (rows[0] ? Effect.map(decodeRow(rows[0]), Option.some) : Effect.succeed(Option.none()))),
         Effect.orDie
       )

@@ -1,13 +1,38 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Exit, Option } from "effect"
+import { Duration, Effect, Exit, Option } from "effect"
 import { AuditStaging, makeAuditStaging } from "../audit/AuditStaging"
 import { CorrelationId } from "../context/Frames"
+import { CommitOutcomeUnknown, databaseFaultOf } from "../db/DatabaseFault"
+import type { DatabaseFault } from "../db/DatabaseFault"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { EventOutbox } from "../events/EventOutbox"
 import { OutboundBridge } from "../outbound/OutboundBridge"
 import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 import type { Workspace } from "../tenancy/Workspace"
+
+interface Retries {
+  readonly connection: number
+  readonly serialization: number
+}
+
+/**
+ * Whether a unit that failed on `fault` before its COMMIT is run again, and
+ * after how long. A rolled-back unit changed nothing, so running it again is
+ * safe: once on a fresh connection after a lost one (the pool drops a broken
+ * connection), twice after a serialization failure or deadlock. A drained
+ * pool, a lock or statement timeout and a bug are answered at once.
+ */
+const nextRetry = (fault: DatabaseFault, retries: Retries): Option.Option<{ retries: Retries; delay: Duration.Duration }> => {
+  if (fault.kind === "connection" && fault.retryable && retries.connection < 1) {
+    return Option.some({ retries: { ...retries, connection: retries.connection + 1 }, delay: Duration.millis(100) })
+  }
+  if (fault.kind === "serialization" && retries.serialization < 2) {
+    // PostgreSQL has already aborted this side of the deadlock; the other side goes on, so no wait is needed.
+    return Option.some({ retries: { ...retries, serialization: retries.serialization + 1 }, delay: Duration.zero })
+  }
+  return Option.none()
+}
 
 /** What code running inside a unit of work has in context. */
 export type InUnit = AuditStaging | CorrelationId | CurrentWorkspace | EventOutbox
@@ -20,17 +45,28 @@ export type InUnit = AuditStaging | CorrelationId | CurrentWorkspace | EventOutb
  * unit's events reach the workflow engine durably inside the transaction and
  * the broadcast publisher after COMMIT; after ROLLBACK neither.
  * A unit started inside another one joins it.
+ *
+ * A unit that failed on a database fault before COMMIT was sent is run again
+ * whole (fresh staging and outbox, same correlation id): once after a lost
+ * connection, up to twice after a serialization failure or deadlock. A
+ * connection lost during COMMIT leaves the outcome unknown: never retried, it
+ * dies with `CommitOutcomeUnknown` (answered 503, docs/reliability.md).
  */
 export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const bridge = yield* OutboundBridge
 
-    const begin = <A, E, R>(workspace: Workspace, effect: Effect.Effect<A, E, R | InUnit>): Effect.Effect<A, E | SqlError, R> =>
+    /**
+     * One attempt: the transaction with fresh staging and outbox. `committing`
+     * turns true once the body has succeeded, i.e. when the only statement
+     * left is COMMIT: a fault after that may have committed.
+     */
+    const attempt = <A, E, R>(workspace: Workspace, correlationId: string, effect: Effect.Effect<A, E, R | InUnit>) =>
       Effect.gen(function* () {
-        const correlationId = crypto.randomUUID()
         const outbox: Array<BusinessObjectEvent> = []
-        const result = yield* Effect.gen(function* () {
+        let committing = false
+        const exit = yield* Effect.gen(function* () {
           const staging = yield* Effect.acquireRelease(
             Effect.provideService(makeAuditStaging(workspace), SqlClient.SqlClient, sql),
             (staging, exit) => (Exit.isFailure(exit) ? staging.discard : Effect.void)
@@ -46,12 +82,40 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
           return value
         }).pipe(
           Effect.scoped,
+          Effect.tap(() => Effect.sync(() => (committing = true))),
           sql.withTransaction,
           // Scope is closed above; the type system cannot see that R never held it.
-          (transaction) => transaction as Effect.Effect<A, E | SqlError, R>
+          (transaction) => transaction as Effect.Effect<A, E | SqlError, R>,
+          Effect.exit
         )
-        yield* bridge.handOff(workspace, outbox)
-        return result
+        return { exit, outbox, committing }
+      })
+
+    const begin = <A, E, R>(workspace: Workspace, effect: Effect.Effect<A, E, R | InUnit>): Effect.Effect<A, E | SqlError, R> =>
+      Effect.gen(function* () {
+        // Kept across retries: the attempts that rolled back left nothing under it but log lines.
+        const correlationId = crypto.randomUUID()
+        // Inside a transaction opened by hand (provisioning) the unit is a savepoint: the owner retries, not the unit.
+        const ownsTransaction = Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+        for (let retries: Retries = { connection: 0, serialization: 0 }; ; ) {
+          const { exit, outbox, committing } = yield* attempt(workspace, correlationId, effect)
+          if (Exit.isSuccess(exit)) {
+            yield* bridge.handOff(workspace, outbox)
+            return exit.value
+          }
+          const fault = databaseFaultOf(exit.cause)
+          if (Option.isNone(fault) || !ownsTransaction) return yield* exit
+          if (committing && fault.value.kind === "connection") {
+            return yield* Effect.die(new CommitOutcomeUnknown({ cause: fault.value.error }))
+          }
+          const next = nextRetry(fault.value, retries)
+          if (Option.isNone(next)) return yield* exit
+          yield* Effect.logWarning(`unit of work retried after a database fault: ${fault.value.kind}`).pipe(
+            Effect.annotateLogs({ correlationId, workspace: workspace.slug })
+          )
+          if (Duration.greaterThan(next.value.delay, Duration.zero)) yield* Effect.sleep(next.value.delay)
+          retries = next.value.retries
+        }
       })
 
     /**

@@ -1,0 +1,61 @@
+import { expect, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Option } from "effect"
+import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
+import { Readiness } from "../../src/health/Readiness"
+import type { PresenceStore } from "../../src/presence/PresenceStore"
+import { PubSubLive } from "../../src/redis/PubSubLive"
+import { baseUrl, testApp } from "../support/TestApp"
+import { request } from "../support/http"
+
+layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) => {
+  it.effect("live is 200 while the process runs; ready is 200 with every component up", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const live = yield* request(`${base}/api/health/live`)
+      expect(live.status).toBe(200)
+      expect(live.body).toEqual({ status: "live" })
+      const ready = yield* request(`${base}/api/health/ready`)
+      expect(ready.status).toBe(200)
+      expect(ready.body).toEqual({
+        status: "ready",
+        draining: false,
+        database: { status: "up", kind: "postgres" },
+        pubsub: { status: "up", kind: "redis" }
+      })
+      // The original route keeps its shape.
+      const health = yield* request(`${base}/api/health`)
+      expect(health.status).toBe(200)
+      expect(health.body).toEqual({ database: { status: "up", kind: "postgres" }, pubsub: { status: "up", kind: "redis" } })
+    })
+  )
+
+  // Last in this block: the instance stays draining.
+  it.effect("once draining, ready is 503 (live stays 200)", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      yield* (yield* Readiness).startDraining
+      const ready = yield* request(`${base}/api/health/ready`)
+      expect(ready.status).toBe(503)
+      expect(ready.body).toMatchObject({ _tag: "NotReady", draining: true, database: { status: "up" } })
+      expect((yield* request(`${base}/api/health/live`)).status).toBe(200)
+    })
+  )
+})
+
+/** The in-process bus, reporting itself down as an unreachable Redis would. */
+const PubSubDown = Layer.effectContext(
+  Effect.gen(function* () {
+    const context = yield* Effect.context<BroadcastBus | PresenceStore>()
+    return Context.add(context, BroadcastBus, BroadcastBus.of({ ...Context.get(context, BroadcastBus), isHealthy: Effect.succeed(false) }))
+  })
+).pipe(Layer.provide(PubSubLive))
+
+layer(testApp({ redisUrl: Option.none() }, undefined, PubSubDown), { excludeTestServices: true })("readiness with pub/sub down", (it) => {
+  it.effect("is still 200, reported as degraded: writes and reads still work", () =>
+    Effect.gen(function* () {
+      const ready = yield* request(`${yield* baseUrl}/api/health/ready`)
+      expect(ready.status).toBe(200)
+      expect(ready.body).toMatchObject({ status: "degraded", draining: false, database: { status: "up" }, pubsub: { status: "down" } })
+    })
+  )
+})

@@ -1,0 +1,109 @@
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlError } from "@effect/sql/SqlError"
+import { expect, layer } from "@effect/vitest"
+import { Effect, Layer, Logger, LogLevel, Schema } from "effect"
+import { createServer } from "node:http"
+import { CommitOutcomeUnknown } from "../../src/db/DatabaseFault"
+import { Conflict, InternalError, ServiceUnavailable } from "../../src/errors"
+import { ErrorResponsesLive } from "../../src/http/ErrorResponses"
+import { requestLog } from "../../src/http/RequestLog"
+import { baseUrl } from "../support/TestApp"
+import { request } from "../support/http"
+
+// A test-only API whose handlers meet database faults, served through the service's own error middleware.
+
+const failing = (message: string, code: string) =>
+  new SqlError({ cause: Object.assign(new Error(message), { code }), message: "Failed to execute statement" })
+
+class Faulty extends HttpApiGroup.make("faulty")
+  .add(HttpApiEndpoint.get("unavailable", "/unavailable").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("lostDefect", "/lost-defect").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("lostFailure", "/lost-failure").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("lockTimeout", "/lock-timeout").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("commitUnknown", "/commit-unknown").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("duplicate", "/duplicate").addSuccess(Schema.String))
+  .add(HttpApiEndpoint.get("bug", "/bug").addSuccess(Schema.String)) {}
+
+class FaultyApi extends HttpApi.make("faulty")
+  .add(Faulty)
+  .addError(InternalError)
+  .addError(ServiceUnavailable)
+  .addError(Conflict) {}
+
+const lost = failing("terminating connection due to administrator command", "57P01")
+
+const FaultyHandlers = HttpApiBuilder.group(FaultyApi, "faulty", (handlers) =>
+  handlers
+    .handle("unavailable", () => Effect.fail(new ServiceUnavailable({ message: "come back later", retryAfter: 7 })))
+    .handle("lostDefect", () => Effect.die(lost))
+    // A SqlError is in no endpoint's errors: the type system is told otherwise to let one escape as a failure.
+    .handle("lostFailure", () => Effect.fail(lost) as unknown as Effect.Effect<string>)
+    .handle("lockTimeout", () => Effect.die(failing("canceling statement due to lock timeout", "55P03")))
+    .handle("commitUnknown", () => Effect.die(new CommitOutcomeUnknown({ cause: lost })))
+    .handle("duplicate", () => Effect.die(failing("duplicate key value violates unique constraint", "23505")))
+    .handle("bug", () => Effect.die(failing('relation "nowhere" does not exist', "42P01")))
+)
+
+const FaultyServer = HttpApiBuilder.serve(requestLog).pipe(
+  Layer.provide(ErrorResponsesLive),
+  Layer.provide(HttpApiBuilder.api(FaultyApi).pipe(Layer.provide(FaultyHandlers))),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+  Layer.provide(Logger.minimumLogLevel(LogLevel.None))
+)
+
+layer(FaultyServer, { excludeTestServices: true })("the one answer to database faults", (it) => {
+  it.effect("a ServiceUnavailable gets its retryAfter as a Retry-After header", () =>
+    Effect.gen(function* () {
+      const response = yield* request(`${yield* baseUrl}/unavailable`)
+      expect(response.status).toBe(503)
+      expect(response.headers.get("retry-after")).toBe("7")
+      expect(response.body).toMatchObject({ _tag: "ServiceUnavailable", message: "come back later" })
+    })
+  )
+
+  it.effect("a lost connection, died or failed, is a 503 with Retry-After, never a 500", () =>
+    Effect.gen(function* () {
+      for (const path of ["/lost-defect", "/lost-failure"]) {
+        const response = yield* request(`${yield* baseUrl}${path}`)
+        expect(response.status, path).toBe(503)
+        expect(response.headers.get("retry-after"), path).toBe("1")
+        expect(response.body, path).toEqual({
+          _tag: "ServiceUnavailable",
+          message: "the database is unavailable; retry later",
+          retryAfter: 1
+        })
+      }
+    })
+  )
+
+  it.effect("a lock timeout is a 503 saying another write holds the data", () =>
+    Effect.gen(function* () {
+      const response = yield* request(`${yield* baseUrl}/lock-timeout`)
+      expect(response.status).toBe(503)
+      expect(response.headers.get("retry-after")).toBe("1")
+      expect(response.body).toMatchObject({ message: "the data is being changed by another write; retry later" })
+    })
+  )
+
+  it.effect("a lost COMMIT is a 503 that says the outcome is unknown", () =>
+    Effect.gen(function* () {
+      const response = yield* request(`${yield* baseUrl}/commit-unknown`)
+      expect(response.status).toBe(503)
+      expect(response.body).toMatchObject({ _tag: "ServiceUnavailable" })
+      expect(JSON.stringify(response.body)).toContain("outcome is unknown")
+    })
+  )
+
+  it.effect("a duplicate key is a 409; any other statement error is a bug: 500 with nothing of the SQL", () =>
+    Effect.gen(function* () {
+      const duplicate = yield* request(`${yield* baseUrl}/duplicate`)
+      expect(duplicate.status).toBe(409)
+      expect(duplicate.body).toMatchObject({ _tag: "Conflict" })
+      const bug = yield* request(`${yield* baseUrl}/bug`)
+      expect(bug.status).toBe(500)
+      expect(bug.body).toEqual({ _tag: "InternalError", message: "internal error" })
+      expect(bug.headers.get("retry-after")).toBeNull()
+    })
+  )
+})

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Unauthorized } from "../errors"
+import { TooManyRequests, Unauthorized } from "../errors"
 import { Authenticated } from "./AuthMiddleware"
 import { PrincipalKind } from "./Principal"
 
@@ -25,7 +25,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .setPayload(SignIn)
       .addSuccess(Me)
       .addError(Unauthorized)
-      .annotate(OpenApi.Summary, "Sign in to a workspace; sets the HttpOnly session cookie")
+      .addError(TooManyRequests)
+      .annotate(OpenApi.Summary, "Sign in to a workspace; sets the HttpOnly session cookie; throttled per account and per client address (429)")
   )
   .add(
     HttpApiEndpoint.post("logout", "/auth/logout")

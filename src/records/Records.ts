@@ -160,7 +160,7 @@ export class Records extends Effect.Service<Records>()("Records", {
     const runAction = (businessObject: string, action: string, id: string) =>
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
-        const declaration = registered.actions[action]
+        const declaration = registered.actions.get(action)
         if (declaration === undefined) {
           return yield* new NotFound({ message: `unknown action ${action} on ${businessObject}` })
         }

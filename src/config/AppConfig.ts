@@ -83,7 +83,7 @@ const config: Config.Config<AppConfigShape> = Config.all({
   ),
   jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000),
   maxStreamsPerSession: Config.integer("MAX_STREAMS_PER_SESSION").pipe(
-    Config.validate({ message: "must be between 1 and 1000", validation: (n) => n >= 1 && n <= 1000 }),
+    Config.validate({ message: "must be between 1 and 1000000", validation: (n) => n >= 1 && n <= 1_000_000 }),
     Config.withDefault(16)
   ),
   loginMaxFailures: Config.integer("LOGIN_MAX_FAILURES").pipe(
@@ -92,7 +92,7 @@ const config: Config.Config<AppConfigShape> = Config.all({
   ),
   loginWindow: positiveMillis("LOGIN_WINDOW_MS", 15 * 60_000),
   loginMaxPerAddress: Config.integer("LOGIN_MAX_PER_ADDRESS").pipe(
-    Config.validate({ message: "must be between 1 and 100000", validation: (n) => n >= 1 && n <= 100_000 }),
+    Config.validate({ message: "must be between 1 and 1000000", validation: (n) => n >= 1 && n <= 1_000_000 }),
     Config.withDefault(20)
   ),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))

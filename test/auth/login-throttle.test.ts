@@ -83,6 +83,27 @@ describe("login throttle rules (TestClock)", () => {
   })
 })
 
+describe("login throttle while Redis is unreachable", () => {
+  // The throttle and the test share one connection, which the test then drops.
+  const sharedConnection = LoginThrottle.Default.pipe(
+    Layer.provide(LoginThrottleRedis.layer),
+    Layer.provideMerge(RedisConnection.layer(Redacted.make(testRedisUrl))),
+    Layer.provide(testConfig({ loginMaxFailures: 3, loginWindow: window, loginMaxPerAddress: 5 }))
+  )
+  layer(sharedConnection, { excludeTestServices: true })("in Redis", (it) => {
+    it.effect("each instance counts on its own: sign-in stays available and guesses stay limited", () =>
+      Effect.gen(function* () {
+        const { command } = yield* RedisConnection
+        // Commands now fail at once (no offline queue), as during an outage.
+        command.disconnect()
+        const email = `outage-${uniqueSuffix()}@example.com`
+        for (const n of [1, 2, 3]) expect(yield* waitOf(email, `10.1.0.${n}`)).toBe(0)
+        expect(yield* waitOf(email, "10.1.0.4")).toBe(windowMs / 1000)
+      }).pipe(Effect.provide(TestContext.TestContext))
+    )
+  })
+})
+
 /** The 429 as the HTTP API answers it. */
 const expectThrottled = (response: TestResponse) => {
   expect(response.status).toBe(429)

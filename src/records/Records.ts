@@ -179,9 +179,6 @@ export class Records extends Effect.Service<Records>()("Records", {
         return found.value
       })
 
-    const exists = (workspace: Workspace, businessObject: string, id: string) =>
-      Effect.map(store.find(workspace, businessObject, id, false), Option.isSome)
-
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
       Effect.zipRight(businessObjectOf(businessObject), store.list(workspace, businessObject, limit))
 
@@ -217,6 +214,6 @@ export class Records extends Effect.Service<Records>()("Records", {
     /** Runs plugin code (an action, a job, a workflow) in the unit of work in progress. */
     const runPlugin = <A>(effect: PluginEffect<A>) => Effect.flatMap(pluginPortsInUnit, (ports) => Effect.provide(effect, ports))
 
-    return { create, update, remove, publish, archive, restore, runAction, runPlugin, get, exists, list } as const
+    return { create, update, remove, publish, archive, restore, runAction, runPlugin, get, list } as const
   })
 }) {}

@@ -43,7 +43,8 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("LoginThrottl
 
     // Hashed: the counters name no email in Redis.
     const accountKey = (email: string) => `account:${createHash("sha256").update(normalizeEmail(email)).digest("hex")}`
-    const addressKey = (address: string | undefined) => `address:${address ?? "unknown"}`
+    // An address from X-Forwarded-For is whatever the proxy passed on: bounded, as any key.
+    const addressKey = (address: string | undefined) => `address:${address?.slice(0, 64) ?? "unknown"}`
 
     const refused = (waitMs: number) =>
       new TooManyRequests({

@@ -109,7 +109,10 @@ const startServer = (port: number) => {
         // Effect's labels (ALL, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, NONE): "Warning" is refused at start-up.
         LOG_LEVEL: "WARN",
         DATABASE_POOL_SIZE: "10",
-        BROADCAST_KEEPALIVE_MS: String(60 * 60 * 1000)
+        BROADCAST_KEEPALIVE_MS: String(60 * 60 * 1000),
+        // One session holds all the streams of its workspace, and all sessions sign in at once from here.
+        MAX_STREAMS_PER_SESSION: "1000000",
+        LOGIN_MAX_PER_ADDRESS: "1000000"
       },
       stdio: ["ignore", logFile, logFile, "ipc"]
     }

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Unauthorized } from "../errors"
+import { TooManyRequests, Unauthorized } from "../errors"
 import { MaxBodyBytes } from "../http/RouteTable"
 import { Authenticated } from "./AuthMiddleware"
 import { PrincipalKind } from "./Principal"
@@ -26,7 +26,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .setPayload(SignIn)
       .addSuccess(Me)
       .addError(Unauthorized)
-      .annotate(OpenApi.Summary, "Sign in to a workspace; sets the HttpOnly session cookie")
+      .addError(TooManyRequests)
+      .annotate(OpenApi.Summary, "Sign in to a workspace; sets the HttpOnly session cookie; throttled per account and per client address (429)")
       // Three short strings: 16 KiB is plenty, and an anonymous route should take little.
       .annotate(MaxBodyBytes, 16 * 1024)
   )

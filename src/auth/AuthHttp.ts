@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { Api } from "../http/Api"
 import { Me } from "./AuthApi"
@@ -23,6 +23,17 @@ const servedOverHttps = Effect.map(HttpServerRequest.HttpServerRequest, (request
   return forwarded?.split(",")[0]?.trim() === "https" || request.url.startsWith("https:")
 })
 
+/**
+ * The client's address for throttling: the socket's peer, or with
+ * `TRUST_PROXY` the last `X-Forwarded-For` entry (the one the proxy in front
+ * appended; earlier ones are whatever the client sent).
+ */
+const clientAddress = (trustProxy: boolean) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    const forwarded = trustProxy ? request.headers["x-forwarded-for"]?.split(",").at(-1)?.trim() : undefined
+    return forwarded !== undefined && forwarded.length > 0 ? forwarded : Option.getOrUndefined(request.remoteAddress)
+  })
+
 export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
   Effect.gen(function* () {
     const authentication = yield* Authentication
@@ -44,7 +55,8 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
     return handlers
       .handle("login", ({ payload }) =>
         Effect.gen(function* () {
-          const { token, principal } = yield* authentication.signIn(payload)
+          const address = yield* clientAddress(config.trustProxy)
+          const { token, principal } = yield* authentication.signIn({ ...payload, address })
           yield* setSessionCookie(token, config.sessionTtl)
           return toMe(principal)
         })

@@ -4,6 +4,7 @@ import { Unauthorized } from "../errors"
 import { Workspace } from "../tenancy/Workspace"
 import { Workspaces } from "../tenancy/Workspaces"
 import { ApiKeys, parseApiKey } from "./ApiKeys"
+import { LoginThrottle } from "./LoginThrottle"
 import { Memberships } from "./Memberships"
 import { decoyHash, verifyPassword } from "./Password"
 import { Principal } from "./Principal"
@@ -15,7 +16,7 @@ const badSignIn = new Unauthorized({ message: "wrong workspace, email or passwor
 
 /** Turns credentials (password, session token, API key) into a principal. */
 export class Authentication extends Effect.Service<Authentication>()("Authentication", {
-  dependencies: [Users.Default, Sessions.Default, Memberships.Default, ApiKeys.Default, Workspaces.Default],
+  dependencies: [Users.Default, Sessions.Default, Memberships.Default, ApiKeys.Default, Workspaces.Default, LoginThrottle.Default],
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const users = yield* Users
@@ -23,13 +24,17 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
     const memberships = yield* Memberships
     const apiKeys = yield* ApiKeys
     const workspaces = yield* Workspaces
+    const throttle = yield* LoginThrottle
 
     /**
      * Checks the password and membership and starts a session. Every failure
-     * reads the same, so the answer tells nobody which part was wrong.
+     * reads the same, so the answer tells nobody which part was wrong. The
+     * throttle comes first, before any lookup or hash: a refused attempt
+     * (429) costs nothing and reads the same for every email.
      */
-    const signIn = (input: { workspace: string; email: string; password: Redacted.Redacted }) =>
+    const signIn = (input: { workspace: string; email: string; password: Redacted.Redacted; address?: string | undefined }) =>
       Effect.gen(function* () {
+        yield* throttle.admit(input)
         const user = yield* users.findCredentials(input.email)
         const hash = Option.isSome(user) ? user.value.passwordHash : yield* decoyHash
         const passwordOk = yield* verifyPassword(Redacted.value(input.password), hash)
@@ -38,6 +43,7 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
         if (Option.isNone(workspace)) return yield* badSignIn
         if (!(yield* memberships.isMember(workspace.value.id, user.value.id))) return yield* badSignIn
         const token = yield* sessions.start(user.value.id, workspace.value.id, config.sessionTtl)
+        yield* throttle.succeeded(input)
         const principal = new Principal({
           kind: "user",
           id: user.value.id,

@@ -36,7 +36,8 @@ const handlers = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
         const ok = HttpServerResponse.empty({ status: 200, headers: streamHeaders })
         if (request.method === "HEAD") return ok
         const filter = readFilter(grants)
-        yield* streams.start(NodeHttpServerRequest.toServerResponse(request), (writer) =>
+        const session = principal.credential.tokenHash
+        yield* streams.start(NodeHttpServerRequest.toServerResponse(request), session, (writer) =>
           bus.attach(principal.workspace.id, writer, filter)
         )
         // The socket has been taken over: this answer is not sent, it only tells the request log 200.

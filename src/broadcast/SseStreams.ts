@@ -62,6 +62,8 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join("")
     const open = Array.from({ length: slices }, () => new Set<SseWriter>())
+    /** Each session's open streams on this instance, oldest first (a Set keeps insertion order). */
+    const bySession = new Map<string, Set<SseWriter>>()
     let joined = 0
     let tick = 0
 
@@ -76,13 +78,39 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
       })
     )
 
+    /**
+     * Counts the stream against its session's cap; past the cap the session's
+     * OLDEST stream on this instance is dropped (its tab reconnects by itself;
+     * a zombie whose socket died unnoticed goes too). Returns the release.
+     */
+    const enrol = (session: string, writer: SseWriter) => {
+      let streams = bySession.get(session)
+      if (streams === undefined) {
+        streams = new Set()
+        bySession.set(session, streams)
+      }
+      streams.add(writer)
+      for (const oldest of streams) {
+        if (streams.size <= config.maxStreamsPerSession) break
+        streams.delete(oldest)
+        oldest.destroy()
+      }
+      const mine = streams
+      return () => {
+        mine.delete(writer)
+        if (mine.size === 0 && bySession.get(session) === mine) bySession.delete(session)
+      }
+    }
+
     /** From here on the stream belongs to its socket: this closure must not hold the request. */
-    const adopt = (socket: Socket, writer: SseWriter, detach: Detach) => {
+    const adopt = (socket: Socket, writer: SseWriter, detach: Detach, session: string) => {
       const slice = open[joined++ % slices] ?? new Set<SseWriter>()
       slice.add(writer)
+      const release = enrol(session, writer)
       socket.once("close", () => {
         detach()
         slice.delete(writer)
+        release()
         writer.close()
       })
     }
@@ -92,9 +120,11 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
      * (it may fail, 503, before anything is written); then the socket is
      * detached from the response, the head goes out, and the stream lives
      * until the socket closes. Nothing happens when the client is gone already.
+     * `session` names whose stream it is, for the cap per session.
      */
     const start = (
       response: ServerResponse,
+      session: string,
       attach: (writer: SseWriter) => Effect.Effect<Detach, PubSubUnavailable>
     ): Effect.Effect<void, PubSubUnavailable> =>
       Effect.gen(function* () {
@@ -103,7 +133,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         const writer = new SseWriter(socket, BroadcastHub.defaultCapacity)
         const detach = yield* attach(writer)
         if (socket.destroyed) return detach()
-        adopt(socket, writer, detach)
+        adopt(socket, writer, detach, session)
         // What the server writes for this response from now on goes nowhere.
         response.detachSocket(socket)
         writer.start(head(security))

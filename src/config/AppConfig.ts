@@ -55,6 +55,16 @@ export interface AppConfigShape {
   readonly requestTimeout: Duration.Duration
   /** `Strict-Transport-Security: max-age=<seconds>` on every response; none sends no such header. */
   readonly hstsMaxAge: Option.Option<number>
+  /** Broadcast streams one session may hold open on one instance; opening one more closes its oldest. */
+  readonly maxStreamsPerSession: number
+  /** Failed sign-ins an account (the email as typed, normalized) may have in `loginWindow` before sign-in is refused. */
+  readonly loginMaxFailures: number
+  /** How long failed sign-ins are remembered; each further refused window doubles the wait (up to 16 windows). */
+  readonly loginWindow: Duration.Duration
+  /** Sign-in attempts one client address may make per minute, right or wrong. */
+  readonly loginMaxPerAddress: number
+  /** Take the client address from `X-Forwarded-For` (the proxy's entry): only behind a proxy that sets it. */
+  readonly trustProxy: boolean
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -144,7 +154,21 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.integer("HSTS_MAX_AGE").pipe(
       Config.validate({ message: "must be a number of seconds, 0 or more", validation: (n) => n >= 0 })
     )
-  )
+  ),
+  maxStreamsPerSession: Config.integer("MAX_STREAMS_PER_SESSION").pipe(
+    Config.validate({ message: "must be between 1 and 1000000", validation: (n) => n >= 1 && n <= 1_000_000 }),
+    Config.withDefault(16)
+  ),
+  loginMaxFailures: Config.integer("LOGIN_MAX_FAILURES").pipe(
+    Config.validate({ message: "must be between 1 and 1000", validation: (n) => n >= 1 && n <= 1000 }),
+    Config.withDefault(5)
+  ),
+  loginWindow: positiveMillis("LOGIN_WINDOW_MS", 15 * 60_000),
+  loginMaxPerAddress: Config.integer("LOGIN_MAX_PER_ADDRESS").pipe(
+    Config.validate({ message: "must be between 1 and 1000000", validation: (n) => n >= 1 && n <= 1_000_000 }),
+    Config.withDefault(20)
+  ),
+  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
 })
 
 /** The service's whole configuration, read once from the environment. */

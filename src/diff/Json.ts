@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { own } from "./own"
 
 /** A JSON value, as values travel on the wire and sit in a record. */
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | JsonObject
@@ -40,7 +41,7 @@ export const jsonEquals = (a: Json | undefined, b: Json | undefined): boolean =>
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false
     const keys = new Set([...Object.keys(a), ...Object.keys(b)])
-    return [...keys].every((key) => jsonEquals(a[key], b[key]))
+    return [...keys].every((key) => jsonEquals(own(a, key), own(b, key)))
   }
   return a === b
 }
@@ -49,9 +50,5 @@ export const jsonEquals = (a: Json | undefined, b: Json | undefined): boolean =>
 export const compact = (value: Json): Json => {
   if (isJsonArray(value)) return value.map(compact)
   if (!isJsonObject(value)) return value
-  const out: Record<string, Json> = {}
-  for (const [key, member] of Object.entries(value)) {
-    if (!isAbsent(member)) out[key] = compact(member)
-  }
-  return out
+  return Object.fromEntries(Object.entries(value).flatMap(([key, member]) => (isAbsent(member) ? [] : [[key, compact(member)]])))
 }

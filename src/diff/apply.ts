@@ -3,6 +3,7 @@ import { isValueChange } from "./Changes"
 import type { Changes, CollectionChanges, FieldChange } from "./Changes"
 import { compact, isAbsent } from "./Json"
 import type { Json, RecordValues } from "./Json"
+import { own } from "./own"
 import { entriesOf, fieldNames, membersOf } from "./record"
 
 /**
@@ -17,13 +18,13 @@ import { entriesOf, fieldNames, membersOf } from "./record"
  * array even when emptied (an empty collection equals an absent one).
  */
 export const applyChanges = (fields: Fields, before: RecordValues, changes: Changes | null): RecordValues => {
-  const result: Record<string, Json> = {}
+  const result: Array<[string, Json]> = []
   for (const name of fieldNames(fields, before, changes ?? {})) {
-    const change = changes?.[name]
-    const value = change === undefined ? before[name] : applyField(fields[name], before[name], change)
-    if (!isAbsent(value)) result[name] = compact(value)
+    const change = changes === null ? undefined : own(changes, name)
+    const value = change === undefined ? own(before, name) : applyField(own(fields, name), own(before, name), change)
+    if (!isAbsent(value)) result.push([name, compact(value)])
   }
-  return result
+  return Object.fromEntries(result)
 }
 
 const applyField = (field: Field | undefined, value: Json | undefined, change: FieldChange): Json =>

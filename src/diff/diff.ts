@@ -2,6 +2,7 @@ import type { Field, Fields } from "../fields/Field"
 import type { AddedEntry, Changes, CollectionChanges, FieldChange, ModifiedEntry, RemovedEntry } from "./Changes"
 import { compact, isAbsent, jsonEquals } from "./Json"
 import type { Json, RecordValues } from "./Json"
+import { own } from "./own"
 import { entriesOf, fieldNames, membersOf } from "./record"
 import type { Entry } from "./record"
 
@@ -11,12 +12,12 @@ import type { Entry } from "./record"
  * Fields come in declaration order, then undeclared keys sorted.
  */
 export const diffValues = (fields: Fields, before: RecordValues, after: RecordValues): Changes | null => {
-  const changes: Record<string, FieldChange> = {}
+  const changes: Array<[string, FieldChange]> = []
   for (const name of fieldNames(fields, before, after)) {
-    const change = diffField(fields[name], before[name], after[name])
-    if (change !== null) changes[name] = change
+    const change = diffField(own(fields, name), own(before, name), own(after, name))
+    if (change !== null) changes.push([name, change])
   }
-  return Object.keys(changes).length === 0 ? null : changes
+  return changes.length === 0 ? null : Object.fromEntries(changes)
 }
 
 const diffField = (field: Field | undefined, before: Json | undefined, after: Json | undefined): FieldChange | null => {
@@ -61,10 +62,10 @@ const diffCollection = (fields: Fields, before: ReadonlyArray<Entry>, after: Rea
 
 const compactMembers = (fields: Fields, entry: Entry): Record<string, Json> => {
   const members = membersOf(entry)
-  const values: Record<string, Json> = {}
-  for (const name of fieldNames(fields, members)) {
-    const value = members[name]
-    if (!isAbsent(value)) values[name] = compact(value)
-  }
-  return values
+  return Object.fromEntries(
+    fieldNames(fields, members).flatMap((name) => {
+      const value = own(members, name)
+      return isAbsent(value) ? [] : [[name, compact(value)]]
+    })
+  )
 }

@@ -1,5 +1,6 @@
 import type { Fields } from "../fields/Field"
 import { isAbsent, isJsonArray, isJsonObject } from "./Json"
+import { own } from "./own"
 import type { Json, JsonObject } from "./Json"
 
 /** A collection entry: an object with a string `id` plus its members. */
@@ -16,7 +17,7 @@ export const fieldNames = (fields: Fields, ...objects: ReadonlyArray<{ readonly 
   return [...declared, ...[...undeclared].sort()]
 }
 
-const isEntry = (value: Json): value is Entry => isJsonObject(value) && typeof value["id"] === "string"
+const isEntry = (value: Json): value is Entry => isJsonObject(value) && typeof own(value, "id") === "string"
 
 /**
  * The entries of a collection value; absent or null is an empty collection.

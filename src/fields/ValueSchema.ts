@@ -30,6 +30,21 @@ const membersOf = (fields: Fields) =>
     Object.entries(fields).map(([name, field]) => [name, Schema.optional(Schema.NullOr(valueSchema(field)))])
   )
 
+/**
+ * A struct of `members` that refuses any other key (with `onExcessProperty:
+ * "error"`). `Schema.Struct({})` alone is the `{}` type: it would let every
+ * key of a value with no declared fields through, "__proto__" included.
+ */
+const closedStruct = (members: ReturnType<typeof membersOf>) =>
+  Object.keys(members).length > 0
+    ? Schema.Struct(members)
+    : Schema.Struct({}).pipe(
+        Schema.filter((value) => {
+          const keys = Object.keys(value)
+          return keys.length === 0 || `unknown field ${JSON.stringify(keys[0]?.slice(0, 40))}: no fields are declared here`
+        })
+      )
+
 const hasUniqueIds = (entries: ReadonlyArray<{ readonly id: string }>) =>
   new Set(entries.map((entry) => entry.id)).size === entries.length
 
@@ -49,7 +64,7 @@ export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
     case "datetime":
       return DateTimeString
     case "struct":
-      return Schema.Struct(membersOf(field.fields))
+      return closedStruct(membersOf(field.fields))
     case "collection":
       return Schema.Array(
         Schema.Struct({ id: Schema.NonEmptyTrimmedString, ...membersOf(field.fields) })
@@ -61,4 +76,4 @@ export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
  * The schema of a record's values (or of a partial update: every field is
  * optional). Unknown fields are refused rather than silently kept.
  */
-export const recordValuesSchema = (fields: Fields) => Schema.Struct(membersOf(fields))
+export const recordValuesSchema = (fields: Fields): Schema.Schema.AnyNoContext => closedStruct(membersOf(fields))

@@ -2,11 +2,13 @@ import { Context, Layer, Option } from "effect"
 import type { Operation } from "../context/Cause"
 import { crm } from "./crm"
 import { BusinessObjectDefinition } from "./Plugin"
+import type { Fields } from "../fields/Field"
 import type { ActionDeclaration, JobDeclaration, ListenerDeclaration, Plugin, WorkflowDeclaration } from "./Plugin"
 
 export interface RegisteredBusinessObject {
   readonly definition: BusinessObjectDefinition
-  readonly actions: { readonly [name: string]: ActionDeclaration }
+  /** By name: a Map, so an action name from a request never reaches Object.prototype. */
+  readonly actions: ReadonlyMap<string, ActionDeclaration>
 }
 
 /** A workflow under its full id `<namespace>/<id>`. */
@@ -26,7 +28,34 @@ export interface PluginRegistryShape {
   readonly workflowsFor: (businessObject: string, operation: Operation) => ReadonlyArray<RegisteredWorkflow>
 }
 
+/**
+ * A declared name that a wire object (a JSON body, an audit row's changes)
+ * could not carry: effect's Schema.Record drops an own "__proto__" key on
+ * decode and encode. Refused when the plugins load, so no such field,
+ * action, job or workflow ever exists.
+ */
+const refuseUnrepresentable = (plugin: Plugin) => {
+  const check = (what: string, name: string) => {
+    if (name === "__proto__") throw new Error(`plugin ${plugin.namespace}: ${what} may not be named "__proto__"`)
+  }
+  const checkFields = (fields: Fields, at: string) => {
+    for (const [name, field] of Object.entries(fields)) {
+      check(`field ${at}${name}`, name)
+      if (field.kind === "struct" || field.kind === "collection") checkFields(field.fields, `${at}${name}.`)
+    }
+  }
+  check("the namespace", plugin.namespace)
+  for (const [name, declaration] of Object.entries(plugin.businessObjects)) {
+    check("a business object", name)
+    checkFields(declaration.fields, `${name}.`)
+    for (const action of Object.keys(declaration.actions ?? {})) check(`action ${name}/${action}`, action)
+  }
+  for (const job of Object.keys(plugin.jobs ?? {})) check("a job", job)
+  for (const workflow of plugin.workflows ?? []) check("a workflow", workflow.id)
+}
+
 const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
+  plugins.forEach(refuseUnrepresentable)
   const registered = plugins.flatMap((plugin) =>
     Object.entries(plugin.businessObjects).map(([name, declaration]): RegisteredBusinessObject => ({
       definition: new BusinessObjectDefinition({
@@ -34,7 +63,7 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
         fields: declaration.fields,
         actions: Object.keys(declaration.actions ?? {})
       }),
-      actions: declaration.actions ?? {}
+      actions: new Map(Object.entries(declaration.actions ?? {}))
     }))
   )
   const byName = new Map(registered.map((entry) => [entry.definition.name, entry]))

@@ -2,10 +2,26 @@ import { Clock, Duration, Effect } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { publishHint } from "../broadcast/publishHint"
 import { AppConfig } from "../config/AppConfig"
-import { Forbidden, NotFound } from "../errors"
+import { Forbidden } from "../errors"
+import type { Conflict, NotFound } from "../errors"
 import { Editor, PresenceList } from "./Editor"
 import { PresenceStore } from "./PresenceStore"
-import type { PresenceRecordKey } from "./PresenceStore"
+import type { LiveEditor, PresenceRecordKey } from "./PresenceStore"
+
+/**
+ * Live editors grouped by record id. A Map first, then own properties
+ * (fromEntries): a record id is data, and "__proto__" or "constructor" as
+ * one must neither reach Object.prototype nor hide other records.
+ */
+export const groupByRecord = (live: ReadonlyArray<LiveEditor>): { readonly [recordId: string]: ReadonlyArray<Editor> } => {
+  const byRecord = new Map<string, Array<Editor>>()
+  for (const editor of live) {
+    const editors = byRecord.get(editor.recordId) ?? []
+    editors.push(new Editor({ id: editor.editorId, name: editor.name }))
+    byRecord.set(editor.recordId, editors)
+  }
+  return Object.fromEntries(byRecord)
+}
 
 /** An editor lapses after this many heartbeat intervals without a heartbeat. */
 export const missedHeartbeatsToLapse = 3
@@ -39,27 +55,30 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
         businessObjectId: key.recordId
       })
 
+    /** The editor goes (announced) because its record can no longer be edited; someone else's editor id stays. */
+    const dropEditor = (key: PresenceRecordKey, editorId: string, caller: PresenceCaller) =>
+      Effect.gen(function* () {
+        const outcome = yield* store.leave(key, editorId, caller.userId, yield* Clock.currentTimeMillis)
+        if (outcome === "left") yield* announce(key)
+      })
+
     /**
-     * `recordExists` is asked on arrival only (renewals stay one Redis call):
-     * an editor cannot arrive at a record that does not exist.
+     * `editable` is checked on EVERY heartbeat, before the store is touched:
+     * an editor can neither arrive at nor stay on a record that does not exist
+     * (404) or cannot be edited (409); one already present is removed then.
      */
-    const heartbeat = (
+    const heartbeat = <E extends NotFound | Conflict = never>(
       key: PresenceRecordKey,
       editorId: string,
       caller: PresenceCaller,
-      recordExists: Effect.Effect<boolean> = Effect.succeed(true)
+      editable: Effect.Effect<void, E> = Effect.void
     ) =>
       Effect.gen(function* () {
+        yield* editable.pipe(Effect.tapError(() => dropEditor(key, editorId, caller)))
         const now = yield* Clock.currentTimeMillis
         const outcome = yield* store.touch(key, { editorId, userId: caller.userId, name: caller.name }, now, now + lapseAfter)
         if (outcome === "held-by-other") return yield* heldByOther(editorId)
-        if (outcome === "arrived") {
-          if (!(yield* recordExists)) {
-            yield* store.leave(key, editorId, caller.userId, now)
-            return yield* new NotFound({ message: `no ${key.businessObject} record ${key.recordId}` })
-          }
-          yield* announce(key)
-        }
+        if (outcome === "arrived") yield* announce(key)
         return outcome
       })
 
@@ -74,11 +93,7 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
     const list = (workspace: string, businessObject: string) =>
       Effect.gen(function* () {
         const live = yield* store.list(workspace, businessObject, yield* Clock.currentTimeMillis)
-        const records: Record<string, Array<Editor>> = {}
-        for (const editor of live) {
-          ;(records[editor.recordId] ??= []).push(new Editor({ id: editor.editorId, name: editor.name }))
-        }
-        return new PresenceList({ records })
+        return new PresenceList({ records: groupByRecord(live) })
       })
 
     return { heartbeat, leave, list } as const

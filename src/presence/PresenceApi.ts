@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authenticated } from "../auth/AuthMiddleware"
-import { BadRequest, Forbidden, NotFound, PubSubUnavailable } from "../errors"
+import { BadRequest, Conflict, Forbidden, NotFound, PubSubUnavailable } from "../errors"
 import { PresenceList } from "./Editor"
 
 const EditorPath = Schema.Struct({
@@ -17,12 +17,14 @@ export class PresenceApi extends HttpApiGroup.make("presence")
       .setPath(EditorPath)
       .addSuccess(HttpApiSchema.NoContent)
       .addError(BadRequest)
+      .addError(Conflict)
       .addError(Forbidden)
       .addError(NotFound)
       .addError(PubSubUnavailable)
       .annotate(
         OpenApi.Summary,
-        "Heartbeat of an open form: adds the editor (broadcasts presence) or renews it (silent); needs update permission"
+        "Heartbeat of an open form: adds the editor (broadcasts presence) or renews it (silent); needs update permission; " +
+          "404 when the record does not exist, 409 when it is archived (the editor is removed)"
       )
   )
   .add(

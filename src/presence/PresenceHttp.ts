@@ -2,9 +2,10 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, ParseResult, Schema } from "effect"
 import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
 import type { Permission } from "../auth/Grants"
-import { BadRequest } from "../errors"
+import { BadRequest, Conflict } from "../errors"
 import { Api } from "../http/Api"
 import { Records } from "../records/Records"
+import type { Workspace } from "../tenancy/Workspace"
 import { EditorId } from "./Editor"
 import { Presence } from "./Presence"
 
@@ -28,20 +29,27 @@ export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
       return Effect.map(guard.require(businessObject, permission), ({ principal }) => ({ businessObject, principal }))
     }
 
+    /** An editor may be present on what a PATCH may change: a draft or an operational record of this business object. */
+    const editableRecord = (workspace: Workspace, businessObject: string, id: string) =>
+      Effect.flatMap(records.get(workspace, businessObject, id), (record) =>
+        record.state === "archived"
+          ? Effect.fail(new Conflict({ message: `an archived ${businessObject} record cannot be edited: restore it first` }))
+          : Effect.void
+      )
+
     const editorOf = (path: { namespace: string; name: string; id: string; editor: string }) =>
       Effect.gen(function* () {
         const { businessObject, principal } = yield* authorize(path.namespace, path.name, "update")
         const editorId = yield* decodeEditorId(path.editor)
         const key = { workspace: principal.workspace.id, businessObject, recordId: path.id }
-        // Built only on an arrival: a renewal never asks the database.
-        const recordExists = Effect.suspend(() => records.exists(principal.workspace, businessObject, path.id))
-        return { key, editorId, caller: { userId: principal.id, name: principal.name }, recordExists }
+        const editable = Effect.suspend(() => editableRecord(principal.workspace, businessObject, path.id))
+        return { key, editorId, caller: { userId: principal.id, name: principal.name }, editable }
       })
 
     return handlers
       .handle("heartbeat", ({ path }) =>
-        Effect.flatMap(editorOf(path), ({ caller, editorId, key, recordExists }) =>
-          presence.heartbeat(key, editorId, caller, recordExists)
+        Effect.flatMap(editorOf(path), ({ caller, editorId, key, editable }) =>
+          presence.heartbeat(key, editorId, caller, editable)
         ).pipe(
           Effect.asVoid
         )

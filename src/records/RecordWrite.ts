@@ -1,8 +1,9 @@
 import { Effect, Schema } from "effect"
 import { StoredRecord } from "../plugins/PluginRecords"
 import type { Records } from "./Records"
+import { ValuesInput } from "./ValuesInput"
 
-const Values = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const Values = ValuesInput
 
 /**
  * One record write sent by a caller that is not a browser form: an agent's

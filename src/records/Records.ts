@@ -164,7 +164,7 @@ export class Records extends Effect.Service<Records>()("Records", {
     const runAction = (businessObject: string, action: string, id: string) =>
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
-        const declaration = registered.actions[action]
+        const declaration = registered.actions.get(action)
         if (declaration === undefined) {
           return yield* new NotFound({ message: `unknown action ${action} on ${businessObject}` })
         }
@@ -182,9 +182,6 @@ export class Records extends Effect.Service<Records>()("Records", {
         if (Option.isNone(found)) return yield* notFound(businessObject, id)
         return found.value
       })
-
-    const exists = (workspace: Workspace, businessObject: string, id: string) =>
-      Effect.map(store.find(workspace, businessObject, id, false), Option.isSome)
 
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
       Effect.zipRight(businessObjectOf(businessObject), store.list(workspace, businessObject, limit))
@@ -221,6 +218,6 @@ export class Records extends Effect.Service<Records>()("Records", {
     /** Runs plugin code (an action, a job, a workflow) in the unit of work in progress. */
     const runPlugin = <A>(effect: PluginEffect<A>) => Effect.flatMap(pluginPortsInUnit, (ports) => Effect.provide(effect, ports))
 
-    return { create, update, remove, publish, archive, restore, runAction, runPlugin, get, exists, list } as const
+    return { create, update, remove, publish, archive, restore, runAction, runPlugin, get, list } as const
   })
 }) {}

@@ -4,12 +4,13 @@ import { Authenticated } from "../auth/AuthMiddleware"
 import { BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "../errors"
 import { WriteHeaders } from "../idempotency/IdempotencyKey"
 import { StoredRecord } from "../plugins/PluginRecords"
+import { ValuesInput } from "./ValuesInput"
 
 const TypePath = Schema.Struct({ namespace: Schema.String, name: Schema.String })
 const RecordPath = Schema.Struct({ namespace: Schema.String, name: Schema.String, id: Schema.String })
 
 /** Values in wire form; checked against the business object's fields by the service. */
-const Values = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const Values = ValuesInput
 
 export class CreateRecord extends Schema.Class<CreateRecord>("CreateRecord")({
   values: Values,

@@ -3,6 +3,7 @@ import type { ChildProcess } from "node:child_process"
 import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, HashMap, Layer, Logger, Option, Redacted } from "effect"
+import type { LoginThrottleStore } from "../../src/auth/LoginThrottleStore"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import { PubSubUnavailable } from "../../src/errors"
 import type { PresenceStore } from "../../src/presence/PresenceStore"
@@ -55,12 +56,12 @@ const isPublishFailure = (entry: Logged, workspace: { readonly id: string; reado
 // An app whose broadcast publish always fails
 
 /**
- * The real Redis bus and presence store (PubSubLive), with the bus's
+ * The real Redis bus, presence store and login throttle (PubSubLive), with the bus's
  * `publish` replaced by one that fails as an unreachable store does.
  */
 const PublishAlwaysFails = Layer.effectContext(
   Effect.gen(function* () {
-    const context = yield* Effect.context<BroadcastBus | PresenceStore>()
+    const context = yield* Effect.context<BroadcastBus | PresenceStore | LoginThrottleStore>()
     const bus = Context.get(context, BroadcastBus)
     return Context.add(
       context,

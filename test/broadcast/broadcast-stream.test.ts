@@ -264,11 +264,15 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
       const bus = yield* BroadcastBus
       const workspace = yield* freshWorkspace
       const { cookie } = yield* signedInMember(base, workspace)
+      // Five sessions of ten streams: under MAX_STREAMS_PER_SESSION (16), so none is evicted.
+      const cookies = [cookie, ...(yield* Effect.forEach([2, 3, 4, 5], () => Effect.map(signedInMember(base, workspace), (m) => m.cookie)))]
       // Streams of earlier tests are released about 100 ms after their client went away.
       yield* eventually("no stream left open by earlier tests", Effect.map(bus.subscriberCount, (n) => n === 0))
       const before = yield* bus.subscriberCount
 
-      const streams = yield* Effect.forEach(Array.from({ length: 50 }), () => openStream(cookie), { concurrency: 10 })
+      const streams = yield* Effect.forEach(Array.from({ length: 50 }), (_, i) => openStream(cookies[i % cookies.length] ?? cookie), {
+        concurrency: 10
+      })
       for (const stream of streams) expect(stream.status).toBe(200)
       expect(yield* bus.subscriberCount).toBe(before + 50)
 

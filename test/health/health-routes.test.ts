@@ -2,6 +2,7 @@ import { expect, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import { Readiness } from "../../src/health/Readiness"
+import type { LoginThrottleStore } from "../../src/auth/LoginThrottleStore"
 import type { PresenceStore } from "../../src/presence/PresenceStore"
 import { PubSubLive } from "../../src/redis/PubSubLive"
 import { baseUrl, testApp } from "../support/TestApp"
@@ -45,7 +46,7 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
 /** The in-process bus, reporting itself down as an unreachable Redis would. */
 const PubSubDown = Layer.effectContext(
   Effect.gen(function* () {
-    const context = yield* Effect.context<BroadcastBus | PresenceStore>()
+    const context = yield* Effect.context<BroadcastBus | PresenceStore | LoginThrottleStore>()
     return Context.add(context, BroadcastBus, BroadcastBus.of({ ...Context.get(context, BroadcastBus), isHealthy: Effect.succeed(false) }))
   })
 ).pipe(Layer.provide(PubSubLive))

@@ -25,6 +25,17 @@ describe("pendingChanges", () => {
     expect(pendingChanges(record, { stage: null })).toEqual({})
   })
 
+  it("fields named after Object.prototype's members are fields like any other", () => {
+    for (const name of ["constructor", "toString", "valueOf", "hasOwnProperty"]) {
+      expect(pendingChanges(record, { [name]: null }), name).toEqual({})
+      expect(pendingChanges(record, { [name]: "x" }), name).toEqual({ [name]: "x" })
+      expect(pendingChanges({ [name]: "x" }, { [name]: "x" }), name).toEqual({})
+      // Saved as typed: the edit is done; not saved: it stays.
+      expect(withoutSaved({ [name]: "x" }, { [name]: "x" }), name).toEqual({})
+      expect(withoutSaved({ [name]: null }, {}), name).toEqual({ [name]: null })
+    }
+  })
+
   it("a struct whose members are all emptied is no value, as the service stores it", () => {
     expect(pendingChanges(record, { address: { city: null, street: null } })).toEqual({ address: null })
     expect(pendingChanges({}, { address: { city: null } })).toEqual({})

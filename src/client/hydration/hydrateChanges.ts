@@ -1,5 +1,6 @@
 import type { Changes, CollectionChanges } from "../../diff/Changes"
 import { isValueChange } from "../../diff/Changes"
+import { own } from "../../diff/own"
 import type { Field, Fields } from "../../fields/Field"
 import type { HydratedChanges, HydratedCollectionChanges, HydratedFieldChange } from "./HydratedValue"
 import { HydrationError } from "./HydrationError"
@@ -14,15 +15,16 @@ import { entryOf, hydrateMembers, hydrateValue, member } from "./hydrateValue"
  * declares passes through untouched; one whose kind changed throws.
  */
 export const hydrateChanges = (at: Location, fields: Fields, changes: Changes): HydratedChanges => {
-  const out: Record<string, HydratedFieldChange> = {}
-  for (const [name, change] of Object.entries(changes)) {
-    const field = Object.hasOwn(fields, name) ? fields[name] : undefined
-    const here = member(at, name)
-    if (field === undefined) out[name] = change
-    else if (isValueChange(change)) out[name] = { from: hydrateValue(here, field, change.from), to: hydrateValue(here, field, change.to) }
-    else out[name] = hydrateCollection(here, field, change)
-  }
-  return out
+  // Built with fromEntries: a field named "__proto__" stays an own member.
+  return Object.fromEntries(
+    Object.entries(changes).map(([name, change]): [string, HydratedFieldChange] => {
+      const field = own(fields, name)
+      const here = member(at, name)
+      if (field === undefined) return [name, change]
+      if (isValueChange(change)) return [name, { from: hydrateValue(here, field, change.from), to: hydrateValue(here, field, change.to) }]
+      return [name, hydrateCollection(here, field, change)]
+    })
+  )
 }
 
 const hydrateCollection = (at: Location, field: Field, change: CollectionChanges): HydratedCollectionChanges => {

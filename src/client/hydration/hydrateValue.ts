@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import type { Json, JsonObject } from "../../diff/Json"
 import { isJsonArray, isJsonObject } from "../../diff/Json"
+import { own } from "../../diff/own"
 import type { Field, FieldKind, Fields } from "../../fields/Field"
 import { valueSchema } from "../../fields/ValueSchema"
 import { Decimal } from "./Decimal"
@@ -73,10 +74,11 @@ const scalar = (kind: ScalarKind, value: Json): HydratedValue => {
 
 /** A collection entry: an object with a string `id`, kept as is, and members hydrated. */
 const hydrateEntryValue = (at: Location, fields: Fields, entry: Json, index: number): HydratedObject => {
-  if (!isJsonObject(entry) || typeof entry["id"] !== "string") {
+  const id = isJsonObject(entry) ? own(entry, "id") : undefined
+  if (!isJsonObject(entry) || typeof id !== "string") {
     throw mismatch(entryOf(at, String(index)), "collection", entry)
   }
-  const { id, ...members } = entry
+  const { id: _id, ...members } = entry
   return { id, ...hydrateMembers(entryOf(at, id), fields, members) }
 }
 
@@ -86,10 +88,11 @@ const hydrateEntryValue = (at: Location, fields: Fields, entry: Json, index: num
  * untouched; every declared one is hydrated. Key order is kept.
  */
 export const hydrateMembers = (at: Location, fields: Fields, values: JsonObject): HydratedObject => {
-  const out: Record<string, HydratedValue> = {}
-  for (const [name, value] of Object.entries(values)) {
-    const field = Object.hasOwn(fields, name) ? fields[name] : undefined
-    out[name] = field === undefined ? value : hydrateValue(member(at, name), field, value)
-  }
-  return out
+  // Built with fromEntries: a member named "__proto__" stays an own member.
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]): [string, HydratedValue] => {
+      const field = own(fields, name)
+      return [name, field === undefined ? value : hydrateValue(member(at, name), field, value)]
+    })
+  )
 }

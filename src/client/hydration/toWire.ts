@@ -25,27 +25,25 @@ export const toWire = (value: HydratedValue): Json => {
 const isArray = (value: HydratedValue): value is ReadonlyArray<HydratedValue> => Array.isArray(value)
 
 export const toWireObject = (values: HydratedObject): JsonObject => {
-  const out: Record<string, Json> = {}
-  for (const [name, value] of Object.entries(values)) out[name] = toWire(value)
-  return out
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name, toWire(value)]))
 }
 
 /** The wire form of a hydrated diff. */
 export const toWireChanges = (changes: HydratedChanges): Changes => {
-  const out: Record<string, FieldChange> = {}
-  for (const [name, change] of Object.entries(changes)) {
-    if (isHydratedValueChange(change)) {
-      out[name] = { from: toWire(change.from), to: toWire(change.to) }
-      continue
-    }
-    const { added, modified, removed } = change
-    out[name] = {
-      ...(added === undefined ? {} : { added: added.map((entry) => ({ id: entry.id, values: toWireObject(entry.values) })) }),
-      ...(modified === undefined
-        ? {}
-        : { modified: modified.map((entry) => ({ id: entry.id, changes: toWireChanges(entry.changes) })) }),
-      ...(removed === undefined ? {} : { removed })
-    }
-  }
-  return out
+  return Object.fromEntries(
+    Object.entries(changes).map(([name, change]): [string, FieldChange] => {
+      if (isHydratedValueChange(change)) return [name, { from: toWire(change.from), to: toWire(change.to) }]
+      const { added, modified, removed } = change
+      return [
+        name,
+        {
+          ...(added === undefined ? {} : { added: added.map((entry) => ({ id: entry.id, values: toWireObject(entry.values) })) }),
+          ...(modified === undefined
+            ? {}
+            : { modified: modified.map((entry) => ({ id: entry.id, changes: toWireChanges(entry.changes) })) }),
+          ...(removed === undefined ? {} : { removed })
+        }
+      ]
+    })
+  )
 }

@@ -3,6 +3,7 @@ import { newEntryId } from "./entryId"
 import { FieldEditor } from "./FieldEditor"
 import type { Json, JsonObject } from "./values"
 import { isJsonObject } from "./values"
+import { own } from "../../../src/diff/own"
 
 interface Props {
   readonly label: string
@@ -37,7 +38,7 @@ export const CollectionEditor = ({ label, fields, value, onChange }: Props) => {
                 key={name}
                 name={name}
                 field={field}
-                value={entry[name]}
+                value={own(entry, name)}
                 onChange={(member) => replace(index, { ...entry, [name]: member })}
               />
             ))}

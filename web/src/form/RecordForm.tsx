@@ -8,6 +8,7 @@ import { pendingChanges, withoutSaved } from "./edits"
 import { FieldEditor } from "./FieldEditor"
 import type { Json } from "./values"
 import { toWireObject } from "./values"
+import { own } from "../../../src/diff/own"
 
 interface Props {
   readonly businessObject: string
@@ -50,7 +51,7 @@ export const RecordForm = ({ businessObject, fields, record, label, editorId }: 
   return (
     <form className="record-form" aria-label={`Edit ${label}`} onSubmit={submit}>
       {Object.entries(fields).map(([name, field]) => (
-        <FieldEditor key={name} name={name} field={field} value={shown[name]} onChange={change(name)} />
+        <FieldEditor key={name} name={name} field={field} value={own(shown, name)} onChange={change(name)} />
       ))}
       {save.isError ? (
         <p className="error" role="alert">

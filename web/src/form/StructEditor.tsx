@@ -2,6 +2,7 @@ import type { Fields } from "../../../src/fields/Field"
 import { FieldEditor } from "./FieldEditor"
 import type { Json } from "./values"
 import { isJsonObject } from "./values"
+import { own } from "../../../src/diff/own"
 
 interface Props {
   readonly label: string
@@ -21,7 +22,7 @@ export const StructEditor = ({ label, fields, value, onChange }: Props) => {
           key={name}
           name={name}
           field={field}
-          value={members[name]}
+          value={own(members, name)}
           onChange={(member) => onChange({ ...members, [name]: member })}
         />
       ))}

@@ -1,5 +1,6 @@
 import type { Json, JsonObject } from "./values"
 import { normalize, sameValue } from "./values"
+import { own } from "../../../src/diff/own"
 
 /**
  * A form's unsaved edits, field by field, laid over the record as last
@@ -12,7 +13,7 @@ export type Edits = JsonObject
 export const pendingChanges = (record: JsonObject, edits: Edits): JsonObject =>
   Object.fromEntries(
     Object.entries(edits).flatMap(([name, value]): Array<[string, Json]> =>
-      sameValue(value, record[name]) ? [] : [[name, normalize(value) ?? null]]
+      sameValue(value, own(record, name)) ? [] : [[name, normalize(value) ?? null]]
     )
   )
 
@@ -21,4 +22,4 @@ export const pendingChanges = (record: JsonObject, edits: Edits): JsonObject =>
  * exactly what was sent are done; anything typed since stays.
  */
 export const withoutSaved = (edits: Edits, saved: JsonObject): Edits =>
-  Object.fromEntries(Object.entries(edits).filter(([name, value]) => !(name in saved && sameValue(value, saved[name]))))
+  Object.fromEntries(Object.entries(edits).filter(([name, value]) => !(Object.hasOwn(saved, name) && sameValue(value, own(saved, name)))))

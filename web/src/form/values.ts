@@ -1,3 +1,5 @@
+import { own } from "../../../src/diff/own"
+
 /**
  * Record values as the form holds them: JSON in wire form (a decimal is a
  * string, a date `yyyy-MM-dd`), whatever shape the client hands over.
@@ -57,7 +59,7 @@ const canonical = (value: Json | undefined): string => {
   if (Array.isArray(value)) return `[${value.map((entry: Json) => canonical(entry)).join(",")}]`
   if (isJsonObject(value)) {
     const keys = Object.keys(value).sort()
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(",")}}`
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical(own(value, key))}`).join(",")}}`
   }
   return JSON.stringify(value)
 }

@@ -6,6 +6,7 @@ import { entryText, inFieldOrder, memberFields } from "./order"
 import type { CollectionChangesView, Plain } from "./shape"
 import { asCollectionChanges, asValueChange, isPlain } from "./shape"
 import { MembersView, ValueView } from "./ValueView"
+import { own } from "../../../src/diff/own"
 
 interface Props {
   /** The diff of one record or collection entry, field by field. */
@@ -23,7 +24,7 @@ export const ChangesView = ({ changes, fields, entries }: Props) => (
       <div key={name} className="change">
         <dt>{humanize(name)}</dt>
         <dd>
-          <FieldChange name={name} change={change} fields={memberFields(fields?.[name])} entries={entries} />
+          <FieldChange name={name} change={change} fields={memberFields(fields === undefined ? undefined : own(fields, name))} entries={entries} />
         </dd>
       </div>
     ))}
@@ -79,15 +80,15 @@ const StructChange = ({ from, to, fields }: { readonly from: unknown; readonly t
       </thead>
       <tbody>
         {members.map((member) => {
-          const changed = JSON.stringify(before[member] ?? null) !== JSON.stringify(after[member] ?? null)
+          const changed = JSON.stringify(own(before, member) ?? null) !== JSON.stringify(own(after, member) ?? null)
           return (
             <tr key={member} className={changed ? "changed" : undefined}>
               <th scope="row">{humanize(member)}</th>
               <td className="from">
-                <ValueView value={before[member]} />
+                <ValueView value={own(before, member)} />
               </td>
               <td className="to">
-                <ValueView value={after[member]} />
+                <ValueView value={own(after, member)} />
               </td>
             </tr>
           )

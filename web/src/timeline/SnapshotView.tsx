@@ -3,6 +3,7 @@ import { humanize } from "../labels"
 import { inFieldOrder, memberFields } from "./order"
 import type { Plain } from "./shape"
 import { ValueView } from "./ValueView"
+import { own } from "../../../src/diff/own"
 
 /** A created or deleted row's snapshot: every field that has a value, in field order. */
 export const SnapshotView = ({ record, fields }: { readonly record: Plain; readonly fields: Fields }) => {
@@ -14,7 +15,7 @@ export const SnapshotView = ({ record, fields }: { readonly record: Plain; reado
         <div key={name} className="change">
           <dt>{humanize(name)}</dt>
           <dd>
-            <ValueView value={value} fields={memberFields(fields[name])} />
+            <ValueView value={value} fields={memberFields(own(fields, name))} />
           </dd>
         </div>
       ))}

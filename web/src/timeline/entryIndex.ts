@@ -2,6 +2,7 @@ import type { Fields } from "../../../src/fields/Field"
 import type { EntryView } from "./entry"
 import type { Plain } from "./shape"
 import { asCollectionChanges, isPlain } from "./shape"
+import { own } from "../../../src/diff/own"
 
 /**
  * The last known values of every collection entry the timeline and the
@@ -16,7 +17,7 @@ export const entryKey = (field: string, id: string) => `${field}:${id}`
 const indexValues = (index: Map<string, Plain>, fields: Fields, values: unknown) => {
   if (!isPlain(values)) return
   for (const [name, field] of Object.entries(fields)) {
-    const entries = values[name]
+    const entries = own(values, name)
     if (field.kind !== "collection" || !Array.isArray(entries)) continue
     for (const entry of entries as ReadonlyArray<unknown>) {
       if (isPlain(entry) && typeof entry.id === "string") index.set(entryKey(name, entry.id), entry)

@@ -1,5 +1,6 @@
 import type { Field, Fields } from "../../../src/fields/Field"
 import type { Plain } from "./shape"
+import { own } from "../../../src/diff/own"
 
 /**
  * An object's members in the order its fields are declared (the service
@@ -23,9 +24,12 @@ export const memberFields = (field: Field | undefined): Fields | undefined =>
 
 /** How a person recognises a collection entry: its first text member. */
 export const entryText = (values: Plain | undefined, fields: Fields | undefined): string | undefined => {
+  const isText = (name: string) => {
+    const field = fields === undefined ? undefined : own(fields, name)
+    return field === undefined || field.kind === "string"
+  }
   const text = inFieldOrder(values ?? {}, fields).find(
-    ([name, member]) =>
-      name !== "id" && typeof member === "string" && member.length > 0 && (fields?.[name] === undefined || fields[name]?.kind === "string")
+    ([name, member]) => name !== "id" && typeof member === "string" && member.length > 0 && isText(name)
   )
   return text === undefined ? undefined : String(text[1])
 }

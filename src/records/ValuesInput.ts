@@ -1,0 +1,17 @@
+import { Schema } from "effect"
+
+const isObject = (input: unknown): input is { readonly [field: string]: unknown } =>
+  typeof input === "object" && input !== null && !Array.isArray(input)
+
+/**
+ * Record values as sent: any JSON object, kept exactly as parsed and checked
+ * field by field by the service (`validateValues`), which refuses unknown
+ * fields. Not a Schema.Record: that one drops an own "__proto__" key (and
+ * makes its value the decoded object's prototype, whose members validation
+ * would then read as given) instead of letting validation refuse it.
+ */
+export const ValuesInput = Schema.declare(isObject, {
+  identifier: "Values",
+  description: "field name to value, in wire form",
+  jsonSchema: { type: "object", additionalProperties: true }
+})

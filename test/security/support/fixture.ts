@@ -43,8 +43,10 @@ export interface Fixture {
     readonly archived: string
   }
   readonly run: <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) => Promise<A>
-  /** A fresh admin session, minted without HTTP (no sign-in throttle to trip). */
+  /** Replaces `adminCookie` with a fresh session, minted without HTTP (no sign-in throttle to trip). */
   readonly renewAdminSession: () => Promise<void>
+  /** Another session of the admin's, as a `session=<token>` pair. */
+  readonly newAdminSession: () => Promise<string>
   readonly close: () => Promise<void>
 }
 
@@ -108,6 +110,7 @@ export const setUpFixture = async (): Promise<Fixture> => {
       renewAdminSession: async () => {
         fixture.adminCookie = await sessionCookie()
       },
+      newAdminSession: sessionCookie,
       close: async () => {
         await Effect.runPromise(Scope.close(scope, Exit.void))
         await runtime.dispose()

@@ -195,6 +195,8 @@ export const violations = (fixture: Fixture, route: Route, input: Case, observed
     cookieAuthenticated &&
     stateChanging(method) &&
     input.principal === "admin" &&
+    // A page on another origin cannot add an Authorization header without a preflight: such a request is no forgery.
+    input.headers.authorization === undefined &&
     foreignOrigins.has(input.headers.origin)
   ) {
     broken.push(`origin: a cookie-authenticated ${method} from a foreign Origin (${input.headers.origin}) was accepted (${status})`)

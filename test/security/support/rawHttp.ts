@@ -140,10 +140,20 @@ export const sendRaw = (port: number, request: RawRequest, timeoutMs: number): P
       }
       return finish({ _tag: "Answered", response: { status: head.status, headers: head.headers, body, streamed } })
     }
-    socket.on("connect", () => {
-      // Not `end`: Node's server aborts a request whose client half-closes. `connection: close` ends it after the answer.
-      socket.write(encodeRequest(`127.0.0.1:${port}`, request))
-    })
+    // Written in pieces, with backpressure, and no further once the answer is in: a server may refuse a
+    // big body (413) before reading it, and a client still pushing bytes would only provoke a reset.
+    // Not `end` at the last piece: Node's server aborts a request whose client half-closes;
+    // `connection: close` ends the exchange after the answer.
+    const bytes = encodeRequest(`127.0.0.1:${port}`, request)
+    let written = 0
+    const pump = () => {
+      while (!settled && written < bytes.length) {
+        const piece = bytes.subarray(written, written + 64 * 1024)
+        written += piece.length
+        if (!socket.write(piece)) return void socket.once("drain", pump)
+      }
+    }
+    socket.on("connect", pump)
     socket.on("data", (chunk: Buffer) => {
       chunks.push(chunk)
       received += chunk.length

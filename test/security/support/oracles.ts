@@ -223,7 +223,7 @@ export const violations = (fixture: Fixture, route: Route, input: Case, observed
     broken.push(`json-only: a ${JSON.stringify(input.headers.contentType)} body was accepted (${status}); it must be a 415`)
   }
 
-  if (is2xx(status) && route.key.startsWith("presence.") && input.segments.some(([param, segment]) => param === "id" && segment.kind === "missingRecord")) {
+  if (is2xx(status) && route.key === "presence.heartbeat" && input.segments.some(([param, segment]) => param === "id" && segment.kind === "missingRecord")) {
     broken.push(`presence-missing-record: presence on a record that does not exist answered ${status}; it must be a 404`)
   }
   return broken

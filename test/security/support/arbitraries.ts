@@ -1,0 +1,459 @@
+import { FastCheck as fc } from "effect"
+import { testEngineToken } from "../../support/TestApp"
+import type { Fixture } from "./fixture"
+import type { Route } from "./routes"
+
+/** Names every plain object answers to: as a name they must be as unknown as any other. */
+export const prototypeNames = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "prototype", "__defineGetter__", "isPrototypeOf"] as const
+
+export type Principal = "admin" | "apiKey" | "anonymous"
+
+/** How a path segment was made: the oracles tell them apart. */
+export type SegmentKind = "valid" | "prototype" | "missingRecord" | "hostile" | "rawBytes"
+
+export interface Segment {
+  readonly kind: SegmentKind
+  /** As it goes into the request target (already percent-encoded where meant to be). */
+  readonly text: Buffer
+}
+
+export type BodyKind =
+  | "none"
+  | "template"
+  | "mutated"
+  | "prototypeField"
+  | "randomJson"
+  | "malformed"
+  | "nul"
+  | "loneSurrogate"
+  | "deep"
+  | "huge"
+  | "invalidUtf8"
+  | "form"
+  | "multipart"
+
+export interface Body {
+  readonly kind: BodyKind
+  readonly bytes: Buffer | undefined
+}
+
+export type OriginChoice = "principal" | "none" | "same" | "foreign" | "null" | "sameSiteOtherPort" | "junk"
+
+export interface HeaderChoice {
+  readonly contentType: string | undefined
+  readonly origin: OriginChoice
+  /** Replaces (or, for anonymous, adds) the cookie header. */
+  readonly cookie: string | undefined
+  /** Replaces (or adds) the authorization header. */
+  readonly authorization: string | undefined
+  readonly extra: ReadonlyArray<readonly [string, string]>
+}
+
+/** One generated request against one route. */
+export interface Case {
+  readonly principal: Principal
+  readonly method: string
+  readonly segments: ReadonlyArray<readonly [string, Segment]>
+  readonly query: string
+  readonly headers: HeaderChoice
+  readonly body: Body
+}
+
+const ascii = (text: string) => Buffer.from(text, "latin1")
+
+const preview = (bytes: Buffer) => {
+  const text = JSON.stringify(bytes.toString("latin1"))
+  return text.length <= 160 ? text : `${text.slice(0, 160)}... (${bytes.length} bytes)`
+}
+
+/** Shown short in fast-check's counterexamples (a 300 kB body would drown the report). */
+const printable = <T extends object>(value: T, text: string): T => {
+  Object.defineProperty(value, fc.toStringMethod, { value: () => text, enumerable: false })
+  return value
+}
+
+const segmentOf = (kind: SegmentKind, text: Buffer): Segment => printable({ kind, text }, `${kind}:${preview(text)}`)
+
+const long = (min: number, max: number) => fc.integer({ min, max }).map((n) => "x".repeat(n))
+
+const hostileSegmentText = fc.oneof(
+  fc.constantFrom(
+    "..",
+    "%2E%2E",
+    ".",
+    "%2F",
+    "a%2Fb",
+    "..%2F..%2F..%2Fetc%2Fpasswd",
+    "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "%00",
+    "a%00b",
+    "%",
+    "%zz",
+    "%C3%28",
+    "%ED%A0%80",
+    "%FF%FE",
+    "%E2%80%AE",
+    "%0D%0ASet-Cookie%3A%20x%3D1",
+    "%27%3B%20DROP%20TABLE%20records%3B--",
+    "%5F%5Fproto%5F%5F",
+    "null",
+    "undefined",
+    "NaN",
+    "-1",
+    "00000000-0000-0000-0000-000000000000",
+    "%20",
+    "*",
+    "crm%2Fdeal%2F..",
+    "%252F"
+  ),
+  fc.string({ unit: "grapheme", maxLength: 12 }).map(encodeURIComponent),
+  fc.string({ unit: "binary", maxLength: 12 }).map((text) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, "x"))),
+  long(90, 3_000)
+)
+
+/** Raw bytes HTTP does not allow in a request target: the server's parser, not the app, refuses them. */
+const rawSegmentBytes = fc.constantFrom(
+  Buffer.from("caf\u00e9", "utf8"),
+  Buffer.from([0xff, 0xfe]),
+  Buffer.from("\u{1F4A9}", "utf8"),
+  Buffer.from("a b", "latin1"),
+  Buffer.from([0x61, 0x00, 0x62])
+)
+
+/** The values a parameter takes when it is meant to be right. */
+const validSegments = (fixture: Fixture, param: string): ReadonlyArray<string> => {
+  switch (param) {
+    case "namespace":
+      return ["crm"]
+    case "name":
+      return ["deal", "company", "activity"]
+    case "id":
+      return Object.values(fixture.ids)
+    case "action":
+      return ["close", "follow-up"]
+    case "businessObject":
+      return ["crm%2Fdeal", "crm%2Fcompany", "crm%2Factivity"]
+    case "editor":
+      return ["editor-1", "editor-2"]
+    case "conversationId":
+      return ["conversation-1"]
+    case "workspace":
+      return [fixture.workspace.slug]
+    case "file":
+      return ["app-abc123.js", "missing.js"]
+    default:
+      return ["x"]
+  }
+}
+
+const segment = (fixture: Fixture, param: string): fc.Arbitrary<Segment> =>
+  fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...validSegments(fixture, param)).map((text) => segmentOf("valid", ascii(text))) },
+    { weight: 2, arbitrary: fc.constantFrom(...prototypeNames).map((text) => segmentOf("prototype", ascii(text))) },
+    {
+      weight: param === "id" ? 2 : 0,
+      arbitrary: fc.constant(segmentOf("missingRecord", ascii(missingRecordId)))
+    },
+    { weight: 3, arbitrary: hostileSegmentText.map((text) => segmentOf("hostile", ascii(text))) },
+    { weight: 1, arbitrary: rawSegmentBytes.map((text) => segmentOf("rawBytes", text)) }
+  )
+
+/** An id no record has (fixed, so a seed replays the very same requests). */
+export const missingRecordId = "5f0c6f5e-0000-4000-8000-00000000f022"
+
+const queryValue = fc.oneof(
+  fc.constantFrom("", "-1", "0", "1", "200", "201", "501", "1e309", "NaN", "Infinity", "0x10", "1.5", "%205", "99999999999999999999999", "abc", "%00", "__proto__", "%FF"),
+  fc.string({ maxLength: 20 }).map((text) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, "x"))),
+  fc.string({ maxLength: 40 }).map((text) => Buffer.from(text).toString("base64url")),
+  fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.from(JSON.stringify(value) ?? "null").toString("base64url")),
+  long(100, 4_000)
+)
+
+const queryName = fc.constantFrom("limit", "cursor", "limit", "cursor", "__proto__", "constructor", "x", "limit[]", "__proto__[limit]", "limit%00")
+
+const query = fc
+  .array(fc.tuple(queryName, queryValue), { maxLength: 4 })
+  .map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([name, value]) => `${name}=${value}`).join("&")}`))
+
+const contentTypes = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "application/json;charset=UTF-8",
+  "APPLICATION/JSON",
+  "application/json; charset=latin1",
+  "application/json; charset=utf-16",
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=fuzzboundary",
+  "multipart/form-data",
+  "text/plain",
+  "text/plain;charset=UTF-8",
+  "application/xml",
+  "application/jsonx",
+  "application/json-patch+json",
+  "",
+  "*/*"
+] as const
+
+/** Content types a JSON-only body route must refuse (415) when a body comes with them. */
+export const notJsonContentTypes: ReadonlySet<string> = new Set([
+  "application/x-www-form-urlencoded",
+  "multipart/form-data; boundary=fuzzboundary",
+  "multipart/form-data",
+  "text/plain",
+  "text/plain;charset=UTF-8",
+  "application/xml"
+])
+
+const junkCookies = fc.oneof(
+  fc.constantFrom("session=", "session=%00", "session=\u00ff\u00fe", "session=a; session=b", "session=;;;", "=", "session=\"quoted\"", "a=b; c=d; e"),
+  long(100, 4_000).map((text) => `session=${text}`),
+  fc.string({ maxLength: 60 }).map((text) => `session=${text.replace(/[\r\n\0-\x1f\x7f;,\uD800-\uDFFF]/g, "")}`)
+)
+
+const junkAuthorization = fc.oneof(
+  fc.constantFrom("Bearer", "Bearer ", "Bearer  ", "Basic dXNlcjpwYXNz", "bearer ak_", "Bearer ak_x.y.z", "Bearer ak_..", "Token abc", `Bearer ${testEngineToken}`),
+  long(100, 4_000).map((text) => `Bearer ak_${text}`),
+  fc.string({ maxLength: 60 }).map((text) => `Bearer ${text.replace(/[\r\n\0-\x1f\x7f\uD800-\uDFFF]/g, "")}`)
+)
+
+const headers = (principal: Principal): fc.Arbitrary<HeaderChoice> =>
+  fc.record({
+    contentType: fc.option(fc.constantFrom(...contentTypes), { nil: undefined, freq: 4 }),
+    origin: fc.oneof(
+      // A signed-in admin mostly sends its own Origin: the Origin rule must not mask the body rules.
+      { weight: principal === "admin" ? 8 : 3, arbitrary: fc.constant<OriginChoice>("principal") },
+      { weight: 1, arbitrary: fc.constantFrom<OriginChoice>("none", "same", "foreign", "null", "sameSiteOtherPort", "junk") }
+    ),
+    cookie: fc.option(junkCookies, { nil: undefined, freq: 6 }),
+    authorization: fc.option(junkAuthorization, { nil: undefined, freq: 6 }),
+    extra: fc.array(
+      fc.constantFrom<readonly [string, string]>(
+        ["accept", "text/event-stream"],
+        ["accept", "*/*"],
+        ["accept-encoding", "gzip, deflate, br"],
+        ["x-forwarded-proto", "https"],
+        ["x-forwarded-for", "10.0.0.1, 127.0.0.1"],
+        ["if-match", "\"junk\""],
+        ["referer", "http://evil.example/"],
+        ["sec-fetch-site", "cross-site"],
+        ["content-encoding", "gzip"],
+        ["expect", "100-continue"],
+        ["x-http-method-override", "DELETE"]
+      ),
+      { maxLength: 2 }
+    )
+  })
+
+/** The valid body of a route, as a plain value to mutate. */
+const template = (fixture: Fixture, route: Route): Record<string, unknown> => {
+  switch (route.key) {
+    case "auth.login":
+      return { workspace: fixture.workspace.slug, email: fixture.adminEmail, password: "not the password" }
+    case "records.create":
+      return { values: { name: "Fuzz Co", website: "https://fuzz.example" } }
+    case "records.update":
+      return { values: { name: "Renamed", title: "Renamed" } }
+    case "records.action":
+      return { id: fixture.ids.deal }
+    case "chat.toolCalls":
+      return { agent: fixture.agentId, calls: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From chat" } }] }
+    case "engine.writes":
+      return {
+        workflowId: "crm/note-archived-deal",
+        trigger: { kind: "event", businessObject: "crm/deal", businessObjectId: fixture.ids.deal, operation: "archived" },
+        writes: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From the engine" } }]
+      }
+    default:
+      return {}
+  }
+}
+
+/** A copy of `value` with an own property `key` (also `__proto__`, which a literal would turn into the prototype). */
+const withOwnKey = (value: Record<string, unknown>, key: string, field: unknown): Record<string, unknown> => {
+  const copy: Record<string, unknown> = { ...value }
+  Object.defineProperty(copy, key, { value: field, enumerable: true, writable: true, configurable: true })
+  return copy
+}
+
+/** The object holding field values in a template (`values`, or the first call's/write's values). */
+const withValuesKey = (body: Record<string, unknown>, key: string, field: unknown): Record<string, unknown> | undefined => {
+  const values = body["values"]
+  if (typeof values === "object" && values !== null && !Array.isArray(values)) {
+    return { ...body, values: withOwnKey(values as Record<string, unknown>, key, field) }
+  }
+  for (const list of ["calls", "writes"]) {
+    const writes = body[list]
+    if (Array.isArray(writes) && typeof writes[0] === "object" && writes[0] !== null) {
+      const first = writes[0] as Record<string, unknown>
+      const inner = withValuesKey(first, key, field)
+      if (inner !== undefined) return { ...body, [list]: [inner, ...writes.slice(1)] }
+    }
+  }
+  return undefined
+}
+
+/** Puts `field` in place of the first string the body holds (or adds it as `values.name`). */
+const replaceFirstString = (body: Record<string, unknown>, field: unknown): Record<string, unknown> => {
+  let done = false
+  const walk = (value: unknown): unknown => {
+    if (done) return value
+    if (typeof value === "string") {
+      done = true
+      return field
+    }
+    if (Array.isArray(value)) return value.map(walk)
+    if (typeof value === "object" && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, walk(inner)]))
+    }
+    return value
+  }
+  const replaced = walk(body) as Record<string, unknown>
+  return done ? replaced : { ...body, values: { name: field } }
+}
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value) ?? "null", "utf8")
+
+const deepArray = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
+const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`
+
+const malformedTexts = [
+  "{",
+  "}",
+  "[1,",
+  '{"values":',
+  "{'values':{}}",
+  "nul",
+  "tru",
+  '{"a":1}x',
+  '{"a":01}',
+  "NaN",
+  '{"a":undefined}',
+  "",
+  " ",
+  '{"values":{"name":"x"}',
+  '"unterminated',
+  '{"a":"\t"}',
+  "{}{}",
+  '{"a":1,}'
+]
+
+const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
+  const base = template(fixture, route)
+  const baseText = JSON.stringify(base)
+  const of = (kind: BodyKind) => (bytes: Buffer): Body => printable({ kind, bytes }, `${kind}:${preview(bytes)}`)
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constant(printable<Body>({ kind: "none", bytes: undefined }, "none")) },
+    { weight: 2, arbitrary: fc.constant(of("template")(json(base))) },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(fc.constantFrom("extra", "wrongType", "drop"), fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }))
+        .map(([how, key, value]) => {
+          if (how === "extra") return of("mutated")(json(withOwnKey(base, key, value)))
+          if (how === "wrongType") return of("mutated")(json(replaceFirstString(base, value)))
+          const [first] = Object.keys(base)
+          const { [first ?? ""]: _dropped, ...rest } = base
+          return of("mutated")(json(rest))
+        })
+    },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(fc.constantFrom(...prototypeNames), fc.jsonValue({ maxDepth: 2 })).map(([key, value]) => {
+        const inValues = withValuesKey(base, key, value)
+        return inValues === undefined ? of("mutated")(json(withOwnKey(base, key, value))) : of("prototypeField")(json(inValues))
+      })
+    },
+    { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => of("randomJson")(json(value))) },
+    {
+      weight: 3,
+      arbitrary: fc.oneof(
+        fc.constantFrom(...malformedTexts).map((text) => of("malformed")(Buffer.from(text, "utf8"))),
+        fc
+          .integer({ min: 1, max: Math.max(1, baseText.length - 1) })
+          .map((cut) => baseText.slice(0, cut))
+          .filter((text) => !parses(text))
+          .map((text) => of("malformed")(Buffer.from(text, "utf8"))),
+        // A raw NUL inside a string: not JSON (control characters must be escaped).
+        fc.constant(of("malformed")(Buffer.from(baseText.replace(/"([^"]*)"/, '"$1\u0000"'), "utf8")))
+      )
+    },
+    { weight: 2, arbitrary: fc.constantFrom("\u0000", "a\u0000b", "\u0000".repeat(10)).map((text) => of("nul")(json(replaceFirstString(base, text)))) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom("\uD800", "a\uDFFFb", "\uDBFF", "x\uDC00\uD800y").map((text) => of("loneSurrogate")(json(replaceFirstString(base, text))))
+    },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(fc.integer({ min: 65, max: 3_000 }), fc.boolean()).map(([depth, arrays]) => {
+        const deep = arrays ? deepArray(depth) : deepObject(depth)
+        const text = JSON.stringify(replaceFirstString(base, "\u0001DEEP\u0001")).replace('"\\u0001DEEP\\u0001"', deep)
+        return of("deep")(Buffer.from(text, "utf8"))
+      })
+    },
+    {
+      // Only where a body is read: a client that sends 200 kB to a route that never reads it may see the answer cut short.
+      weight: route.hasPayload ? 1 : 0,
+      arbitrary: fc.tuple(fc.integer({ min: 10_000, max: 200_000 }), fc.constantFrom("a", "\u00e9", "\u{1F4A9}", "\\")).map(([length, char]) =>
+        of("huge")(json(replaceFirstString(base, char.repeat(Math.ceil(length / char.length)))))
+      )
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf]).map((bytes) => {
+        const marker = "\u0001BYTES\u0001"
+        const [before = "", after = ""] = JSON.stringify(replaceFirstString(base, marker)).split("\\u0001BYTES\\u0001")
+        return of("invalidUtf8")(Buffer.concat([Buffer.from(before, "utf8"), Buffer.from(bytes), Buffer.from(after, "utf8")]))
+      })
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant(
+        of("form")(
+          Buffer.from(
+            Object.entries(base)
+              .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value))}`)
+              .join("&"),
+            "utf8"
+          )
+        )
+      )
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant(
+        of("multipart")(
+          Buffer.from(
+            Object.entries(base)
+              .map(
+                ([key, value]) =>
+                  `--fuzzboundary\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${typeof value === "string" ? value : JSON.stringify(value)}\r\n`
+              )
+              .join("") + "--fuzzboundary--\r\n",
+            "utf8"
+          )
+        )
+      )
+    }
+  )
+}
+
+const parses = (text: string) => {
+  try {
+    JSON.parse(text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const anyMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "TRACE", "PROPFIND", "get"] as const
+
+/** Requests against `route`: each part valid most of the time, hostile some of the time. */
+export const caseFor = (fixture: Fixture, route: Route): fc.Arbitrary<Case> =>
+  fc.record({
+    principal: fc.constantFrom<Principal>("admin", "apiKey", "anonymous"),
+    method: route.method === "any" ? fc.constantFrom(...anyMethods) : fc.constant(route.method),
+    segments: fc.tuple(...route.params.map((param) => segment(fixture, param).map((value) => [param, value] as const))),
+    query: route.hasUrlParams ? query : fc.oneof({ weight: 4, arbitrary: fc.constant("") }, { weight: 1, arbitrary: query }),
+    body: body(fixture, route)
+  }).chain((partial) => headers(partial.principal).map((chosen): Case => ({ ...partial, headers: chosen })))

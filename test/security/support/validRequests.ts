@@ -1,0 +1,146 @@
+import { Effect } from "effect"
+import { bearerClient, createRecord, expectStatus } from "../../support/api"
+import { testEngineToken } from "../../support/TestApp"
+import type { Fixture } from "./fixture"
+import type { RawResponse } from "./rawHttp"
+import { sendRaw } from "./rawHttp"
+import type { Route } from "./routes"
+
+/** A request that the route would answer with a 2xx, as the given credentials. */
+export interface ValidRequest {
+  readonly method: string
+  readonly path: string
+  readonly json: unknown
+  /** Who it is meant for: the session cookie (with Origin), an API key, nobody (sign-in) or the engine's token. */
+  readonly credential: "cookie" | "apiKey" | "none" | "engine"
+}
+
+const apiKeyClient = (fixture: Fixture) => bearerClient(fixture.origin, fixture.apiKey)
+
+const fresh = (fixture: Fixture, businessObject: string, values: unknown, draft = false) =>
+  Effect.runPromise(createRecord(apiKeyClient(fixture), businessObject, values, draft)).then((record) => record.id)
+
+const freshArchived = async (fixture: Fixture) => {
+  const id = await fresh(fixture, "crm/company", { name: "To restore" })
+  await Effect.runPromise(Effect.map(apiKeyClient(fixture).post(`/api/records/crm/company/${id}/archive`), expectStatus(200)))
+  return id
+}
+
+/**
+ * For each known route, a request it accepts, on a target made for it
+ * (a fresh record to delete, a draft to publish...), so a refusal can only
+ * come from the one thing a test changes. Unknown routes (added to `Api`
+ * later) get none: their tests assert what holds whatever the payload.
+ */
+export const validRequestFor = async (fixture: Fixture, route: Route, password: string): Promise<ValidRequest | undefined> => {
+  switch (route.key) {
+    case "auth.login":
+      return { method: "POST", path: "/api/auth/login", json: { workspace: fixture.workspace.slug, email: fixture.adminEmail, password }, credential: "none" }
+    case "auth.logout":
+      return { method: "POST", path: "/api/auth/logout", json: undefined, credential: "cookie" }
+    case "records.create":
+      return { method: "POST", path: "/api/records/crm/company", json: { values: { name: "Made in a test" } }, credential: "cookie" }
+    case "records.update":
+      return {
+        method: "PATCH",
+        path: `/api/records/crm/company/${await fresh(fixture, "crm/company", { name: "To rename" })}`,
+        json: { values: { name: "Renamed" } },
+        credential: "cookie"
+      }
+    case "records.remove":
+      return { method: "DELETE", path: `/api/records/crm/company/${await fresh(fixture, "crm/company", { name: "To delete" })}`, json: undefined, credential: "cookie" }
+    case "records.publish":
+      return {
+        method: "POST",
+        path: `/api/records/crm/deal/${await fresh(fixture, "crm/deal", { title: "To publish" }, true)}/publish`,
+        json: undefined,
+        credential: "cookie"
+      }
+    case "records.archive":
+      return { method: "POST", path: `/api/records/crm/company/${await fresh(fixture, "crm/company", { name: "To archive" })}/archive`, json: undefined, credential: "cookie" }
+    case "records.restore":
+      return { method: "POST", path: `/api/records/crm/company/${await freshArchived(fixture)}/restore`, json: undefined, credential: "cookie" }
+    case "records.action":
+      return {
+        method: "POST",
+        path: "/api/actions/crm/deal/close",
+        json: { id: await fresh(fixture, "crm/deal", { title: "To close", stage: "open", company: fixture.ids.company }) },
+        credential: "cookie"
+      }
+    case "presence.heartbeat":
+      return { method: "PUT", path: `/api/presence/crm/company/${fixture.ids.company}/editor-rules`, json: undefined, credential: "cookie" }
+    case "presence.leave":
+      return { method: "DELETE", path: `/api/presence/crm/company/${fixture.ids.company}/editor-rules`, json: undefined, credential: "cookie" }
+    case "chat.toolCalls":
+      return {
+        method: "POST",
+        path: "/api/conversations/conversation-rules/tool-calls",
+        json: { agent: fixture.agentId, calls: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From a chat turn" } }] },
+        credential: "cookie"
+      }
+    case "engine.writes":
+      return {
+        method: "POST",
+        path: `/api/engine/workspaces/${fixture.workspace.slug}/writes`,
+        json: {
+          workflowId: "crm/note-archived-deal",
+          trigger: { kind: "event", businessObject: "crm/deal", businessObjectId: fixture.ids.deal, operation: "archived" },
+          writes: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From the engine" } }]
+        },
+        credential: "engine"
+      }
+    default:
+      return undefined
+  }
+}
+
+export interface Sent {
+  readonly method: string
+  readonly path: string
+  readonly headers?: Record<string, string>
+  readonly body?: Buffer | string
+}
+
+/** Sends one request as raw bytes; a hang or a drop is a failure naming the request. */
+export const send = async (fixture: Fixture, request: Sent): Promise<RawResponse & { readonly json: unknown }> => {
+  const outcome = await sendRaw(
+    fixture.port,
+    {
+      method: request.method,
+      target: Buffer.from(request.path, "latin1"),
+      headers: Object.entries(request.headers ?? {}).map(([name, value]) => [name, Buffer.from(value, "latin1")] as const),
+      body: request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, "utf8")
+    },
+    30_000
+  )
+  if (outcome._tag !== "Answered") throw new Error(`${request.method} ${request.path.slice(0, 120)}: no answer (${JSON.stringify(outcome)})`)
+  let json: unknown
+  try {
+    json = JSON.parse(outcome.response.body.toString("utf8"))
+  } catch {
+    json = undefined
+  }
+  return { ...outcome.response, json }
+}
+
+/** The credential headers of a valid request (the cookie comes with the service's own Origin). */
+export const credentialHeaders = (fixture: Fixture, credential: ValidRequest["credential"], cookie = fixture.adminCookie): Record<string, string> => {
+  switch (credential) {
+    case "cookie":
+      return { cookie, origin: fixture.origin }
+    case "apiKey":
+      return { authorization: `Bearer ${fixture.apiKey}` }
+    case "engine":
+      return { authorization: `Bearer ${testEngineToken}` }
+    case "none":
+      return { origin: fixture.origin }
+  }
+}
+
+/** Headers and body of a valid request, JSON-encoded. */
+export const jsonRequest = (valid: ValidRequest, headers: Record<string, string>): Sent => ({
+  method: valid.method,
+  path: valid.path,
+  headers: valid.json === undefined ? headers : { ...headers, "content-type": "application/json" },
+  ...(valid.json === undefined ? {} : { body: JSON.stringify(valid.json) })
+})

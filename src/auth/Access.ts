@@ -4,6 +4,7 @@ import { allows } from "./Grants"
 import type { Permission } from "./Grants"
 import { CurrentPrincipal } from "./Principal"
 import { Roles } from "./Roles"
+import { excerpt } from "../messages/inputExcerpt"
 
 /** Permission checks for the current principal, from the grants of its roles. */
 export class Access extends Effect.Service<Access>()("Access", {
@@ -22,7 +23,7 @@ export class Access extends Effect.Service<Access>()("Access", {
       Effect.gen(function* () {
         if (yield* can(businessObject, permission)) return
         const principal = yield* CurrentPrincipal
-        return yield* new Forbidden({ message: `${principal.kind} ${principal.name} may not ${permission} ${businessObject}` })
+        return yield* new Forbidden({ message: `${principal.kind} ${principal.name} may not ${permission} ${excerpt(businessObject)}` })
       })
 
     return { grants, can, require } as const

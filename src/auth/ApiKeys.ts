@@ -6,6 +6,7 @@ import { BadRequest, NotFound } from "../errors"
 import type { Workspace } from "../tenancy/Workspace"
 import { Roles } from "./Roles"
 import { hashToken, randomToken } from "./Tokens"
+import { excerpt } from "../messages/inputExcerpt"
 
 /**
  * An API key reads `ak_<workspace slug>.<key id>.<secret>`: the slug finds the
@@ -89,10 +90,10 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     const revoke = (workspace: Workspace, id: string) =>
       Effect.gen(function* () {
-        if (!keyIdPattern.test(id)) return yield* new BadRequest({ message: `invalid API key id: ${id}` })
+        if (!keyIdPattern.test(id)) return yield* new BadRequest({ message: `invalid API key id: ${excerpt(id)}` })
         const rows = yield* sql`UPDATE ${sql(workspace.table("api_keys"))} SET revoked_at = now()
           WHERE id = ${id} AND revoked_at IS NULL RETURNING id`.pipe(Effect.orDie)
-        if (rows.length === 0) return yield* new NotFound({ message: `no active API key ${id}` })
+        if (rows.length === 0) return yield* new NotFound({ message: `no active API key ${excerpt(id)}` })
       })
 
     /** Who the key speaks for, if the key is live and matches; none otherwise. */

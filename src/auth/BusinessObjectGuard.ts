@@ -4,6 +4,7 @@ import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Access } from "./Access"
 import type { Permission } from "./Grants"
 import { CurrentPrincipal } from "./Principal"
+import { excerpt } from "../messages/inputExcerpt"
 
 /**
  * The check in front of every business object route: 404 for a business
@@ -20,7 +21,7 @@ export class BusinessObjectGuard extends Effect.Service<BusinessObjectGuard>()("
       Effect.gen(function* () {
         const registered = registry.find(businessObject)
         if (Option.isNone(registered)) {
-          return yield* new NotFound({ message: `unknown business object: ${businessObject}` })
+          return yield* new NotFound({ message: `unknown business object: ${excerpt(businessObject)}` })
         }
         yield* access.require(businessObject, permission)
         return { principal: yield* CurrentPrincipal, registered: registered.value }

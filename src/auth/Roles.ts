@@ -6,6 +6,7 @@ import type { Workspace } from "../tenancy/Workspace"
 import { GrantTarget, Permission } from "./Grants"
 import type { Grant } from "./Grants"
 import type { PrincipalKind } from "./Principal"
+import { excerpt } from "../messages/inputExcerpt"
 
 const RoleName = Schema.String.pipe(
   Schema.pattern(/^[a-z][a-z0-9-]{0,62}$/, { message: () => "a role name is lower-case letters, digits and hyphens" })
@@ -37,7 +38,7 @@ export class Roles extends Effect.Service<Roles>()("Roles", {
     const assign = (workspace: Workspace, principal: { kind: PrincipalKind; id: string }, role: string) =>
       Effect.gen(function* () {
         const exists = yield* sql`SELECT 1 FROM ${sql(workspace.table("roles"))} WHERE name = ${role}`
-        if (exists.length === 0) return yield* new NotFound({ message: `unknown role: ${role}` })
+        if (exists.length === 0) return yield* new NotFound({ message: `unknown role: ${excerpt(role)}` })
         yield* sql`INSERT INTO ${sql(workspace.table("role_assignments"))} ${sql.insert({
           principalKind: principal.kind,
           principalId: principal.id,

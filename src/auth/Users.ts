@@ -4,6 +4,7 @@ import { Effect, Option, Schema } from "effect"
 import { BadRequest, Conflict, NotFound } from "../errors"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashPassword } from "./Password"
+import { excerpt } from "../messages/inputExcerpt"
 
 export class User extends Schema.Class<User>("User")({
   id: Schema.String,
@@ -30,7 +31,7 @@ export class Users extends Effect.Service<Users>()("Users", {
         const email = normalizeEmail(input.email)
         const name = input.name.trim()
         if (!emailPattern.test(email) || email.length > 254) {
-          return yield* new BadRequest({ message: `invalid email: ${input.email}` })
+          return yield* new BadRequest({ message: `invalid email: ${excerpt(input.email)}` })
         }
         if (name.length === 0 || name.length > 200) {
           return yield* new BadRequest({ message: "a user's name is 1-200 characters" })
@@ -41,7 +42,7 @@ export class Users extends Effect.Service<Users>()("Users", {
         const passwordHash = yield* hashPassword(input.password)
         const rows = yield* sql`INSERT INTO ${users} ${sql.insert({ email, name, passwordHash })}
           ON CONFLICT (email) DO NOTHING RETURNING id, email, name`.pipe(Effect.orDie)
-        if (rows.length === 0) return yield* new Conflict({ message: `a user with email ${email} already exists` })
+        if (rows.length === 0) return yield* new Conflict({ message: `a user with email ${excerpt(email)} already exists` })
         return yield* Schema.decodeUnknown(User)(rows[0]).pipe(Effect.orDie)
       })
 
@@ -61,7 +62,7 @@ export class Users extends Effect.Service<Users>()("Users", {
     const getByEmail = (email: string) =>
       findByEmail(email).pipe(
         Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new NotFound({ message: `unknown user: ${email}` })),
+          onNone: () => Effect.fail(new NotFound({ message: `unknown user: ${excerpt(email)}` })),
           onSome: Effect.succeed
         }))
       )

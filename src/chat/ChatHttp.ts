@@ -12,6 +12,7 @@ import { callerOf, Idempotency, keyedRequest, ok } from "../idempotency/Idempote
 import { applyWrites, WrittenRecords } from "../records/RecordWrite"
 import { Records } from "../records/Records"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
+import { excerpt } from "../messages/inputExcerpt"
 
 /**
  * A chat turn's tool calls. The user stays the actor and the user's grants
@@ -33,7 +34,7 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
         }
         const { path, payload } = call
         const agent = yield* agents.find(principal.workspace, payload.agent)
-        if (Option.isNone(agent)) return yield* new NotFound({ message: `no agent ${payload.agent} in this workspace` })
+        if (Option.isNone(agent)) return yield* new NotFound({ message: `no agent ${excerpt(payload.agent)} in this workspace` })
         for (const write of payload.calls) yield* guard.require(write.businessObject, "update")
         const writeAll = Effect.map(applyWrites(records, payload.calls), (written) => new WrittenRecords({ records: written }))
         const once = idempotency.run(keyedRequest(callerOf(principal), call), ok(WrittenRecords), writeAll)

@@ -10,6 +10,7 @@ import { Records } from "../records/Records"
 import { Workspaces } from "../tenancy/Workspaces"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { asWorkflowRun } from "../workflows/asWorkflowRun"
+import { excerpt } from "../messages/inputExcerpt"
 
 /**
  * Writes of a workflow engine outside this process, with the same frames as
@@ -29,7 +30,7 @@ export const EngineHttp = HttpApiBuilder.group(Api, "engine", (handlers) =>
         const { path, payload } = call
         const workspace = yield* workspaces.get(path.workspace)
         if (Option.isNone(registry.workflow(payload.workflowId))) {
-          return yield* new NotFound({ message: `no plugin declares the workflow ${payload.workflowId}` })
+          return yield* new NotFound({ message: `no plugin declares the workflow ${excerpt(payload.workflowId)}` })
         }
         const writeAll = Effect.map(applyWrites(records, payload.writes), (written) => new WrittenRecords({ records: written }))
         const once = idempotency.run(keyedRequest(engineCaller, call), ok(WrittenRecords), writeAll)

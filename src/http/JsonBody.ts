@@ -1,17 +1,11 @@
 import { Either } from "effect"
+import { quote, shorten } from "../messages/inputExcerpt"
 
 /** Objects and arrays may nest this deep in a body; deeper is refused before parsing. */
 export const maxJsonDepth = 64
 
 /** How much of a client's input an error message may quote. */
 const quoteLimit = 40
-
-/** At most `limit` characters of `text`, marked when cut. */
-export const shorten = (text: string, limit = 200): string =>
-  text.length <= limit ? text : `${text.slice(0, limit)}… (${text.length - limit} more characters)`
-
-/** A name or value from the input, quoted for an error message: short, and with control characters escaped. */
-export const quote = (text: string): string => JSON.stringify(text.length <= quoteLimit ? text : `${text.slice(0, quoteLimit)}…`)
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 

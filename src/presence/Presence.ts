@@ -7,6 +7,7 @@ import type { Conflict, NotFound } from "../errors"
 import { Editor, PresenceList } from "./Editor"
 import { PresenceStore } from "./PresenceStore"
 import type { LiveEditor, PresenceRecordKey } from "./PresenceStore"
+import { excerpt } from "../messages/inputExcerpt"
 
 /**
  * Live editors grouped by record id. A Map first, then own properties
@@ -45,7 +46,7 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
     const lapseAfter = Duration.toMillis(Duration.times(config.presenceHeartbeat, missedHeartbeatsToLapse))
 
     const heldByOther = (editorId: string) =>
-      new Forbidden({ message: `editor ${editorId} belongs to another user` })
+      new Forbidden({ message: `editor ${excerpt(editorId)} belongs to another user` })
 
     /** A hint is only a hint: a failed publish is logged, the heartbeat stands. */
     const announce = (key: PresenceRecordKey) =>

@@ -5,7 +5,7 @@ import type { Field, Fields } from "../fields/Field"
 import { defaultStringMaxLength } from "../fields/Field"
 import { recordValuesSchema } from "../fields/ValueSchema"
 import { BadRequest, UnprocessableEntity } from "../errors"
-import { shorten } from "../http/JsonBody"
+import { shorten } from "../messages/inputExcerpt"
 
 /**
  * One line per field. An optional, nullable field reports its union's every

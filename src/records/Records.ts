@@ -20,6 +20,7 @@ import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 import type { Workspace } from "../tenancy/Workspace"
 import { RecordStore } from "./RecordStore"
 import { checkRecordLimits, mergeValues, validateValues } from "./RecordValidation"
+import { excerpt } from "../messages/inputExcerpt"
 
 /** How deep listeners may cascade (A -> B -> C ...) before the unit is failed as a runaway. */
 const maxCascadeDepth = 16
@@ -42,12 +43,12 @@ export class Records extends Effect.Service<Records>()("Records", {
 
     const businessObjectOf = (name: string) =>
       Option.match(registry.find(name), {
-        onNone: () => Effect.fail(new NotFound({ message: `unknown business object: ${name}` })),
+        onNone: () => Effect.fail(new NotFound({ message: `unknown business object: ${excerpt(name)}` })),
         onSome: Effect.succeed
       })
 
     const notFound = (businessObject: string, id: string) =>
-      new NotFound({ message: `no ${businessObject} record ${id}` })
+      new NotFound({ message: `no ${excerpt(businessObject)} record ${excerpt(id)}` })
 
     /** The record, locked for the rest of the unit. */
     const locked = (workspace: Workspace, businessObject: string, id: string) =>
@@ -166,7 +167,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         const registered = yield* businessObjectOf(businessObject)
         const declaration = registered.actions.get(action)
         if (declaration === undefined) {
-          return yield* new NotFound({ message: `unknown action ${action} on ${businessObject}` })
+          return yield* new NotFound({ message: `unknown action ${excerpt(action)} on ${excerpt(businessObject)}` })
         }
         const target = yield* locked(yield* CurrentWorkspace, businessObject, id)
         return yield* runPlugin(declaration.run(target)).pipe(

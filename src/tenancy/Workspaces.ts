@@ -7,11 +7,12 @@ import { platformMigrations, platformSchema } from "./migrations/platform"
 import { workspaceMigrations } from "./migrations/workspace"
 import { Workspace } from "./Workspace"
 import { WorkspaceSlug } from "./WorkspaceSlug"
+import { excerpt, shorten } from "../messages/inputExcerpt"
 
 const decodeSlug = (input: string) =>
   Schema.decodeUnknown(WorkspaceSlug)(input).pipe(
     Effect.mapError(
-      (error) => new BadRequest({ message: `invalid workspace slug: ${ParseResult.TreeFormatter.formatErrorSync(error)}` })
+      (error) => new BadRequest({ message: `invalid workspace slug: ${shorten(ParseResult.TreeFormatter.formatErrorSync(error), 200)}` })
     )
   )
 
@@ -32,7 +33,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
     const get = (slug: string) =>
       findBySlug(slug).pipe(
         Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new NotFound({ message: `unknown workspace: ${slug}` })),
+          onNone: () => Effect.fail(new NotFound({ message: `unknown workspace: ${excerpt(slug)}` })),
           onSome: Effect.succeed
         }))
       )
@@ -49,7 +50,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
         // Two creates of one slug at once: the second waits for the first and then inserts nothing.
         const rows = yield* sql`INSERT INTO ${workspaces} ${sql.insert({ slug, name: name ?? slug })}
           ON CONFLICT (slug) DO NOTHING RETURNING id, slug, name`
-        if (rows.length === 0) return yield* new Conflict({ message: `workspace ${slug} already exists` })
+        if (rows.length === 0) return yield* new Conflict({ message: `workspace ${excerpt(slug)} already exists` })
         const workspace = yield* decodeRow(rows[0])
         yield* migrateSchema(workspace.schema, workspaceMigrations)
         return workspace

@@ -7,6 +7,7 @@ import { Roles } from "../auth/Roles"
 import { Users } from "../auth/Users"
 import { AppConfig } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
+import { Readiness } from "../health/Readiness"
 import { OutboundBridgeLive } from "../outbound/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
 import { PluginRegistry } from "../plugins/PluginRegistry"
@@ -19,6 +20,7 @@ import { DurableQueuesLive } from "../queue/DurableQueues"
 import { FailedWork } from "../queue/FailedWork"
 import { Workspaces } from "../tenancy/Workspaces"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
+import { DrainOnShutdownLive, GracefulShutdown } from "../shutdown/GracefulShutdown"
 import { BackgroundWorkersLive } from "../workers/BackgroundWorkers"
 import { WorkflowQueue } from "../workflows/WorkflowQueue"
 import { printDemoHint, startUp } from "./Provisioning"
@@ -58,16 +60,21 @@ const StartedServerLive = Layer.unwrapEffect(
   )
 )
 
-/** The whole service, given its configuration (and, for tests, other plugins or pub/sub ports). */
+/**
+ * The whole service, given its configuration (and, for tests, other plugins or
+ * pub/sub ports). When its scope closes it drains first (`GracefulShutdown`).
+ */
 export const appLayer = (
   config: Layer.Layer<AppConfig, unknown>,
   plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default,
   pubsub: Layer.Layer<PubSubPorts, unknown, AppConfig> = PubSubLive
 ) =>
-  StartedServerLive.pipe(
+  DrainOnShutdownLive.pipe(
+    Layer.provideMerge(StartedServerLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(plugins),
     Layer.provideMerge(Layer.merge(DatabaseLive, pubsub)),
+    Layer.provideMerge(Layer.merge(GracefulShutdown.Default, Readiness.Default)),
     Layer.provideMerge(config)
   )
 

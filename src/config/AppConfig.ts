@@ -33,6 +33,11 @@ export interface AppConfigShape {
   readonly jobMaxAttempts: number
   /** The wait before the second attempt; it doubles with every further one. */
   readonly jobRetryBase: Duration.Duration
+  /**
+   * How long a shutdown (SIGTERM, SIGINT) waits for in-flight requests,
+   * broadcast streams and running jobs before it cuts what is left.
+   */
+  readonly drainTimeout: Duration.Duration
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -41,6 +46,9 @@ const positiveMillis = (name: string, fallback: number) =>
     Config.withDefault(fallback),
     Config.map(Duration.millis)
   )
+
+/** `DRAIN_TIMEOUT_MS`; read on its own by src/main.ts too, for its last-resort exit timer. */
+export const drainTimeoutConfig = positiveMillis("DRAIN_TIMEOUT_MS", 10_000)
 
 const config: Config.Config<AppConfigShape> = Config.all({
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
@@ -71,7 +79,8 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
     Config.withDefault(5)
   ),
-  jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000)
+  jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000),
+  drainTimeout: drainTimeoutConfig
 })
 
 /** The service's whole configuration, read once from the environment. */

@@ -17,8 +17,10 @@ import { HealthHttp } from "../health/HealthHttp"
 import { BusinessObjectsHttp } from "../plugins/BusinessObjectsHttp"
 import { PresenceHttp } from "../presence/PresenceHttp"
 import { RecordsHttp } from "../records/RecordsHttp"
+import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import { Api } from "./Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
+import { drainHttpServer } from "./HttpDrain"
 import { requestLog } from "./RequestLog"
 import { WebPageLive } from "./WebPage"
 
@@ -46,9 +48,14 @@ export const HttpAppLive = HttpApiBuilder.serve(requestLog).pipe(
   Layer.provide(RouterConfigLive)
 )
 
-/** Serves on HOST:PORT (PORT 0 picks a free port: tests). */
+/** Serves on HOST:PORT (PORT 0 picks a free port: tests); drains on shutdown (see `drainHttpServer`). */
 export const HttpServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => NodeHttpServer.layer(createServer, { port: config.port, host: config.host }))
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const server = createServer()
+    yield* (yield* GracefulShutdown).onDrain("http", drainHttpServer(server))
+    return NodeHttpServer.layer(() => server, { port: config.port, host: config.host })
+  })
 )
 
 /** The running server; its `HttpServer` stays visible so tests can read the bound address. */

@@ -1,0 +1,44 @@
+import type { Server, ServerResponse } from "node:http"
+import { Effect } from "effect"
+
+/**
+ * Watches `server`'s requests and returns its drain step (see
+ * `GracefulShutdown`): stop accepting connections, answer every request in
+ * flight and every request that still arrives on an open keep-alive
+ * connection, each with `Connection: close`, so that each connection closes
+ * after its current response; idle connections close at once. It completes
+ * when the server has no connection left (broadcast streams included: their
+ * sockets count too, and their own step ends them). Interrupted (the
+ * deadline), it destroys every connection left.
+ *
+ * @effect/platform-node closes the server only after it has stopped handing
+ * requests to the app, and Node's `close` waits for busy keep-alive
+ * connections, which may carry a next request: with nobody to answer it, the
+ * close could wait for minutes. This step runs first, while the app still answers.
+ */
+export const drainHttpServer = (server: Server): Effect.Effect<void> => {
+  let draining = false
+  const inFlight = new Set<ServerResponse>()
+
+  const closeAfter = (response: ServerResponse) => {
+    if (!response.headersSent) response.setHeader("connection", "close")
+    // Headers already out (a streamed body): the connection turns idle when it ends; close it then.
+    else response.once("close", () => setImmediate(() => server.closeIdleConnections()))
+  }
+
+  // Before the app's own listener, so that the header is set before the app answers.
+  server.prependListener("request", (_request, response: ServerResponse) => {
+    if (draining) return closeAfter(response)
+    inFlight.add(response)
+    response.once("close", () => inFlight.delete(response))
+  })
+
+  return Effect.async<void>((resume) => {
+    draining = true
+    for (const response of inFlight) closeAfter(response)
+    inFlight.clear()
+    // Stops listening and closes idle connections; calls back once no connection is left.
+    server.close(() => resume(Effect.void))
+    return Effect.sync(() => server.closeAllConnections())
+  })
+}

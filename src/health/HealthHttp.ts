@@ -28,7 +28,8 @@ export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
         const [db, pubsub] = yield* Effect.all([databaseUp, pubsubUp], { concurrency: 2 })
         const report = {
           database: { status: db ? "up" : "down", kind: database.kind },
-          pubsub: { status: pubsub ? "up" : "down", kind: bus.kind }
+          pubsub: { status: pubsub ? "up" : "down", kind: bus.kind },
+          broadcast: yield* bus.status
         } as const
         if (db && pubsub) return new HealthReport(report)
         return yield* new Unhealthy({ message: "a dependency does not answer", ...report })

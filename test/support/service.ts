@@ -1,19 +1,8 @@
 import { spawn } from "node:child_process"
-import { createServer } from "node:net"
 import { Deferred, Effect, Ref } from "effect"
 import type { Duration, Scope } from "effect"
+import { freePort } from "./ownRedis"
 import { testDatabaseUrl, testRedisUrl } from "./TestApp"
-
-/** A free loopback port: listen on port 0, read it, close. */
-export const freePort = Effect.async<number, Error>((resume) => {
-  const server = createServer()
-  server.once("error", (error) => resume(Effect.fail(error)))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(port > 0 ? Effect.succeed(port) : Effect.fail(new Error("no free port"))))
-  })
-})
 
 /** One line of the service's JSON log (`Logger.json`). */
 export interface ServiceLogLine {

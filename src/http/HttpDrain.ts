@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import { Effect } from "effect"
 
 /**
@@ -18,7 +19,11 @@ import { Effect } from "effect"
  */
 export const drainHttpServer = (server: Server): Effect.Effect<void> => {
   let draining = false
-  const inFlight = new Set<ServerResponse>()
+  // The open connections and the last response of each, held weakly: a response in flight is
+  // held by its request's fiber anyway, and a broadcast stream's response (detached from its
+  // socket, it never emits "close" or "finish") must not live as long as the stream.
+  const connections = new Set<Socket>()
+  const lastResponse = new WeakMap<Socket, WeakRef<ServerResponse>>()
 
   const closeAfter = (response: ServerResponse) => {
     if (!response.headersSent) response.setHeader("connection", "close")
@@ -26,17 +31,22 @@ export const drainHttpServer = (server: Server): Effect.Effect<void> => {
     else response.once("close", () => setImmediate(() => server.closeIdleConnections()))
   }
 
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket)
+    socket.once("close", () => connections.delete(socket))
+  })
   // Before the app's own listener, so that the header is set before the app answers.
-  server.prependListener("request", (_request, response: ServerResponse) => {
+  server.prependListener("request", (request, response: ServerResponse) => {
     if (draining) return closeAfter(response)
-    inFlight.add(response)
-    response.once("close", () => inFlight.delete(response))
+    lastResponse.set(request.socket, new WeakRef(response))
   })
 
   return Effect.async<void>((resume) => {
     draining = true
-    for (const response of inFlight) closeAfter(response)
-    inFlight.clear()
+    for (const socket of connections) {
+      const response = lastResponse.get(socket)?.deref()
+      if (response !== undefined && !response.writableEnded) closeAfter(response)
+    }
     // Stops listening and closes idle connections; calls back once no connection is left.
     server.close(() => resume(Effect.void))
     return Effect.sync(() => server.closeAllConnections())

@@ -1,7 +1,8 @@
+import type { Teardown } from "@effect/platform/Runtime"
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Config, ConfigError, Console, Effect, Layer, LogLevel, Option } from "effect"
+import { Cause, Config, ConfigError, Console, Duration, Effect, Exit, Layer, LogLevel, Option } from "effect"
 import { appLayer, loggerLayer } from "./app/AppLayer"
-import { AppConfig } from "./config/AppConfig"
+import { AppConfig, drainTimeoutConfig } from "./config/AppConfig"
 
 /** A start-up failure as one line: a configuration error names the variable, nothing prints a stack. */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>): string => {
@@ -18,8 +19,37 @@ export const describeStartupFailure = (cause: Cause.Cause<unknown>): string => {
   return `start-up failed: ${Cause.pretty(cause).split("\n")[0]}`
 }
 
+/** What closing the pools and Redis may take after the drain, before the last-resort exit. */
+const closeGrace = Duration.seconds(5)
+
+/**
+ * `NodeRuntime.runMain` interrupts the app on the first SIGTERM or SIGINT (the
+ * app then drains, see `GracefulShutdown`, and exits 0) and stops listening
+ * for signals. These listeners stay, so that a repeated signal does not end
+ * the drain: one Ctrl-C under `npm start` reaches the service twice (from the
+ * terminal and relayed by npm). They also arm a last-resort exit (status 1)
+ * in case closing hangs past the drain and `closeGrace`.
+ */
+const guardShutdown = (level: LogLevel.LogLevel, drainTimeout: Duration.Duration) =>
+  Effect.sync(() => {
+    const log = (effect: Effect.Effect<void>) => Effect.runSync(effect.pipe(Effect.provide(loggerLayer(level))))
+    let stopping = false
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) return log(Effect.logInfo(`shutdown: ${signal} received again; the drain goes on`))
+      stopping = true
+      log(Effect.logInfo(`shutdown: ${signal} received`))
+      setTimeout(() => {
+        log(Effect.logError("shutdown: still running after the drain and the close grace; exiting now"))
+        process.exit(1)
+      }, Duration.toMillis(Duration.sum(drainTimeout, closeGrace))).unref()
+    }
+    process.on("SIGINT", onSignal)
+    process.on("SIGTERM", onSignal)
+  })
+
 const main = Effect.gen(function* () {
   const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+  yield* guardShutdown(level, yield* drainTimeoutConfig)
   return yield* Layer.launch(appLayer(AppConfig.layer)).pipe(Effect.provide(loggerLayer(level)))
 }).pipe(
   Effect.catchAllCause((cause) =>
@@ -29,4 +59,13 @@ const main = Effect.gen(function* () {
   )
 )
 
-NodeRuntime.runMain(main, { disableErrorReporting: true, disablePrettyLogger: true })
+/** After a signal: 0 once the app has closed, unless closing it failed (a bug): then its cause on stderr, and 1. */
+const teardown: Teardown = (exit, onExit) => {
+  if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+    process.stderr.write(`shutdown failed: ${Cause.pretty(exit.cause)}\n`)
+    return onExit(1)
+  }
+  onExit(0)
+}
+
+NodeRuntime.runMain(main, { disableErrorReporting: true, disablePrettyLogger: true, teardown })

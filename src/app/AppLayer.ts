@@ -21,6 +21,7 @@ import { DurableQueuesLive } from "../queue/DurableQueues"
 import { FailedWork } from "../queue/FailedWork"
 import { Workspaces } from "../tenancy/Workspaces"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
+import { DrainOnShutdownLive, GracefulShutdown } from "../shutdown/GracefulShutdown"
 import { BackgroundWorkersLive } from "../workers/BackgroundWorkers"
 import { WorkflowQueue } from "../workflows/WorkflowQueue"
 import { printDemoHint, startUp } from "./Provisioning"
@@ -40,8 +41,7 @@ const CoreServicesLive = Layer.mergeAll(
   Timeline.Default,
   UnitOfWork.Default,
   Idempotency.Default,
-  Presence.Default,
-  Readiness.Default
+  Presence.Default
 ).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive))
 
 /** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */
@@ -62,16 +62,21 @@ const StartedServerLive = Layer.unwrapEffect(
   )
 )
 
-/** The whole service, given its configuration (and, for tests, other plugins or pub/sub ports). */
+/**
+ * The whole service, given its configuration (and, for tests, other plugins or
+ * pub/sub ports). When its scope closes it drains first (`GracefulShutdown`).
+ */
 export const appLayer = (
   config: Layer.Layer<AppConfig, unknown>,
   plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default,
   pubsub: Layer.Layer<PubSubPorts, unknown, AppConfig> = PubSubLive
 ) =>
-  StartedServerLive.pipe(
+  DrainOnShutdownLive.pipe(
+    Layer.provideMerge(StartedServerLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(plugins),
     Layer.provideMerge(Layer.merge(DatabaseLive, pubsub)),
+    Layer.provideMerge(Layer.merge(GracefulShutdown.Default, Readiness.Default)),
     Layer.provideMerge(config)
   )
 

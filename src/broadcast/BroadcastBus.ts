@@ -1,6 +1,7 @@
-import type { Effect } from "effect"
+import type { Effect, Queue, Scope } from "effect"
 import { Context } from "effect"
 import type { PubSubUnavailable } from "../errors"
+import type { BroadcastStatus, Resubscribed } from "./BroadcastStatus"
 import type { BroadcastEnvelope } from "./Broadcast"
 import type { Detach, HintSink } from "./BroadcastHub"
 import type { ReadFilter } from "./ReadFilter"
@@ -26,6 +27,14 @@ export interface BroadcastBusShape {
   readonly isHealthy: Effect.Effect<boolean>
   /** "redis" or "in-process": shown by the health route. */
   readonly kind: "redis" | "in-process"
+  /** The subscription's state and what was dropped, since start-up (shown by the health route). */
+  readonly status: Effect.Effect<BroadcastStatus>
+  /**
+   * One `Resubscribed` each time the instance's subscription is live again
+   * after an outage, from the moment of subscribing (the scope ends it): open
+   * tabs may have missed hints and should re-read what they show.
+   */
+  readonly resubscriptions: Effect.Effect<Queue.Dequeue<Resubscribed>, never, Scope.Scope>
 }
 
 export class BroadcastBus extends Context.Tag("BroadcastBus")<BroadcastBus, BroadcastBusShape>() {}

@@ -1,6 +1,8 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Queue } from "effect"
 import { BroadcastBus } from "./BroadcastBus"
 import * as BroadcastHub from "./BroadcastHub"
+import { inProcessStatus } from "./BroadcastStatus"
+import type { Resubscribed } from "./BroadcastStatus"
 
 const make = Effect.gen(function* () {
   yield* Effect.logWarning("broadcast bus: in-process, single instance only")
@@ -10,7 +12,10 @@ const make = Effect.gen(function* () {
     attach: hub.attach,
     subscriberCount: hub.subscriberCount,
     isHealthy: Effect.succeed(true),
-    kind: "in-process"
+    kind: "in-process",
+    // Nothing to lose: the bus is this process.
+    status: Effect.succeed(inProcessStatus),
+    resubscriptions: Effect.acquireRelease(Queue.unbounded<Resubscribed>(), Queue.shutdown)
   })
 })
 

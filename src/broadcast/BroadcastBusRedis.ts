@@ -5,6 +5,7 @@ import { BroadcastEnvelopeJson } from "./Broadcast"
 import { BroadcastBus } from "./BroadcastBus"
 import * as BroadcastHub from "./BroadcastHub"
 import { makeInbox } from "./BroadcastInbox"
+import { makeSubscriptionHealth } from "./BroadcastStatus"
 
 /** The one channel every instance publishes to and subscribes to. */
 export const channel = "broadcast"
@@ -41,6 +42,19 @@ const make = Effect.gen(function* () {
     () => Effect.tryPromise(() => subscriber.unsubscribe(channel)).pipe(Effect.ignore)
   )
 
+  // The subscription's outages. Lost when the subscriber's connection closes (again and again while
+  // ioredis retries: counted once); restored once SUBSCRIBE is acknowledged on the new connection
+  // (ioredis sends its own after "ready"; asking again is harmless and tells us when it holds).
+  const health = yield* makeSubscriptionHealth
+  const run = Runtime.runFork(runtime)
+  const onClose = () => void run(health.lost)
+  const onReady = () =>
+    void run(Effect.tryPromise(() => subscriber.subscribe(channel)).pipe(Effect.zipRight(health.restored), Effect.ignore))
+  yield* Effect.acquireRelease(
+    Effect.sync(() => subscriber.on("close", onClose).on("ready", onReady)),
+    () => Effect.sync(() => subscriber.off("close", onClose).off("ready", onReady))
+  )
+
   const ready = Effect.suspend(() =>
     command.status === "ready" && subscriber.status === "ready"
       ? Effect.void
@@ -52,6 +66,7 @@ const make = Effect.gen(function* () {
       encode(envelope).pipe(
         Effect.orDie,
         Effect.flatMap((json) => Effect.tryPromise({ try: () => command.publish(channel, json), catch: unavailable })),
+        Effect.tapError(() => health.publishFailed),
         Effect.asVoid
       ),
     attach: (workspace, sink, filter) => Effect.zipRight(ready, hub.attach(workspace, sink, filter)),
@@ -63,7 +78,9 @@ const make = Effect.gen(function* () {
       Effect.as(true),
       Effect.orElseSucceed(() => false)
     ),
-    kind: "redis"
+    kind: "redis",
+    status: health.status,
+    resubscriptions: health.resubscriptions
   })
 })
 

@@ -4,6 +4,7 @@ import { Duration, Effect, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import type { PubSubUnavailable } from "../errors"
 import { apiPolicy, commonHeaders } from "../http/SecurityHeaders"
+import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import type { Detach } from "./BroadcastHub"
 import * as BroadcastHub from "./BroadcastHub"
 import { SseWriter } from "./SseWriter"
@@ -36,6 +37,15 @@ const head = (security: string) =>
       ": connected\n\n"
   )
 
+/**
+ * The last event of every stream when the instance shuts down: the tab
+ * reconnects (EventSource does so by itself when the connection closes),
+ * after a `retry` spread over 1-3 s so that the tabs of a stopping instance do
+ * not all arrive at the others at once.
+ */
+export const shutdownEvent = () =>
+  Buffer.from(`retry: ${1_000 + Math.floor(Math.random() * 2_000)}\nevent: shutdown\ndata: {}\n\n`)
+
 /** The headers of the stream, for a HEAD request (answered through the HTTP server as usual). */
 export const streamHeaders = {
   "content-type": "text/event-stream",
@@ -52,8 +62,10 @@ export const streamHeaders = {
  * closes. (Left to the HTTP server, every open stream would keep its request
  * fiber, with the contexts and continuations of the whole middleware stack,
  * alive: about 40 KiB each.) ONE timer for all streams writes the keep-alive comment
- * (`BROADCAST_KEEPALIVE_MS`); when the layer closes (shutdown) every stream
- * is closed, so that the server can stop and the tabs reconnect elsewhere.
+ * (`BROADCAST_KEEPALIVE_MS`). When the instance drains (shutdown) every stream
+ * gets `shutdownEvent` and is closed, so that the server can stop and the
+ * tabs reconnect elsewhere; a stream whose client does not take it by the
+ * drain's deadline, or still open when the layer closes, is dropped.
  */
 export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
   scoped: Effect.gen(function* () {
@@ -61,11 +73,16 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
     const security = Object.entries({ ...commonHeaders(config.hstsMaxAge), "content-security-policy": apiPolicy })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join("")
+    const shutdown = yield* GracefulShutdown
     const open = Array.from({ length: slices }, () => new Set<SseWriter>())
     /** Each session's open streams on this instance, oldest first (a Set keeps insertion order). */
     const bySession = new Map<string, Set<SseWriter>>()
     let joined = 0
     let tick = 0
+    let draining = false
+    /** Resumes the drain once the last stream has closed. */
+    let onLastClosed: (() => void) | undefined
+    const openCount = () => open.reduce((sum, slice) => sum + slice.size, 0)
 
     yield* Effect.sync(() => {
       const slice = open[tick++ % slices]
@@ -101,6 +118,24 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         if (mine.size === 0 && bySession.get(session) === mine) bySession.delete(session)
       }
     }
+    yield* shutdown.onDrain(
+      "broadcast streams",
+      Effect.async<void>((resume) => {
+        if (openCount() === 0) return resume(Effect.void)
+        onLastClosed = () => resume(Effect.void)
+        // The deadline: drop whatever has not closed yet.
+        return Effect.sync(() => {
+          for (const slice of open) for (const writer of slice) writer.destroy()
+        })
+      }),
+      {
+        // Before the HTTP server closes: it counts a stream's socket, detached from its response, as idle.
+        announce: Effect.sync(() => {
+          draining = true
+          for (const slice of open) for (const writer of slice) writer.end(shutdownEvent())
+        })
+      }
+    )
 
     /** From here on the stream belongs to its socket: this closure must not hold the request. */
     const adopt = (socket: Socket, writer: SseWriter, detach: Detach, session: string) => {
@@ -112,6 +147,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         slice.delete(writer)
         release()
         writer.close()
+        if (draining && openCount() === 0) onLastClosed?.()
       })
     }
 
@@ -137,6 +173,8 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         // What the server writes for this response from now on goes nowhere.
         response.detachSocket(socket)
         writer.start(head(security))
+        // Opened on a connection that was already open when the drain began.
+        if (draining) writer.end(shutdownEvent())
       })
 
     return { start } as const

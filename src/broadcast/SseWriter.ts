@@ -5,6 +5,7 @@ import type { Hint } from "./Hint"
 export interface SseSocket {
   write(chunk: Uint8Array): boolean
   once(event: "drain", listener: () => void): unknown
+  end(callback: () => void): unknown
   destroy(): unknown
   readonly destroyed: boolean
 }
@@ -67,6 +68,20 @@ export class SseWriter implements HintSink {
   /** Drops the connection (shutdown): the tab reconnects, to another instance if need be. */
   destroy(): void {
     this.socket.destroy()
+  }
+
+  /**
+   * Ends the stream on purpose (shutdown): the hints still waiting are
+   * dropped (they only mean refetch), `last` is written, and the connection
+   * closes once it has gone out.
+   */
+  end(last: Uint8Array): void {
+    if (this.state === "closed" || this.socket.destroyed) return
+    const started = this.state === "open"
+    this.close()
+    if (!started) return void this.socket.destroy()
+    this.socket.write(last)
+    this.socket.end(() => this.socket.destroy())
   }
 
   /** Stops writing and lets go of the waiting hints (the socket has closed). */

@@ -65,6 +65,11 @@ export interface AppConfigShape {
   readonly loginMaxPerAddress: number
   /** Take the client address from `X-Forwarded-For` (the proxy's entry): only behind a proxy that sets it. */
   readonly trustProxy: boolean
+  /**
+   * How long a shutdown (SIGTERM, SIGINT) waits for in-flight requests,
+   * broadcast streams and running jobs before it cuts what is left.
+   */
+  readonly drainTimeout: Duration.Duration
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -83,6 +88,9 @@ const isOrigin = (text: string) => {
     return false
   }
 }
+
+/** `DRAIN_TIMEOUT_MS`; read on its own by src/main.ts too, for its last-resort exit timer. */
+export const drainTimeoutConfig = positiveMillis("DRAIN_TIMEOUT_MS", 10_000)
 
 const config: Config.Config<AppConfigShape> = Config.all({
   databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
@@ -168,7 +176,8 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.validate({ message: "must be between 1 and 1000000", validation: (n) => n >= 1 && n <= 1_000_000 }),
     Config.withDefault(20)
   ),
-  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false))
+  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  drainTimeout: drainTimeoutConfig
 })
 
 /** The service's whole configuration, read once from the environment. */

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { BroadcastStatus } from "../broadcast/BroadcastStatus"
 
 export const ComponentHealth = Schema.Struct({
   status: Schema.Literal("up", "down"),
@@ -8,7 +9,9 @@ export const ComponentHealth = Schema.Struct({
 
 const report = {
   database: ComponentHealth,
-  pubsub: ComponentHealth
+  pubsub: ComponentHealth,
+  /** The broadcast subscription's outages and the hints dropped, since start-up. */
+  broadcast: BroadcastStatus
 }
 
 export class HealthReport extends Schema.Class<HealthReport>("HealthReport")(report) {}

@@ -24,10 +24,14 @@ export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
       Effect.timeoutTo({ duration: probe.budget, onTimeout: () => false, onSuccess: (up) => up })
     )
 
-    const components = Effect.map(Effect.all([probe.answers, pubsubUp], { concurrency: 2 }), ([db, pubsub]) => ({
-      database: { status: db ? "up" : "down", kind: database.kind },
-      pubsub: { status: pubsub ? "up" : "down", kind: bus.kind }
-    } as const))
+    const components = Effect.gen(function* () {
+      const [db, pubsub] = yield* Effect.all([probe.answers, pubsubUp], { concurrency: 2 })
+      return {
+        database: { status: db ? "up" : "down", kind: database.kind },
+        pubsub: { status: pubsub ? "up" : "down", kind: bus.kind },
+        broadcast: yield* bus.status
+      } as const
+    })
 
     return handlers
       .handle("health", () =>

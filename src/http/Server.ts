@@ -17,9 +17,11 @@ import { HealthHttp } from "../health/HealthHttp"
 import { BusinessObjectsHttp } from "../plugins/BusinessObjectsHttp"
 import { PresenceHttp } from "../presence/PresenceHttp"
 import { RecordsHttp } from "../records/RecordsHttp"
+import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import { Api } from "./Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
 import { RequestGuardLive } from "./RequestGuard"
+import { drainHttpServer } from "./HttpDrain"
 import { requestLog } from "./RequestLog"
 import { securityHeaders } from "./SecurityHeaders"
 import { WebPageLive } from "./WebPage"
@@ -65,11 +67,14 @@ const timeoutOptions = (timeout: Duration.Duration) => {
   }
 }
 
-/** Serves on HOST:PORT (PORT 0 picks a free port: tests). */
+/** Serves on HOST:PORT (PORT 0 picks a free port: tests); drains on shutdown (see `drainHttpServer`). */
 export const HttpServerLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    NodeHttpServer.layer(() => createServer(timeoutOptions(config.requestTimeout)), { port: config.port, host: config.host })
-  )
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const server = createServer(timeoutOptions(config.requestTimeout))
+    yield* (yield* GracefulShutdown).onDrain("http", drainHttpServer(server))
+    return NodeHttpServer.layer(() => server, { port: config.port, host: config.host })
+  })
 )
 
 /** The running server; its `HttpServer` stays visible so tests can read the bound address. */

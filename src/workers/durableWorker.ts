@@ -1,7 +1,8 @@
 import type * as PersistedQueue from "@effect/experimental/PersistedQueue"
 import type { Scope } from "effect"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, Fiber, Option } from "effect"
 import { AppConfig } from "../config/AppConfig"
+import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import type { Workspace } from "../tenancy/Workspace"
 import { Workspaces } from "../tenancy/Workspaces"
 import { retryDelay } from "./retryDelay"
@@ -24,11 +25,23 @@ export interface DurableWork<A, E, R> {
  * `JOB_MAX_ATTEMPTS` failures the element stays in the queue, marked failed
  * (see `FailedWork`), and an error is logged. Work for a workspace that has
  * been dropped meanwhile is skipped with a warning.
+ *
+ * On shutdown (its drain step) it takes nothing new and lets what runs
+ * finish; at the drain's deadline what still runs is interrupted: its unit
+ * rolls back and the queue releases the element at once (the persisted
+ * queue's interrupt path clears its lock without counting an attempt), so
+ * another instance, or this one after a restart, runs it again.
  */
-export const runDurableWorker = <A, E, R>(work: DurableWork<A, E, R>): Effect.Effect<void, never, R | AppConfig | Workspaces | Scope.Scope> =>
+export const runDurableWorker = <A, E, R>(
+  work: DurableWork<A, E, R>
+): Effect.Effect<void, never, R | AppConfig | Workspaces | GracefulShutdown | Scope.Scope> =>
   Effect.gen(function* () {
     const config = yield* AppConfig
     const workspaces = yield* Workspaces
+    const shutdown = yield* GracefulShutdown
+    /** One permit per element being run: the drain takes them all to wait for the running ones. */
+    const running = yield* Effect.makeSemaphore(concurrency)
+    let stopping = false
 
     const handle = (element: A, meta: { readonly id: string; readonly attempts: number }) => {
       const { name, workspace } = work.describe(element)
@@ -50,10 +63,28 @@ export const runDurableWorker = <A, E, R>(work: DurableWork<A, E, R>): Effect.Ef
       )
     }
 
-    const taker = work.queue.take(handle, { maxAttempts: config.jobMaxAttempts }).pipe(
+    // Taken during the drain: handed straight back (an interruption releases it, attempts unchanged).
+    const handleUnlessStopping = (element: A, meta: { readonly id: string; readonly attempts: number }) =>
+      Effect.suspend(() => (stopping ? Effect.interrupt : running.withPermits(1)(handle(element, meta))))
+
+    const taker = work.queue.take(handleUnlessStopping, { maxAttempts: config.jobMaxAttempts }).pipe(
       // The failure is logged above and recorded in the queue; take the next one.
       Effect.catchAllCause(() => Effect.void),
-      Effect.forever
+      // A taker that finishes its element during the drain stops by itself. (It must: an interruption
+      // that reaches it while the queue marks the element done, an uninterruptible step, was seen to be lost.)
+      Effect.repeat({ while: () => !stopping })
     )
-    for (let i = 0; i < concurrency; i++) yield* Effect.forkScoped(taker)
+    const takers: Array<Fiber.RuntimeFiber<void>> = []
+    for (let i = 0; i < concurrency; i++) takers.push(yield* Effect.forkScoped(taker))
+
+    yield* shutdown.onDrain(
+      work.kind,
+      Effect.suspend(() => {
+        stopping = true
+        return running.take(concurrency)
+      }).pipe(
+        // Idle takers wait for a next element: interrupted. At the deadline, so is the work still running.
+        Effect.ensuring(Fiber.interruptAll(takers))
+      )
+    )
   })

@@ -28,7 +28,8 @@ describe("embedded mode", () => {
           expect(health.status).toBe(200)
           expect(health.body).toEqual({
             database: { status: "up", kind: "embedded" },
-            pubsub: { status: "up", kind: "in-process" }
+            pubsub: { status: "up", kind: "in-process" },
+            broadcast: { subscribed: true, lostSince: null, outages: 0, lastOutageMs: null, droppedPublishes: 0 }
           })
           const cookie = yield* signIn(base, { workspace: demo.workspace, email: demo.email, password: demo.password })
           const me = yield* request(`${base}/api/auth/me`, { headers: { cookie } })

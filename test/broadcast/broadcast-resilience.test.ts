@@ -1,8 +1,5 @@
-import { execFile, spawn } from "node:child_process"
-import type { ChildProcess } from "node:child_process"
-import { createServer } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, HashMap, Layer, Logger, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { LoginThrottleStore } from "../../src/auth/LoginThrottleStore"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import { PubSubUnavailable } from "../../src/errors"
@@ -13,32 +10,14 @@ import { clientFor, createRecord, expectStatus, signedInMember, timelineOf } fro
 import type { RecordBody } from "../support/api"
 import { signIn } from "../support/http"
 import { openSse } from "../support/sse"
+import { collectLogs, ownRedis } from "../support/ownRedis"
+import type { Logged } from "../support/ownRedis"
 import { awaitHint, changed, eventually, probe } from "./streamHelpers"
 
 const deal = "crm/deal"
 
 // ---------------------------------------------------------------------------
 // Logs
-
-interface Logged {
-  readonly level: string
-  readonly message: ReadonlyArray<unknown>
-  readonly annotations: Readonly<Record<string, unknown>>
-}
-
-/** A logger that keeps what it is given; add it to an app with `Layer.provide(collected.layer)`. */
-const collectLogs = () => {
-  const entries: Array<Logged> = []
-  const logger = Logger.make<unknown, void>(({ logLevel, message, annotations }) => {
-    const parts: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
-    entries.push({
-      level: logLevel.label,
-      message: parts,
-      annotations: Object.fromEntries(HashMap.toEntries(annotations))
-    })
-  })
-  return { entries, layer: Logger.add(logger) }
-}
 
 /**
  * The warning of a failed publish about one record. The workspace may be
@@ -73,88 +52,6 @@ const PublishAlwaysFails = Layer.effectContext(
     )
   })
 ).pipe(Layer.provide(PubSubLive))
-
-// ---------------------------------------------------------------------------
-// A redis-server of the test's own
-
-const freePort = Effect.async<number, Error>((resume) => {
-  const server = createServer()
-  server.once("error", (error) => resume(Effect.fail(error)))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(port > 0 ? Effect.succeed(port) : Effect.fail(new Error("no port"))))
-  })
-})
-
-const exited = (child: ChildProcess) =>
-  Effect.async<void>((resume) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-    const onExit = () => resume(Effect.void)
-    child.once("exit", onExit)
-    return Effect.sync(() => child.off("exit", onExit))
-  })
-
-/** Signals the process and waits for it to be gone (SIGKILL after 5 s). */
-const terminate = (child: ChildProcess, signal: NodeJS.Signals) =>
-  Effect.sync(() => child.kill(signal)).pipe(
-    Effect.zipRight(exited(child)),
-    Effect.timeout("5 seconds"),
-    Effect.catchAll(() => Effect.sync(() => child.kill("SIGKILL")).pipe(Effect.zipRight(exited(child))))
-  )
-
-/** Runs `redis-cli -p <port> <args>`; its output, trimmed. */
-const redisCli = (port: number, ...args: ReadonlyArray<string>) =>
-  Effect.async<string, Error>((resume) => {
-    const child = execFile("redis-cli", ["-p", String(port), ...args], { timeout: 2_000 }, (error, stdout) =>
-      resume(error ? Effect.fail(error) : Effect.succeed(stdout.trim()))
-    )
-    return Effect.sync(() => child.kill("SIGKILL"))
-  })
-
-/**
- * A redis-server on a free port, no persistence. `stop` ends it (SIGTERM: a
- * clean shutdown, nothing saved); `start` starts it again on the same port.
- * Whatever is running when the scope closes is killed.
- */
-const ownRedis = Effect.gen(function* () {
-  const port = yield* freePort
-  let current: ChildProcess | undefined
-  yield* Effect.addFinalizer(() => Effect.suspend(() => (current === undefined ? Effect.void : terminate(current, "SIGKILL"))))
-
-  const start = Effect.gen(function* () {
-    const launched = yield* Effect.sync(() => {
-      const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-        stdio: ["ignore", "pipe", "pipe"]
-      })
-      current = child
-      let output = ""
-      const ready = new Promise<void>((resolve, reject) => {
-        child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-          output += chunk
-          if (output.includes("Ready to accept connections")) resolve()
-        })
-        child.once("error", reject)
-        child.once("exit", (code) => reject(new Error(`redis-server on ${port} exited (${String(code)}): ${output}`)))
-      })
-      ready.catch(() => undefined)
-      return ready
-    })
-    yield* Effect.tryPromise(() => launched).pipe(Effect.timeout("10 seconds"), Effect.orDie)
-  })
-
-  const stop = Effect.suspend(() => {
-    const child = current
-    current = undefined
-    return child === undefined ? Effect.void : terminate(child, "SIGTERM")
-  })
-
-  /** How many clients of this Redis are subscribed to the broadcast channel. */
-  const subscribers = Effect.map(redisCli(port, "pubsub", "numsub", "broadcast"), (out) => Number(out.split("\n")[1]))
-
-  yield* start
-  return { port, url: `redis://127.0.0.1:${port}`, start, stop, subscribers }
-})
 
 // ---------------------------------------------------------------------------
 

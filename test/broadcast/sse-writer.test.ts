@@ -25,6 +25,13 @@ class FakeSocket implements SseSocket {
     return this
   }
 
+  ended = false
+
+  end(callback: () => void): void {
+    this.ended = true
+    callback()
+  }
+
   destroy(): void {
     this.destroyed = true
   }
@@ -142,6 +149,31 @@ describe("SseWriter", () => {
     writer.offer(hint("r2"))
     writer.keepAlive(comment)
     expect(socket.written.length).toBe(before)
+  })
+
+  it("end (shutdown): the waiting hints are dropped, the last event goes out, the connection closes; nothing after it", () => {
+    const socket = new FakeSocket()
+    const writer = new SseWriter(socket, 4)
+    writer.start(head)
+    socket.accepting = false
+    writer.offer(hint("r1"))
+    writer.offer(hint("r2"))
+    expect(writer.waiting).toBe(1)
+    writer.end(Buffer.from("event: shutdown\ndata: {}\n\n"))
+    expect(socket.written.slice(1)).toEqual([event("r1"), "event: shutdown\ndata: {}\n\n"])
+    expect([socket.ended, socket.destroyed, writer.waiting]).toEqual([true, true, 0])
+    socket.drain()
+    writer.offer(hint("r3"))
+    writer.end(Buffer.from("again"))
+    expect(socket.written).toHaveLength(3)
+  })
+
+  it("end before the stream started: the connection is dropped, nothing is written", () => {
+    const socket = new FakeSocket()
+    const writer = new SseWriter(socket, 4)
+    writer.end(Buffer.from("event: shutdown\ndata: {}\n\n"))
+    writer.start(head)
+    expect([socket.written, socket.ended, socket.destroyed]).toEqual([[], false, true])
   })
 })
 

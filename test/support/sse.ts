@@ -21,6 +21,8 @@ export interface SseStream {
   ) => Effect.Effect<ReadonlyArray<SseEvent>>
   /** Drops the connection, as a closed tab does. */
   readonly close: Effect.Effect<void>
+  /** Waits (up to 10 s) until the server has ended the stream. */
+  readonly ended: Effect.Effect<void>
 }
 
 /**
@@ -36,6 +38,7 @@ export const openSse = (url: string, headers: Record<string, string> = {}): Effe
     const events = yield* Ref.make<ReadonlyArray<SseEvent>>([])
     const raw = yield* Ref.make("")
     const changed = yield* Ref.make(yield* Deferred.make<void>())
+    const endedByServer = yield* Deferred.make<void>()
     // A fresh Deferred on every notification: one made once would stay completed
     // after the second chunk, and `waitFor` would then spin without yielding to I/O.
     const notify = Deferred.make<void>().pipe(
@@ -60,7 +63,7 @@ export const openSse = (url: string, headers: Record<string, string> = {}): Effe
         try {
           for (;;) {
             const { done, value } = await reader.read()
-            if (done) return
+            if (done) return Effect.runSync(Deferred.succeed(endedByServer, undefined))
             const text = decoder.decode(value, { stream: true })
             Effect.runSync(Ref.update(raw, (all) => all + text))
             parser.feed(text)
@@ -94,6 +97,10 @@ export const openSse = (url: string, headers: Record<string, string> = {}): Effe
       raw: Ref.get(raw),
       events: Ref.get(events),
       waitFor,
-      close: Effect.sync(() => controller.abort())
+      close: Effect.sync(() => controller.abort()),
+      ended: Deferred.await(endedByServer).pipe(
+        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the server did not end the SSE stream within 10 s") }),
+        Effect.orDie
+      )
     }
   })

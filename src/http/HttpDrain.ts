@@ -1,0 +1,54 @@
+import type { Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
+import { Effect } from "effect"
+
+/**
+ * Watches `server`'s requests and returns its drain step (see
+ * `GracefulShutdown`): stop accepting connections, answer every request in
+ * flight and every request that still arrives on an open keep-alive
+ * connection, each with `Connection: close`, so that each connection closes
+ * after its current response; idle connections close at once. It completes
+ * when the server has no connection left (broadcast streams included: their
+ * sockets count too, and their own step ends them). Interrupted (the
+ * deadline), it destroys every connection left.
+ *
+ * @effect/platform-node closes the server only after it has stopped handing
+ * requests to the app, and Node's `close` waits for busy keep-alive
+ * connections, which may carry a next request: with nobody to answer it, the
+ * close could wait for minutes. This step runs first, while the app still answers.
+ */
+export const drainHttpServer = (server: Server): Effect.Effect<void> => {
+  let draining = false
+  // The open connections and the last response of each, held weakly: a response in flight is
+  // held by its request's fiber anyway, and a broadcast stream's response (detached from its
+  // socket, it never emits "close" or "finish") must not live as long as the stream.
+  const connections = new Set<Socket>()
+  const lastResponse = new WeakMap<Socket, WeakRef<ServerResponse>>()
+
+  const closeAfter = (response: ServerResponse) => {
+    if (!response.headersSent) response.setHeader("connection", "close")
+    // Headers already out (a streamed body): the connection turns idle when it ends; close it then.
+    else response.once("close", () => setImmediate(() => server.closeIdleConnections()))
+  }
+
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket)
+    socket.once("close", () => connections.delete(socket))
+  })
+  // Before the app's own listener, so that the header is set before the app answers.
+  server.prependListener("request", (request, response: ServerResponse) => {
+    if (draining) return closeAfter(response)
+    lastResponse.set(request.socket, new WeakRef(response))
+  })
+
+  return Effect.async<void>((resume) => {
+    draining = true
+    for (const socket of connections) {
+      const response = lastResponse.get(socket)?.deref()
+      if (response !== undefined && !response.writableEnded) closeAfter(response)
+    }
+    // Stops listening and closes idle connections; calls back once no connection is left.
+    server.close(() => resume(Effect.void))
+    return Effect.sync(() => server.closeAllConnections())
+  })
+}

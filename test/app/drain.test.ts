@@ -1,0 +1,64 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Deferred, Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Readiness } from "../../src/health/Readiness"
+import { eventually } from "../broadcast/streamHelpers"
+import { signedInMember } from "../support/api"
+import { baseUrl, freshWorkspace, testApp, TestServices } from "../support/TestApp"
+
+/**
+ * The drain as an app's scope sees it when it closes (what SIGTERM does to
+ * the real service, see shutdown.test.ts): readiness turns "draining" first,
+ * while a request is still in flight, and the close waits for its answer.
+ */
+layer(TestServices, { excludeTestServices: true })("drain", (it) => {
+  it.scoped(
+    "closing the app: readiness is draining while a request is in flight; the request is answered, then the app closes",
+    () =>
+      Effect.gen(function* () {
+        // The app under test has a scope of its own; the workspace and user live in the test's services.
+        const appScope = yield* Scope.make()
+        yield* Effect.addFinalizer(() => Scope.close(appScope, Exit.void))
+        const app = yield* Layer.buildWithScope(testApp({ drainTimeout: Duration.seconds(30) }), appScope)
+        const base = yield* Effect.provide(baseUrl, app)
+        const readiness = Effect.flatMap(Readiness, (r) => r.isDraining).pipe(Effect.provide(app))
+        const workspace = yield* freshWorkspace
+        const { client } = yield* signedInMember(base, workspace)
+        const sql = yield* SqlClient.SqlClient
+
+        // A write waits on the test's lock: in flight until it is released.
+        const locked = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const holder = yield* sql
+          .withTransaction(
+            sql.unsafe(`LOCK TABLE ${workspace.table("records")} IN EXCLUSIVE MODE`).pipe(
+              Effect.zipRight(Deferred.succeed(locked, undefined)),
+              Effect.zipRight(Deferred.await(release))
+            )
+          )
+          .pipe(Effect.orDie, Effect.fork)
+        yield* Deferred.await(locked)
+        const write = yield* Effect.fork(client.post("/api/records/crm/deal", { values: { title: "In flight" } }))
+        yield* eventually(
+          "the write waits",
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE relation = ${workspace.table("records")}::regclass AND NOT granted`.pipe(
+            Effect.map((rows) => rows[0]?.n === 1),
+            Effect.orDie
+          )
+        )
+        expect(yield* readiness).toBe(false)
+
+        const closing = yield* Effect.fork(Scope.close(appScope, Exit.void))
+        yield* eventually("readiness says draining", readiness)
+        expect(closing.unsafePoll()).toBeNull()
+
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(holder)
+        const answer = yield* Fiber.join(write)
+        expect(answer.status).toBe(201)
+        expect(answer.headers.get("connection")).toBe("close")
+        yield* Fiber.join(closing)
+      }),
+    60_000
+  )
+})

@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
+    // The fault suite starts its own servers and runs alone: `npm run test:faults`.
+    exclude: ["**/node_modules/**", "test/faults/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

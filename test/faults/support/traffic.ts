@@ -1,0 +1,272 @@
+import { Duration, Effect, Fiber, Ref } from "effect"
+import { randomUUID } from "node:crypto"
+import { isOk, send } from "./recorder"
+import type { Exchange, Recorder } from "./recorder"
+
+/** How a writer signs its requests: an API key, or a session cookie with the service's own Origin. */
+export type Credential =
+  | { readonly kind: "apiKey"; readonly key: string }
+  | { readonly kind: "cookie"; readonly cookie: string; readonly origin: string }
+
+export const headersOf = (credential: Credential): Record<string, string> =>
+  credential.kind === "apiKey"
+    ? { authorization: `Bearer ${credential.key}` }
+    : { cookie: credential.cookie, origin: credential.origin }
+
+export const dealPath = "/api/records/crm/deal"
+export const timelinePath = (id: string) => `/api/audit/business-object/${encodeURIComponent("crm/deal")}/${id}`
+
+/** One write a writer meant to make, with every attempt it took (retries keep the Idempotency-Key and body). */
+export interface LogicalWrite {
+  readonly key: string
+  readonly kind: "create" | "update"
+  readonly writer: number
+  /** Unique per write: how its audit row is recognised. */
+  readonly title: string
+  readonly values: Record<string, unknown>
+  /** The updated record; for a create, the record it made once acknowledged. */
+  recordId: string | undefined
+  readonly attempts: Array<Exchange>
+  /** `performance`-clock ms when the 2xx arrived. */
+  acknowledgedAt: number | undefined
+  outcome: "pending" | "acknowledged" | "refused" | "unknown"
+}
+
+export interface TrafficOptions {
+  readonly base: string
+  readonly recorder: Recorder
+  readonly credentials: ReadonlyArray<Credential>
+  readonly writers: number
+  /** The shared records the writers update and the reader pages. */
+  readonly records: ReadonlyArray<string>
+  /** Picks the record an update goes to; default: any shared record, uniformly. */
+  readonly pickRecord?: (writer: number) => string
+  /** Share of writes that create a new deal instead of updating a shared one. */
+  readonly createShare: number
+  /** Page size of the paging reader. */
+  readonly pageLimit: number
+}
+
+const stages = ["open", "qualified", "proposal", "negotiation"] as const
+const cities = ["Lisbon", "Oslo", "Turin", null] as const
+
+const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(Math.random() * items.length)] as A
+
+const amount = () => `${Math.floor(Math.random() * 100_000)}.${String(Math.floor(Math.random() * 100)).padStart(2, "0")}`
+
+/** What the paging reader saw in one full pass over a record's timeline. */
+export interface ReaderPass {
+  readonly record: string
+  readonly startedAt: number
+  readonly pages: number
+  readonly entries: number
+  /** Titles acknowledged before the pass began that the pass did not show. */
+  readonly missed: ReadonlyArray<string>
+  /** Entry ids the pass showed more than once. */
+  readonly duplicates: ReadonlyArray<string>
+  /** Entry ids in the order shown, newest first. */
+  readonly ids: ReadonlyArray<string>
+}
+
+export interface Traffic {
+  readonly writes: Array<LogicalWrite>
+  readonly passes: Array<ReaderPass>
+  /** Passes given up because a page was not answered 200 (during a fault). */
+  readonly abortedPasses: Effect.Effect<number>
+  /** Stops starting new writes and passes, then waits (bounded) for the ones under way. */
+  readonly stop: Effect.Effect<void, Error>
+}
+
+interface Entry {
+  readonly id: string
+  readonly operation: string
+  readonly record?: { readonly title?: unknown }
+  readonly changes?: { readonly title?: { readonly to?: unknown } }
+}
+
+const entriesOf = (body: unknown): { entries: ReadonlyArray<Entry>; nextCursor: string | null } | undefined => {
+  if (typeof body !== "object" || body === null || !("entries" in body) || !Array.isArray(body.entries)) return undefined
+  const nextCursor = "nextCursor" in body && typeof body.nextCursor === "string" ? body.nextCursor : null
+  return { entries: body.entries as ReadonlyArray<Entry>, nextCursor } // shape checked above; the entries are read defensively
+}
+
+/** The title an audit row records: the created snapshot's, or an update's new one. */
+export const titleOfEntry = (entry: Entry): string | undefined => {
+  const title = entry.operation === "created" ? entry.record?.title : entry.changes?.title?.to
+  return typeof title === "string" ? title : undefined
+}
+
+/**
+ * Concurrent writers and one paging reader, recording every exchange.
+ * A writer retries a write that got 503 (after Retry-After, capped at 1 s)
+ * or no answer (after 200 ms) with the same Idempotency-Key and body, until
+ * it is answered or 30 s after the stop.
+ */
+export const startTraffic = (options: TrafficOptions) =>
+  Effect.gen(function* () {
+    const { base, recorder } = options
+    const stopped = yield* Ref.make(false)
+    const stopAt = yield* Ref.make<number | undefined>(undefined)
+    const aborted = yield* Ref.make(0)
+    const writes: Array<LogicalWrite> = []
+    const passes: Array<ReaderPass> = []
+    let counter = 0
+
+    const perform = (write: LogicalWrite, credential: Credential) =>
+      Effect.gen(function* () {
+        const path = write.kind === "create" ? dealPath : `${dealPath}/${write.recordId}`
+        for (;;) {
+          const exchange = yield* send(recorder, base, path, {
+            kind: write.kind,
+            method: write.kind === "create" ? "POST" : "PATCH",
+            headers: { ...headersOf(credential), "idempotency-key": write.key },
+            json: { values: write.values }
+          })
+          write.attempts.push(exchange)
+          if (isOk(exchange)) {
+            write.acknowledgedAt = exchange.endedAt
+            write.outcome = "acknowledged"
+            if (write.kind === "create") {
+              const body = exchange.body
+              if (typeof body === "object" && body !== null && "id" in body && typeof body.id === "string") write.recordId = body.id
+            }
+            return
+          }
+          const retriable = exchange.status === undefined || exchange.status === 503 || exchange.status === 429
+          if (!retriable) {
+            write.outcome = exchange.status !== undefined && exchange.status < 500 ? "refused" : "unknown"
+            return
+          }
+          const stop = yield* Ref.get(stopAt)
+          if (stop !== undefined && recorder.now() > stop + 30_000) {
+            write.outcome = "unknown"
+            return
+          }
+          const hinted = Number(exchange.retryAfter)
+          const wait = exchange.status === undefined ? 200 : Number.isFinite(hinted) ? Math.min(hinted * 1000, 1000) : 500
+          yield* Effect.sleep(Duration.millis(wait))
+        }
+      })
+
+    const writer = (index: number) =>
+      Effect.gen(function* () {
+        const credential = options.credentials[index % options.credentials.length]
+        if (credential === undefined) return yield* Effect.die(new Error("no credentials"))
+        while (!(yield* Ref.get(stopped))) {
+          const create = Math.random() < options.createShare
+          const title = `w${index}-${++counter}`
+          const values: Record<string, unknown> = create
+            ? { title, stage: "open", amount: amount() }
+            : { title, amount: amount(), stage: pick(stages), address: { city: pick(cities), country: "PT" } }
+          const write: LogicalWrite = {
+            key: randomUUID(),
+            kind: create ? "create" : "update",
+            writer: index,
+            title,
+            values,
+            recordId: create ? undefined : (options.pickRecord ?? (() => pick(options.records)))(index),
+            attempts: [],
+            acknowledgedAt: undefined,
+            outcome: "pending"
+          }
+          writes.push(write)
+          yield* perform(write, credential)
+        }
+      })
+
+    const readPass = (record: string, credential: Credential) =>
+      Effect.gen(function* () {
+        const startedAt = recorder.now()
+        const expected = new Set(
+          writes
+            .filter((w) => w.recordId === record && w.acknowledgedAt !== undefined && w.acknowledgedAt < startedAt)
+            .map((w) => w.title)
+        )
+        const seenIds = new Map<string, number>()
+        const ids: Array<string> = []
+        const seenTitles = new Set<string>()
+        let cursor: string | null = null
+        let pages = 0
+        let entries = 0
+        do {
+          const query: string = `?limit=${options.pageLimit}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
+          const exchange = yield* send(recorder, base, `${timelinePath(record)}${query}`, { kind: "page", headers: headersOf(credential) })
+          const page = exchange.status === 200 ? entriesOf(exchange.body) : undefined
+          if (page === undefined) {
+            yield* Ref.update(aborted, (n) => n + 1)
+            return
+          }
+          pages++
+          for (const entry of page.entries) {
+            entries++
+            seenIds.set(entry.id, (seenIds.get(entry.id) ?? 0) + 1)
+            ids.push(entry.id)
+            const title = titleOfEntry(entry)
+            if (title !== undefined) seenTitles.add(title)
+          }
+          cursor = page.nextCursor
+        } while (cursor !== null && pages < 10_000)
+        passes.push({
+          record,
+          startedAt,
+          pages,
+          entries,
+          missed: [...expected].filter((title) => !seenTitles.has(title)),
+          duplicates: [...seenIds].filter(([, n]) => n > 1).map(([id]) => id),
+          ids
+        })
+      })
+
+    const reader = Effect.gen(function* () {
+      const credential = options.credentials[0]
+      if (credential === undefined) return
+      let round = 0
+      while (!(yield* Ref.get(stopped))) {
+        const record = options.records[round++ % options.records.length]
+        if (record === undefined) return
+        const before = yield* Ref.get(aborted)
+        yield* readPass(record, credential)
+        // A pass given up during a fault: try again a little later rather than spin.
+        if ((yield* Ref.get(aborted)) > before) yield* Effect.sleep("100 millis")
+      }
+    })
+
+    const fibers = [
+      ...(yield* Effect.forEach(Array.from({ length: options.writers }, (_, i) => i), (i) => Effect.fork(writer(i)))),
+      yield* Effect.fork(reader)
+    ]
+
+    const stop = Effect.gen(function* () {
+      yield* Ref.set(stopAt, recorder.now())
+      yield* Ref.set(stopped, true)
+      yield* Fiber.joinAll(fibers).pipe(
+        Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("writers and reader did not finish within 60 s of the stop") }),
+        Effect.catchAllDefect((defect) => Effect.fail(new Error(`traffic failed: ${String(defect)}`)))
+      )
+    })
+
+    return { writes, passes, abortedPasses: Ref.get(aborted), stop } satisfies Traffic
+  })
+
+/**
+ * Rows that a reader polling the head would never see: between two passes
+ * over the same record, every new row must come before (newer than) every
+ * row of the earlier pass, since the timeline follows commit order. A new
+ * row below an already-seen one committed late with an older position.
+ */
+export const rowsBelowHead = (passes: ReadonlyArray<ReaderPass>) => {
+  let late = 0
+  let pairs = 0
+  const previous = new Map<string, ReaderPass>()
+  for (const pass of passes) {
+    const before = previous.get(pass.record)
+    previous.set(pass.record, pass)
+    if (before === undefined) continue
+    pairs++
+    const known = new Set(before.ids)
+    const firstKnown = pass.ids.findIndex((id) => known.has(id))
+    if (firstKnown < 0) continue
+    late += pass.ids.slice(firstKnown).filter((id) => !known.has(id)).length
+  }
+  return { late, pairs }
+}

@@ -1,17 +1,33 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Ref } from "effect"
+import { Effect, Fiber, Option, Ref, Schema } from "effect"
+import { StoredRecord } from "../../src/plugins/PluginRecords"
+import { RecordList } from "../../src/records/RecordsApi"
 import { waitUntil } from "./support/processes"
-import { send } from "./support/recorder"
+import { isOk, send } from "./support/recorder"
 import type { Exchange } from "./support/recorder"
 import { failures, runScenario } from "./support/scenario"
 import { allOpen, openStreams } from "./support/streams"
+import { dealPath, headersOf } from "./support/traffic"
 
 const drainMs = 5_000
 const streamCount = 4
+const jobCount = 12
+
+const decodeRecord = Schema.decodeUnknownOption(StoredRecord)
+const decodeList = Schema.decodeUnknownOption(RecordList)
+
+const idOf = (body: unknown) => Option.getOrUndefined(Option.map(decodeRecord(body), (record) => record.id))
+
+/** The subjects of a `GET /api/records/crm/activity` answer. */
+const subjectsOf = (body: unknown): ReadonlyArray<string> =>
+  Option.match(decodeList(body), {
+    onNone: () => [],
+    onSome: (list) => list.records.flatMap((record) => (typeof record.values["subject"] === "string" ? [record.values["subject"]] : []))
+  })
 
 describe("fault 5: SIGTERM under load", () => {
   it.live(
-    "SIGTERM while writes, reads and streams are under way: every in-flight request answered, streams ended, exit 0 within the drain",
+    "SIGTERM while writes, reads, streams and jobs are under way: every in-flight request answered, streams ended, jobs kept, exit 0 within the drain",
     () =>
       Effect.gen(function* () {
         const result = yield* runScenario({
@@ -31,6 +47,24 @@ describe("fault 5: SIGTERM under load", () => {
               yield* Effect.addFinalizer(() => streams.close)
               yield* waitUntil(`${streamCount} broadcast streams open`, Effect.sync(() => allOpen(streams)), "20 seconds")
               yield* Effect.sleep("4 seconds")
+
+              // Background jobs enqueued just before the signal: each must finish before the exit or run after the restart.
+              const headers = headersOf(ctx.apiKey)
+              const jobDeals = yield* Effect.forEach(Array.from({ length: jobCount }, (_, i) => `job-${i}`), (title) =>
+                Effect.map(
+                  send(ctx.recorder, ctx.service.base, dealPath, { kind: "setup", method: "POST", headers, json: { values: { title, stage: "open" } } }),
+                  (e) => ({ title, id: idOf(e.body) })
+                )
+              )
+              const followUps = yield* Effect.forEach(
+                jobDeals.filter((d) => d.id !== undefined),
+                (deal) =>
+                  Effect.map(
+                    send(ctx.recorder, ctx.service.base, "/api/actions/crm/deal/follow-up", { kind: "setup", method: "POST", headers, json: { id: deal.id } }),
+                    (e) => ({ ...deal, enqueued: isOk(e) })
+                  ),
+                { concurrency: "unbounded" }
+              )
 
               const service = yield* ctx.service.process
               const termAt = ctx.recorder.now()
@@ -54,6 +88,26 @@ describe("fault 5: SIGTERM under load", () => {
               const startupMs = yield* ctx.service.start
               ctx.metric("restart until ready (ms)", startupMs)
               yield* Effect.sleep("3 seconds")
+
+              const enqueued = followUps.filter((f) => f.enqueued)
+              const activities = send(ctx.recorder, ctx.service.base, "/api/records/crm/activity?limit=500", { kind: "setup", headers }).pipe(
+                Effect.map((e) => subjectsOf(e.body))
+              )
+              const done = (subjects: ReadonlyArray<string>) => enqueued.filter((f) => subjects.includes(`Follow up on ${f.title}`)).length
+              yield* waitUntil("every follow-up job has run", Effect.map(activities, (subjects) => done(subjects) === enqueued.length), "30 seconds", "250 millis").pipe(
+                Effect.ignore
+              )
+              const subjects = yield* activities
+              ctx.metric("background jobs enqueued before SIGTERM", {
+                enqueued: enqueued.length,
+                ran: done(subjects),
+                "ran more than once": enqueued.filter((f) => subjects.filter((s) => s === `Follow up on ${f.title}`).length > 1).length
+              })
+              ctx.check(
+                "every job enqueued before SIGTERM finishes (before the exit, or after the restart from the queue)",
+                enqueued.length === jobCount && done(subjects) === enqueued.length,
+                `${done(subjects)} of ${enqueued.length} enqueued follow-up jobs left their activity (${jobCount} asked)`
+              )
 
               const elapsed = Math.round(exitedAt - termAt)
               ctx.metric("exit", { code: exit?.code ?? null, signal: exit?.signal ?? null, "ms after SIGTERM": exit === undefined ? null : elapsed })

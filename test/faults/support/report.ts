@@ -31,7 +31,15 @@ export interface ScenarioResult {
   }
   readonly statuses: { readonly writes: StatusCounts; readonly reads: StatusCounts; readonly all: StatusCounts }
   readonly recovery: { readonly faultEndsMs: ReadonlyArray<number>; readonly timesMs: ReadonlyArray<number | null>; readonly maxMs: number | null }
-  readonly reader: { readonly passes: number; readonly aborted: number; readonly missed: number; readonly duplicates: number }
+  readonly reader: {
+    readonly passes: number
+    readonly aborted: number
+    readonly missed: number
+    readonly duplicates: number
+    readonly newestPageReads: number
+    /** Rows that showed up below rows already shown: late in commit order. */
+    readonly rowsBelowHead: number
+  }
   readonly metrics: Record<string, unknown>
   readonly checks: ReadonlyArray<Check>
 }
@@ -63,7 +71,7 @@ export const describeResult = (r: ScenarioResult): string => {
     `  write answers: 2xx ${w["2xx"]}, 4xx ${w["4xx"]}, 503 ${w["503"]}, other 5xx ${w["other 5xx"]}, network errors ${w.network}`,
     `  read answers: 2xx ${r.statuses.reads["2xx"]}, 4xx ${r.statuses.reads["4xx"]}, 503 ${r.statuses.reads["503"]}, other 5xx ${r.statuses.reads["other 5xx"]}, network errors ${r.statuses.reads.network}`,
     `  time to recovery (ms, first 2xx write sent after each fault end): ${r.recovery.timesMs.map(cell).join(", ")} (max ${cell(r.recovery.maxMs)})`,
-    `  paging reader: ${r.reader.passes} passes, ${r.reader.aborted} aborted, ${r.reader.missed} rows missed, ${r.reader.duplicates} duplicated`,
+    `  paging reader: ${r.reader.passes} passes, ${r.reader.aborted} aborted, ${r.reader.missed} rows missed, ${r.reader.duplicates} duplicated; ${r.reader.newestPageReads} newest-page reads, ${r.reader.rowsBelowHead} rows appeared below the head`,
     ...Object.entries(r.metrics).map(([k, v]) => `  ${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`),
     ...r.checks.map((c) => `  ${c.ok ? "PASS" : "FAIL"} ${c.name}: ${c.detail}`)
   ]

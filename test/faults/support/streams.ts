@@ -10,12 +10,19 @@ export interface ReceivedEvent {
   readonly connection: number
 }
 
+/** One open of a stream: when, its status (undefined: no answer), when and how it ended (undefined: still open). */
+export interface Connection {
+  readonly openedAt: number
+  status: number | undefined
+  endedAt: number | undefined
+  endedBy: string | undefined
+}
+
 /** A browser-like SSE client: it reopens the stream when it ends, as EventSource does. */
 export interface StreamClient {
   readonly index: number
   readonly events: Array<ReceivedEvent>
-  /** Every open: when, its status (undefined: no answer) and when it ended (undefined: still open). */
-  readonly connections: Array<{ openedAt: number; status: number | undefined; endedAt: number | undefined; endedBy: string | undefined }>
+  readonly connections: Array<Connection>
 }
 
 export interface StreamClients {
@@ -46,7 +53,7 @@ export const openStreams = (
       Effect.promise(async () => {
         const controller = new AbortController()
         controllers.add(controller)
-        const connection = { openedAt: recorder.now(), status: undefined as number | undefined, endedAt: undefined as number | undefined, endedBy: undefined as string | undefined }
+        const connection: Connection = { openedAt: recorder.now(), status: undefined, endedAt: undefined, endedBy: undefined }
         const number = client.connections.length
         client.connections.push(connection)
         try {

@@ -1,5 +1,8 @@
-import { Duration, Effect, Fiber, Ref } from "effect"
+import { Duration, Effect, Fiber, Option, Ref, Schema } from "effect"
 import { randomUUID } from "node:crypto"
+import { TimelinePage } from "../../../src/audit/AuditEntry"
+import type { AuditEntry } from "../../../src/audit/AuditEntry"
+import type { JsonObject } from "../../../src/diff"
 import { isOk, send } from "./recorder"
 import type { Exchange, Recorder } from "./recorder"
 
@@ -23,7 +26,7 @@ export interface LogicalWrite {
   readonly writer: number
   /** Unique per write: how its audit row is recognised. */
   readonly title: string
-  readonly values: Record<string, unknown>
+  readonly values: JsonObject
   /** The updated record; for a create, the record it made once acknowledged. */
   recordId: string | undefined
   readonly attempts: Array<Exchange>
@@ -50,7 +53,7 @@ export interface TrafficOptions {
 const stages = ["open", "qualified", "proposal", "negotiation"] as const
 const cities = ["Lisbon", "Oslo", "Turin", null] as const
 
-const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(Math.random() * items.length)] as A
+const pick = <A>(items: readonly [A, ...Array<A>]): A => items[Math.floor(Math.random() * items.length)] ?? items[0]
 
 const amount = () => `${Math.floor(Math.random() * 100_000)}.${String(Math.floor(Math.random() * 100)).padStart(2, "0")}`
 
@@ -71,28 +74,22 @@ export interface ReaderPass {
 export interface Traffic {
   readonly writes: Array<LogicalWrite>
   readonly passes: Array<ReaderPass>
+  /** The newest page of each shared record, polled one after another (ids newest first). */
+  readonly heads: Array<ReaderPass>
   /** Passes given up because a page was not answered 200 (during a fault). */
   readonly abortedPasses: Effect.Effect<number>
   /** Stops starting new writes and passes, then waits (bounded) for the ones under way. */
   readonly stop: Effect.Effect<void, Error>
 }
 
-interface Entry {
-  readonly id: string
-  readonly operation: string
-  readonly record?: { readonly title?: unknown }
-  readonly changes?: { readonly title?: { readonly to?: unknown } }
-}
-
-const entriesOf = (body: unknown): { entries: ReadonlyArray<Entry>; nextCursor: string | null } | undefined => {
-  if (typeof body !== "object" || body === null || !("entries" in body) || !Array.isArray(body.entries)) return undefined
-  const nextCursor = "nextCursor" in body && typeof body.nextCursor === "string" ? body.nextCursor : null
-  return { entries: body.entries as ReadonlyArray<Entry>, nextCursor } // shape checked above; the entries are read defensively
-}
+/** A timeline page as the service's own schema reads it; undefined for anything else. */
+export const pageOf = (body: unknown): TimelinePage | undefined => Option.getOrUndefined(decodePage(body))
+const decodePage = Schema.decodeUnknownOption(TimelinePage)
 
 /** The title an audit row records: the created snapshot's, or an update's new one. */
-export const titleOfEntry = (entry: Entry): string | undefined => {
-  const title = entry.operation === "created" ? entry.record?.title : entry.changes?.title?.to
+export const titleOfEntry = (entry: Pick<AuditEntry, "operation" | "record" | "changes">): string | undefined => {
+  const change = entry.changes?.["title"]
+  const title = entry.operation === "created" ? entry.record?.["title"] : change !== undefined && "to" in change ? change.to : undefined
   return typeof title === "string" ? title : undefined
 }
 
@@ -110,8 +107,10 @@ export const startTraffic = (options: TrafficOptions) =>
     const aborted = yield* Ref.make(0)
     const writes: Array<LogicalWrite> = []
     const passes: Array<ReaderPass> = []
+    const heads: Array<ReaderPass> = []
     let counter = 0
 
+    const anyRecord = () => options.records[Math.floor(Math.random() * options.records.length)]
     const perform = (write: LogicalWrite, credential: Credential) =>
       Effect.gen(function* () {
         const path = write.kind === "create" ? dealPath : `${dealPath}/${write.recordId}`
@@ -155,7 +154,7 @@ export const startTraffic = (options: TrafficOptions) =>
         while (!(yield* Ref.get(stopped))) {
           const create = Math.random() < options.createShare
           const title = `w${index}-${++counter}`
-          const values: Record<string, unknown> = create
+          const values: JsonObject = create
             ? { title, stage: "open", amount: amount() }
             : { title, amount: amount(), stage: pick(stages), address: { city: pick(cities), country: "PT" } }
           const write: LogicalWrite = {
@@ -164,7 +163,7 @@ export const startTraffic = (options: TrafficOptions) =>
             writer: index,
             title,
             values,
-            recordId: create ? undefined : (options.pickRecord ?? (() => pick(options.records)))(index),
+            recordId: create ? undefined : (options.pickRecord ?? anyRecord)(index),
             attempts: [],
             acknowledgedAt: undefined,
             outcome: "pending"
@@ -191,7 +190,7 @@ export const startTraffic = (options: TrafficOptions) =>
         do {
           const query: string = `?limit=${options.pageLimit}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
           const exchange = yield* send(recorder, base, `${timelinePath(record)}${query}`, { kind: "page", headers: headersOf(credential) })
-          const page = exchange.status === 200 ? entriesOf(exchange.body) : undefined
+          const page = exchange.status === 200 ? pageOf(exchange.body) : undefined
           if (page === undefined) {
             yield* Ref.update(aborted, (n) => n + 1)
             return
@@ -231,9 +230,31 @@ export const startTraffic = (options: TrafficOptions) =>
       }
     })
 
+    // Polls only the newest page, as a client showing the latest rows would:
+    // it sees late rows (committed below rows already shown) soonest.
+    const headPoller = Effect.gen(function* () {
+      const credential = options.credentials[0]
+      if (credential === undefined) return
+      let round = 0
+      while (!(yield* Ref.get(stopped))) {
+        const record = options.records[round++ % options.records.length]
+        if (record === undefined) return
+        const startedAt = recorder.now()
+        const exchange = yield* send(recorder, base, `${timelinePath(record)}?limit=20`, { kind: "page", headers: headersOf(credential) })
+        const page = exchange.status === 200 ? pageOf(exchange.body) : undefined
+        if (page === undefined) {
+          yield* Effect.sleep("100 millis")
+          continue
+        }
+        const ids = page.entries.map((e) => e.id)
+        heads.push({ record, startedAt, pages: 1, entries: ids.length, missed: [], duplicates: [], ids })
+      }
+    })
+
     const fibers = [
       ...(yield* Effect.forEach(Array.from({ length: options.writers }, (_, i) => i), (i) => Effect.fork(writer(i)))),
-      yield* Effect.fork(reader)
+      yield* Effect.fork(reader),
+      yield* Effect.fork(headPoller)
     ]
 
     const stop = Effect.gen(function* () {
@@ -245,14 +266,16 @@ export const startTraffic = (options: TrafficOptions) =>
       )
     })
 
-    return { writes, passes, abortedPasses: Ref.get(aborted), stop } satisfies Traffic
+    return { writes, passes, heads, abortedPasses: Ref.get(aborted), stop } satisfies Traffic
   })
 
 /**
- * Rows that a reader polling the head would never see: between two passes
- * over the same record, every new row must come before (newer than) every
- * row of the earlier pass, since the timeline follows commit order. A new
- * row below an already-seen one committed late with an older position.
+ * Rows that a reader polling the head would never see: between two reads of
+ * the newest rows of a record (whole passes, or newest pages), every new row
+ * must come before (be newer than) every row the earlier read showed, since
+ * the timeline follows commit order. A new row below an already-shown one
+ * committed late with an older position. (No row is ever deleted, so a
+ * newest page holds no unseen row below a seen one otherwise.)
  */
 export const rowsBelowHead = (passes: ReadonlyArray<ReaderPass>) => {
   let late = 0

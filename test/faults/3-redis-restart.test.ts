@@ -72,6 +72,14 @@ describe("fault 3: Redis restarted during writes with open broadcast streams", (
                 hintedAfter(back) === streamCount,
                 `${hintedAfter(back)} of ${streamCount} streams got a changed hint within ${Math.round(resumedAt - back)} ms of Redis being back`
               )
+              const opens = streams.clients.flatMap((c) => c.connections)
+              const badOpens = opens.filter((c) => c.status !== undefined && c.status >= 500 && c.status !== 503)
+              ctx.metric("stream opens by status", Object.fromEntries([...new Set(opens.map((c) => String(c.status ?? "none")))].map((s) => [s, opens.filter((c) => String(c.status ?? "none") === s).length])))
+              ctx.check(
+                "no stream open answered 500 (503 while Redis is down is fine)",
+                badOpens.length === 0,
+                `${badOpens.length} of ${opens.length} opens answered ${[...new Set(badOpens.map((c) => c.status))].join(", ") || "no 5xx but 503"}`
+              )
               ctx.check(
                 "streams had hints before the outage",
                 streams.clients.every((c) => c.events.some((e) => e.event === "changed" && e.at < down)),

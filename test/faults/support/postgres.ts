@@ -2,7 +2,7 @@ import { Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { childrenOf, freePort, isAlive, runOk, signalPid, waitUntil } from "./processes"
+import { childrenOf, freePort, isAlive, onProcessExit, runOk, signalPid, waitUntil } from "./processes"
 
 /** The highest PostgreSQL version installed under /usr/lib/postgresql. */
 const binDir = () => {
@@ -80,6 +80,22 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
       },
       catch: () => new Error("postmaster.pid unreadable")
     })
+
+    // If the test process exits without its finalizers: wake, kill and remove this cluster.
+    const unregister = onProcessExit(() => {
+      for (const pid of frozen) signalPid(pid, "SIGCONT")
+      try {
+        const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+        if (pid > 0) {
+          for (const child of childrenOf(pid)) signalPid(child, "SIGKILL")
+          signalPid(pid, "SIGKILL")
+        }
+      } catch {
+        // not started, or already stopped
+      }
+      rmSync(root, { recursive: true, force: true })
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(unregister))
 
     const [initCommand, initArgs] = asPostgres(`${bin}/initdb`, [
       "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"

@@ -86,6 +86,35 @@ export const childrenOf = (pid: number): ReadonlyArray<number> => {
   return children
 }
 
+/**
+ * Last resort when the test process ends without its finalizers (killed,
+ * or exiting mid-test): the process groups this process started and has
+ * not seen end, and the cleanups registered with `onProcessExit`, run
+ * synchronously on exit.
+ */
+const startedGroups = new Set<number>()
+const exitCleanups = new Set<() => void>()
+const cleanUpNow = () => {
+  for (const cleanup of exitCleanups) cleanup()
+  exitCleanups.clear()
+  for (const pid of startedGroups) signalPid(-pid, "SIGKILL")
+  startedGroups.clear()
+}
+process.once("exit", cleanUpNow)
+// A test run cut short (Ctrl-C, the worker terminated) ends with a signal, which skips "exit".
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    cleanUpNow()
+    process.exit(signal === "SIGINT" ? 130 : 143)
+  })
+}
+
+/** Registers `cleanup` to run if the process exits first; returns the unregistration. */
+export const onProcessExit = (cleanup: () => void) => {
+  exitCleanups.add(cleanup)
+  return () => void exitCleanups.delete(cleanup)
+}
+
 /** A long-running child process started by a test, in its own process group. */
 export interface Spawned {
   readonly pid: number
@@ -122,7 +151,9 @@ export const spawnLong = (
           })
           child.stdout?.pipe(log, { end: false })
           child.stderr?.pipe(log, { end: false })
+          if (child.pid !== undefined) startedGroups.add(child.pid)
           child.on("exit", (code, signal) => {
+            if (child.pid !== undefined) startedGroups.delete(child.pid)
             Effect.runSync(Deferred.succeed(exited, { code, signal }))
           })
           child.on("close", () => log.end())

@@ -3,7 +3,7 @@ import type { Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
-import { freePort, spawnLong, waitUntil } from "./processes"
+import { freePort, onProcessExit, spawnLong, waitUntil } from "./processes"
 import type { Spawned } from "./processes"
 
 export interface TestRedis {
@@ -38,9 +38,15 @@ const ping = (port: number) =>
 export const startRedis: Effect.Effect<TestRedis, Error, Scope.Scope> = Effect.gen(function* () {
   const port = yield* freePort
   const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => mkdtempSync("/tmp/faultsuite-redis-")),
-    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-  )
+    Effect.sync(() => {
+      const dir = mkdtempSync("/tmp/faultsuite-redis-")
+      return { dir, unregister: onProcessExit(() => rmSync(dir, { recursive: true, force: true })) }
+    }),
+    ({ dir, unregister }) => Effect.sync(() => {
+      unregister()
+      rmSync(dir, { recursive: true, force: true })
+    })
+  ).pipe(Effect.map(({ dir }) => dir))
   const current = yield* Ref.make<Spawned | undefined>(undefined)
   const start = Effect.gen(function* () {
     const spawned = yield* spawnLong(

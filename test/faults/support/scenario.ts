@@ -57,6 +57,8 @@ export interface ScenarioSpec {
   readonly pickRecord?: (records: ReadonlyArray<string>) => (writer: number) => string
   /** Runs while the writers and the reader run: warm-up, the fault, the time after it. */
   readonly fault: (ctx: ScenarioContext) => Effect.Effect<void, Error, Scope.Scope>
+  /** The whole scenario's bound, servers stopped included (default 200 s, below the test's 240 s). */
+  readonly boundMs?: number
   /** Recovery must come within this many ms of each fault end (default 15 s). */
   readonly recoveryBoundMs?: number
 }
@@ -282,6 +284,12 @@ export const runScenario = (spec: ScenarioSpec) =>
       writeReport(result)
       console.log(describeResult(result))
       return result
+    })
+  ).pipe(
+    // Below the test's own timeout, so that the servers are stopped by this scope, not left behind.
+    Effect.timeoutFail({
+      duration: spec.boundMs ?? 200_000,
+      onTimeout: () => new Error(`[${spec.id}] the scenario did not finish within ${(spec.boundMs ?? 200_000) / 1000} s`)
     })
   )
 

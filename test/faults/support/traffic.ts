@@ -95,9 +95,9 @@ export const titleOfEntry = (entry: Pick<AuditEntry, "operation" | "record" | "c
 
 /**
  * Concurrent writers and one paging reader, recording every exchange.
- * A writer retries a write that got 503 (after Retry-After, capped at 1 s)
- * or no answer (after 200 ms) with the same Idempotency-Key and body, until
- * it is answered or 30 s after the stop.
+ * A writer retries a write that got 503, 429 or 409 (after Retry-After,
+ * kept within 0.1-1 s) or no answer (after 200 ms) with the same
+ * Idempotency-Key and body, until it is answered or 30 s after the stop.
  */
 export const startTraffic = (options: TrafficOptions) =>
   Effect.gen(function* () {
@@ -131,7 +131,8 @@ export const startTraffic = (options: TrafficOptions) =>
             }
             return
           }
-          const retriable = exchange.status === undefined || exchange.status === 503 || exchange.status === 429
+          // 409: the same Idempotency-Key still in progress (a retry after a cut connection).
+          const retriable = exchange.status === undefined || exchange.status === 503 || exchange.status === 429 || exchange.status === 409
           if (!retriable) {
             write.outcome = exchange.status !== undefined && exchange.status < 500 ? "refused" : "unknown"
             return
@@ -141,8 +142,8 @@ export const startTraffic = (options: TrafficOptions) =>
             write.outcome = "unknown"
             return
           }
-          const hinted = Number(exchange.retryAfter)
-          const wait = exchange.status === undefined ? 200 : Number.isFinite(hinted) ? Math.min(hinted * 1000, 1000) : 500
+          const hinted = exchange.retryAfter === null ? Number.NaN : Number(exchange.retryAfter)
+          const wait = exchange.status === undefined ? 200 : Number.isFinite(hinted) ? Math.min(Math.max(hinted * 1000, 100), 1000) : 500
           yield* Effect.sleep(Duration.millis(wait))
         }
       })

@@ -4,6 +4,7 @@ import { Cause, Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import type { Workspace } from "../tenancy/Workspace"
 import { Workspaces } from "../tenancy/Workspaces"
+import { WorkspaceWork } from "../tenancy/WorkspaceWork"
 import { retryDelay } from "./retryDelay"
 
 /** Fibers taking from one queue at once, per instance. */
@@ -22,25 +23,43 @@ export interface DurableWork<A, E, R> {
  * Takes elements from a durable queue for as long as the scope lives. Before
  * a retry it waits (doubling from `JOB_RETRY_BASE_MS`); after
  * `JOB_MAX_ATTEMPTS` failures the element stays in the queue, marked failed
- * (see `FailedWork`), and an error is logged. Work for a workspace that has
- * been dropped meanwhile is skipped with a warning.
+ * (see `FailedWork`), and an error is logged. Work for a workspace that is
+ * gone or being dropped is skipped, stopped by the drop, or (when it failed
+ * because the workspace went away under it) finished quietly: done, not failed.
  */
-export const runDurableWorker = <A, E, R>(work: DurableWork<A, E, R>): Effect.Effect<void, never, R | AppConfig | Workspaces | Scope.Scope> =>
+export const runDurableWorker = <A, E, R>(work: DurableWork<A, E, R>): Effect.Effect<void, never, R | AppConfig | Workspaces | WorkspaceWork | Scope.Scope> =>
   Effect.gen(function* () {
     const config = yield* AppConfig
     const workspaces = yield* Workspaces
+    const running = yield* WorkspaceWork
 
     const handle = (element: A, meta: { readonly id: string; readonly attempts: number }) => {
       const { name, workspace } = work.describe(element)
       const annotations = { name, id: meta.id, workspace: workspace.slug, attempt: meta.attempts + 1 }
+      const isGone = Effect.zipWith(
+        running.isStopping(workspace.id),
+        workspaces.findBySlug(workspace.slug),
+        (stopping, live) => stopping || Option.isNone(live) || live.value.id !== workspace.id
+      )
       return Effect.gen(function* () {
         yield* Effect.sleep(retryDelay(config.jobRetryBase, meta.attempts))
-        const live = yield* workspaces.findBySlug(workspace.slug)
-        if (Option.isNone(live) || live.value.id !== workspace.id) {
-          return yield* Effect.logInfo(`${work.kind} skipped: its workspace is gone`)
-        }
+        if (yield* isGone) return yield* Effect.logInfo(`${work.kind} skipped: its workspace is gone`)
         yield* work.run(element, meta.id)
       }).pipe(
+        (run) => running.run(workspace.id, run),
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.logInfo(`${work.kind} stopped: its workspace is being dropped`),
+            onSome: () => Effect.void
+          })
+        ),
+        // A failure because the workspace went away meanwhile (its schema dropped under the unit, or the
+        // unit chosen as a deadlock victim against DROP SCHEMA) is no failure: the element is done.
+        Effect.catchAllCause((cause) =>
+          Effect.flatMap(Effect.orElseSucceed(isGone, () => false), (gone) =>
+            gone ? Effect.logInfo(`${work.kind} stopped: its workspace was dropped`) : Effect.failCause(cause)
+          )
+        ),
         Effect.tapErrorCause((cause) =>
           meta.attempts + 1 >= config.jobMaxAttempts
             ? Effect.logError(`${work.kind} failed for good; it stays in the queue, failed`, Cause.pretty(cause))

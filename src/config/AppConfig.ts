@@ -33,6 +33,10 @@ export interface AppConfigShape {
   readonly jobMaxAttempts: number
   /** The wait before the second attempt; it doubles with every further one. */
   readonly jobRetryBase: Duration.Duration
+  /** How often each instance removes expired sessions and old completed-run markers. */
+  readonly pruneInterval: Duration.Duration
+  /** How long a completed job's or workflow run's marker is kept (at least; see `pruning.ts`). */
+  readonly completedRunRetention: Duration.Duration
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -71,7 +75,15 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
     Config.withDefault(5)
   ),
-  jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000)
+  jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000),
+  pruneInterval: positiveMillis("PRUNE_INTERVAL_MS", 3_600_000),
+  completedRunRetention: Config.duration("COMPLETED_RUN_RETENTION").pipe(
+    Config.validate({
+      message: "must be at least 1 hour",
+      validation: (retention) => Duration.greaterThanOrEqualTo(retention, Duration.hours(1))
+    }),
+    Config.withDefault(Duration.days(7))
+  )
 })
 
 /** The service's whole configuration, read once from the environment. */

@@ -35,6 +35,8 @@ export class WorkspaceWork extends Effect.Service<WorkspaceWork>()("WorkspaceWor
           if (stopping.has(workspaceId)) return Option.none<A>()
           const fiber = yield* Effect.fork(restore(effect))
           yield* track(workspaceId, fiber)
+          // A drop that began between the check above and `track` did not see this fiber.
+          if (stopping.has(workspaceId)) yield* Fiber.interruptFork(fiber)
           const exit = yield* restore(Fiber.await(fiber)).pipe(
             Effect.onInterrupt(() => Fiber.interrupt(fiber)),
             Effect.ensuring(untrack(workspaceId, fiber))

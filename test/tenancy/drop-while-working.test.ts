@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Exit, Fiber, Option } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { AppConfig } from "../../src/config/AppConfig"
 import { withActor } from "../../src/context/Frames"
 import { PluginJobs } from "../../src/plugins/PluginJobs"
@@ -48,6 +48,14 @@ const tableHeldByWaitingDrop = (schema: string) =>
       WHERE a.query LIKE 'DROP SCHEMA%' AND a.query LIKE ${`%"${schema}"%`}`
   ).pipe(Effect.orDie)
 
+/** Fails with what did not happen, rather than leaving the test to time out. */
+const within =
+  (what: string, duration: Duration.DurationInput) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.timeoutFail(effect, { duration, onTimeout: () => new Error(`${what}: not within ${Duration.format(Duration.decode(duration))}`) }).pipe(
+      Effect.orDie
+    )
+
 layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a workspace while its work runs", (it) => {
   it.scoped(
     "stops its running jobs and queued work, survives a deadlock with another instance's unit, leaves no schema behind",
@@ -92,7 +100,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a works
             })
           )
           .pipe(Effect.exit, Effect.fork)
-        yield* Deferred.await(foreignHolds)
+        yield* Deferred.await(foreignHolds).pipe(within("the other instance's unit holds its lock", "20 seconds"))
 
         const drop = yield* Effect.fork(workspaces.drop(workspace))
         let held: Option.Option<string> = Option.none()
@@ -108,9 +116,9 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a works
         yield* Deferred.succeed(dropHolds, held)
 
         // The drop ends (a deadlock victim on either side is fine), whatever the other unit did.
-        const dropped = yield* Fiber.await(drop)
+        const dropped = yield* Fiber.await(drop).pipe(within("the drop ends", "90 seconds"))
         expect(Exit.isSuccess(dropped), String(dropped)).toBe(true)
-        yield* Fiber.join(foreign)
+        yield* Fiber.join(foreign).pipe(within("the other instance's unit ends", "20 seconds"))
 
         expect(yield* schemaExists(workspace.schema)).toBe(false)
         expect(Option.isNone(yield* workspaces.findBySlug(workspace.slug))).toBe(true)
@@ -132,6 +140,6 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a works
           )
         )
       }),
-    60_000
+    180_000
   )
 })

@@ -294,7 +294,7 @@ const timelinePages = (workspace: Workspace) =>
     const started = performance.now()
     for (let from = 1; from <= timeline.rows; from += timeline.chunk) {
       const to = Math.min(timeline.rows, from + timeline.chunk - 1)
-      // Four rows per instant (one unit's rows share `at`): seq alone orders them.
+      // Four rows per instant (one unit's rows share `at`); the timeline's order is seq (commit order).
       yield* sql`INSERT INTO ${table} (id, at, actor, correlation_id, business_object, business_object_id, operation, changes)
         SELECT gen_random_uuid(), '2026-01-01T00:00:00Z'::timestamptz + (i / 4) * interval '3 microseconds',
           ${JSON.stringify(actor)}::jsonb, gen_random_uuid(), ${item}, ${recordId}, 'updated',
@@ -318,7 +318,7 @@ const timelinePages = (workspace: Workspace) =>
       Effect.map(
         sql<{ readonly id: string }>`SELECT id::text AS id FROM ${table} AS e
           WHERE business_object = ${item} AND business_object_id = ${recordId}
-          ORDER BY e.at DESC, e.seq DESC OFFSET ${offset} LIMIT ${timeline.limit}`,
+          ORDER BY e.seq DESC OFFSET ${offset} LIMIT ${timeline.limit}`,
         (rows) => rows.map((row) => row.id)
       )
     const sameIds = (served: ReadonlyArray<{ readonly id: string }>, expected: ReadonlyArray<string>) =>
@@ -350,12 +350,12 @@ const timelinePages = (workspace: Workspace) =>
     } else {
       // Too slow to walk within the budget: take the cursor the walk would
       // have reached from the index order (the last row of page 199).
-      const [last] = yield* sql<{ readonly at: string; readonly seq: string }>`
-        SELECT to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, e.seq::text AS seq FROM ${table} AS e
+      const [last] = yield* sql<{ readonly seq: string }>`
+        SELECT e.seq::text AS seq FROM ${table} AS e
         WHERE business_object = ${item} AND business_object_id = ${recordId}
-        ORDER BY e.at DESC, e.seq DESC OFFSET ${(timeline.page - 1) * timeline.limit - 1} LIMIT 1`
+        ORDER BY e.seq DESC OFFSET ${(timeline.page - 1) * timeline.limit - 1} LIMIT 1`
       if (last === undefined) return yield* Effect.dieMessage("no row at the end of page 199")
-      position = Option.some({ at: last.at, seq: last.seq })
+      position = Option.some({ seq: last.seq })
       walkNote =
         `the walk reached only page ${reached} in ${(walkMs / 1000).toFixed(1)} s (${ms(walkMs / Math.max(1, reached - 1))} ms a page); ` +
         `the page-${timeline.page} cursor was then taken from the index order (last row of page ${timeline.page - 1})`
@@ -378,17 +378,16 @@ const timelinePages = (workspace: Workspace) =>
     yield* say(`[timeline] Timeline.page, page ${timeline.page}: p50 ${ms(page200.p50)} ms, p90 ${ms(page200.p90)} ms, n=${page200.n}`)
 
     // The floor: a bare 50-row range scan of the same index, plain SQL.
-    const at = Option.map(position, (p) => p.at).pipe(Option.getOrElse(() => ""))
     const seq = Option.map(position, (p) => p.seq).pipe(Option.getOrElse(() => "0"))
     const floor1 = yield* sample(
       sql`SELECT * FROM ${table} WHERE business_object = ${item} AND business_object_id = ${recordId}
-          ORDER BY at DESC, seq DESC LIMIT ${timeline.limit}`,
+          ORDER BY seq DESC LIMIT ${timeline.limit}`,
       timeline.floorSamples
     )
     const floor200 = yield* sample(
       sql`SELECT * FROM ${table} WHERE business_object = ${item} AND business_object_id = ${recordId}
-          AND (at, seq) < (${at}::timestamptz, ${seq}::bigint)
-          ORDER BY at DESC, seq DESC LIMIT ${timeline.limit}`,
+          AND seq < ${seq}::bigint
+          ORDER BY seq DESC LIMIT ${timeline.limit}`,
       timeline.floorSamples
     )
     yield* say(`[timeline] floor (bare index range scan, plain SQL), page 1:   p50 ${ms(floor1.p50)} ms, p90 ${ms(floor1.p90)} ms, n=${floor1.n}`)
@@ -401,7 +400,7 @@ const timelinePages = (workspace: Workspace) =>
         `p50 <= ${targets.pageP50Ms} ms: ${verdict(worstP50 <= targets.pageP50Ms)}`
     )
     yield* say(
-      `[timeline] rows served match the index order (at desc, seq desc): page 1 ${firstPageCorrect ? "yes" : "NO"}, page ${timeline.page} ${pageNCorrect ? "yes" : "NO"}`
+      `[timeline] rows served match the index order (seq desc): page 1 ${firstPageCorrect ? "yes" : "NO"}, page ${timeline.page} ${pageNCorrect ? "yes" : "NO"}`
     )
     return { page1, page200, floor1, floor200, pageRatio, worstP50, walkNote, firstPageCorrect, pageNCorrect, plan1, plan200 }
   })
@@ -465,8 +464,8 @@ ${int(timeline.rows)} audit rows for one record (four rows per instant, so \`seq
 ${int(timeline.otherRows)} rows over ${int(timeline.otherRecords)} other records, made with \`generate_series\`, then \`VACUUM ANALYZE\`.
 Timed: \`Timeline.page\` (the service call behind GET /api/audit/business-object/..., no HTTP), limit ${timeline.limit},
 at page 1 and at page ${timeline.page}, beside the floor: a bare ${timeline.limit}-row range scan of
-\`audit_entries_timeline\` in plain SQL (\`SELECT * ... ORDER BY at DESC, seq DESC LIMIT ${timeline.limit}\`, with the
-same \`(at, seq) <\` bound for page ${timeline.page}). The page-${timeline.page} cursor: ${t.walkNote}.
+\`audit_entries_timeline\` in plain SQL (\`SELECT * ... ORDER BY seq DESC LIMIT ${timeline.limit}\`, with the
+same \`seq <\` bound for page ${timeline.page}). The page-${timeline.page} cursor: ${t.walkNote}.
 
 | query | p50 ms | p90 ms | samples |
 |---|---:|---:|---:|
@@ -477,7 +476,7 @@ same \`(at, seq) <\` bound for page ${timeline.page}). The page-${timeline.page}
 
 Ratio page ${timeline.page} / page 1 (p50): **${ratio(t.pageRatio)}**, target <= ${targets.pageRatio}: **${verdict(t.pageRatio <= targets.pageRatio)}**.
 p50 target <= ${targets.pageP50Ms} ms: **${verdict(t.worstP50 <= targets.pageP50Ms)}**.
-Rows served match the index order (at desc, seq desc): page 1 ${t.firstPageCorrect ? "yes" : "**no**"}, page ${timeline.page} ${t.pageNCorrect ? "yes" : "**no**"}.
+Rows served match the index order (seq desc): page 1 ${t.firstPageCorrect ? "yes" : "**no**"}, page ${timeline.page} ${t.pageNCorrect ? "yes" : "**no**"}.
 
 Plans (\`EXPLAIN (FORMAT JSON)\` of the statement \`Timeline.query\` builds for the timed pages):
 

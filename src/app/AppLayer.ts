@@ -20,6 +20,7 @@ import { JobQueue } from "../jobs/JobQueue"
 import { DurableQueuesLive } from "../queue/DurableQueues"
 import { FailedWork } from "../queue/FailedWork"
 import { Workspaces } from "../tenancy/Workspaces"
+import { WorkspaceWork } from "../tenancy/WorkspaceWork"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { DrainOnShutdownLive, GracefulShutdown } from "../shutdown/GracefulShutdown"
 import { BackgroundWorkersLive } from "../workers/BackgroundWorkers"
@@ -33,6 +34,7 @@ const CoreServicesLive = Layer.mergeAll(
   Agents.Default,
   FailedWork.Default,
   Workspaces.Default,
+  WorkspaceWork.Default,
   Users.Default,
   Memberships.Default,
   Roles.Default,

@@ -24,10 +24,11 @@ const toEntry = ({ changes, record, seq: _seq, ...row }: Row) =>
   )
 
 /**
- * Reads one record's timeline, newest first (`at` then `seq` descending),
- * a page at a time. The WHERE clause and ORDER BY follow the
- * `audit_entries_timeline` index exactly, so a page is one index range scan
- * with no sort, as cheap at page 200 as at page 1.
+ * Reads one record's timeline, newest first, a page at a time. The order is
+ * `seq` descending: the record's commit order, not the order of `at` (the
+ * time each unit began; see docs/audit.md, "Order"). The WHERE clause and
+ * ORDER BY follow the `audit_entries_timeline` index exactly, so a page is
+ * one index range scan with no sort, as cheap at page 200 as at page 1.
  */
 export class Timeline extends Effect.Service<Timeline>()("Timeline", {
   effect: Effect.gen(function* () {
@@ -41,8 +42,8 @@ export class Timeline extends Effect.Service<Timeline>()("Timeline", {
       after: Option.Option<CursorPosition>,
       limit: number
     ) =>
-      // Columns are qualified with `e.`: the output columns `at` and `seq` are
-      // text, and an unqualified ORDER BY would sort by them (and by no index).
+      // Columns are qualified with `e.`: the output column `seq` is text, and
+      // an unqualified ORDER BY would sort by it (and by no index).
       sql<A>`SELECT e.id::text AS id,
               to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
               e.seq::text AS seq, e.actor, e.correlation_id::text AS correlation_id,
@@ -51,9 +52,9 @@ export class Timeline extends Effect.Service<Timeline>()("Timeline", {
         WHERE e.business_object = ${businessObject} AND e.business_object_id = ${businessObjectId}
         ${Option.match(after, {
           onNone: () => sql.literal(""),
-          onSome: (position) => sql`AND (e.at, e.seq) < (${position.at}::timestamptz, ${position.seq}::bigint)`
+          onSome: (position) => sql`AND e.seq < ${position.seq}::bigint`
         })}
-        ORDER BY e.at DESC, e.seq DESC
+        ORDER BY e.seq DESC
         LIMIT ${limit}`
 
     const page = (
@@ -69,7 +70,7 @@ export class Timeline extends Effect.Service<Timeline>()("Timeline", {
         const shown = rows.slice(0, limit)
         const entries = shown.map(toEntry)
         const last = shown[shown.length - 1]
-        const nextCursor = rows.length > limit && last ? encodeCursor({ at: last.at, seq: last.seq }) : null
+        const nextCursor = rows.length > limit && last ? encodeCursor({ seq: last.seq }) : null
         return new TimelinePage({ entries, nextCursor })
       }).pipe(Effect.orDie)
 

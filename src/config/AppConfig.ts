@@ -70,6 +70,10 @@ export interface AppConfigShape {
    * broadcast streams and running jobs before it cuts what is left.
    */
   readonly drainTimeout: Duration.Duration
+  /** How often each instance removes expired sessions and old completed-run markers. */
+  readonly pruneInterval: Duration.Duration
+  /** How long a completed job's or workflow run's marker is kept (at least; see `pruning.ts`). */
+  readonly completedRunRetention: Duration.Duration
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -177,7 +181,15 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.withDefault(20)
   ),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
-  drainTimeout: drainTimeoutConfig
+  drainTimeout: drainTimeoutConfig,
+  pruneInterval: positiveMillis("PRUNE_INTERVAL_MS", 3_600_000),
+  completedRunRetention: Config.duration("COMPLETED_RUN_RETENTION").pipe(
+    Config.validate({
+      message: "must be at least 1 hour",
+      validation: (retention) => Duration.greaterThanOrEqualTo(retention, Duration.hours(1))
+    }),
+    Config.withDefault(Duration.days(7))
+  )
 })
 
 /** The service's whole configuration, read once from the environment. */

@@ -1,13 +1,16 @@
 import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Option, ParseResult, Predicate, Schedule, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
-import { Effect, Option, ParseResult, Schema } from "effect"
 import { BadRequest, Conflict, NotFound } from "../errors"
 import { migrateSchema } from "./Migrations"
+import { queueTable } from "./migrations/durableQueue"
 import { platformMigrations, platformSchema } from "./migrations/platform"
 import { workspaceMigrations } from "./migrations/workspace"
 import { Workspace } from "./Workspace"
 import { WorkspaceSlug } from "./WorkspaceSlug"
 import { excerpt, shorten } from "../messages/inputExcerpt"
+import { WorkspaceWork } from "./WorkspaceWork"
 
 const decodeSlug = (input: string) =>
   Schema.decodeUnknown(WorkspaceSlug)(input).pipe(
@@ -16,11 +19,24 @@ const decodeSlug = (input: string) =>
     )
   )
 
+/** How long DROP SCHEMA waits for one lock before it lets go of all and tries again. */
+const dropLockTimeout = "2s"
+/** Lock conflicts last as long as the unit in the way: try for about a minute, then fail loudly. */
+const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Schedule.upTo("60 seconds"))
+
+/** A deadlock (40P01) or a lock wait that timed out (55P03): worth another try. */
+const isLockConflict = (error: SqlError) => {
+  const code = Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
+  return code === "40P01" || code === "55P03"
+}
+
 /** Tenants: one row in the platform schema and one PostgreSQL schema each. */
 export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
+  dependencies: [WorkspaceWork.Default],
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
+    const work = yield* WorkspaceWork
     const workspaces = sql(`${platformSchema}.workspaces`)
     const decodeRow = Schema.decodeUnknown(Workspace)
 
@@ -78,12 +94,39 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
       return all.length
     })
 
-    /** Drops a workspace and its schema (tests and the CLI's cleanup). */
+    /**
+     * Drops the schema, waiting for a lock at most `dropLockTimeout` at a
+     * time: a unit still in the schema (another instance's worker, a request
+     * that resolved the workspace just before) blocks DROP SCHEMA, or
+     * deadlocks with it, until it ends. Such a conflict is tried again.
+     */
+    const dropSchema = (schema: string) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT set_config('lock_timeout', ${dropLockTimeout}, true)`
+            yield* sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`
+          })
+        )
+        .pipe(Effect.retry({ while: isLockConflict, schedule: dropRetries }))
+
+    /**
+     * Drops a workspace and its schema (tests and the CLI's cleanup). Its
+     * work stops first: marked as dropping on this instance (its queued
+     * elements no longer start here) and its running units interrupted
+     * (rolled back); then its row goes, so no instance starts its work any
+     * more; then its queued elements; then the schema, with bounded lock
+     * waits and retries. A worker elsewhere that still runs one of its
+     * elements finishes quietly (see `runDurableWorker`).
+     */
     const drop = (workspace: Workspace) =>
       Effect.gen(function* () {
+        yield* work.stop(workspace.id)
         yield* sql`DELETE FROM ${workspaces} WHERE id = ${workspace.id}`
-        yield* sql`DROP SCHEMA IF EXISTS ${sql(workspace.schema)} CASCADE`
-      }).pipe(sql.withTransaction, Effect.orDie)
+        yield* sql`DELETE FROM ${sql(queueTable)} WHERE completed = FALSE
+          AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`
+        yield* dropSchema(workspace.schema)
+      }).pipe(Effect.ensuring(work.release(workspace.id)), Effect.orDie)
 
     return { findBySlug, get, list, create, migrateAll, drop } as const
   })

@@ -1,6 +1,7 @@
 import { Layer } from "effect"
 import { JobWorkerLive } from "./JobWorker"
+import { PrunerLive } from "./Pruner"
 import { WorkflowEngineLive } from "./WorkflowEngine"
 
-/** Both background workers: jobs and workflow runs. Part of the server, not of the admin CLI. */
-export const BackgroundWorkersLive = Layer.merge(JobWorkerLive, WorkflowEngineLive)
+/** The background workers: jobs, workflow runs and pruning. Part of the server, not of the admin CLI. */
+export const BackgroundWorkersLive = Layer.mergeAll(JobWorkerLive, WorkflowEngineLive, PrunerLive)

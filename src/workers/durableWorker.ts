@@ -5,6 +5,7 @@ import { AppConfig } from "../config/AppConfig"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import type { Workspace } from "../tenancy/Workspace"
 import { Workspaces } from "../tenancy/Workspaces"
+import { WorkspaceWork } from "../tenancy/WorkspaceWork"
 import { retryDelay } from "./retryDelay"
 
 /** Fibers taking from one queue at once, per instance. */
@@ -23,8 +24,9 @@ export interface DurableWork<A, E, R> {
  * Takes elements from a durable queue for as long as the scope lives. Before
  * a retry it waits (doubling from `JOB_RETRY_BASE_MS`); after
  * `JOB_MAX_ATTEMPTS` failures the element stays in the queue, marked failed
- * (see `FailedWork`), and an error is logged. Work for a workspace that has
- * been dropped meanwhile is skipped with a warning.
+ * (see `FailedWork`), and an error is logged. Work for a workspace that is
+ * gone or being dropped is skipped, stopped by the drop, or (when it failed
+ * because the workspace went away under it) finished quietly: done, not failed.
  *
  * On shutdown (its drain step) it takes nothing new and lets what runs
  * finish; at the drain's deadline what still runs is interrupted: its unit
@@ -34,11 +36,12 @@ export interface DurableWork<A, E, R> {
  */
 export const runDurableWorker = <A, E, R>(
   work: DurableWork<A, E, R>
-): Effect.Effect<void, never, R | AppConfig | Workspaces | GracefulShutdown | Scope.Scope> =>
+): Effect.Effect<void, never, R | AppConfig | Workspaces | WorkspaceWork | GracefulShutdown | Scope.Scope> =>
   Effect.gen(function* () {
     const config = yield* AppConfig
     const workspaces = yield* Workspaces
     const shutdown = yield* GracefulShutdown
+    const workspaceWork = yield* WorkspaceWork
     /** One permit per element being run: the drain takes them all to wait for the running ones. */
     const running = yield* Effect.makeSemaphore(concurrency)
     let stopping = false
@@ -46,14 +49,30 @@ export const runDurableWorker = <A, E, R>(
     const handle = (element: A, meta: { readonly id: string; readonly attempts: number }) => {
       const { name, workspace } = work.describe(element)
       const annotations = { name, id: meta.id, workspace: workspace.slug, attempt: meta.attempts + 1 }
+      const isGone = Effect.zipWith(
+        workspaceWork.isStopping(workspace.id),
+        workspaces.findBySlug(workspace.slug),
+        (stopping, live) => stopping || Option.isNone(live) || live.value.id !== workspace.id
+      )
       return Effect.gen(function* () {
         yield* Effect.sleep(retryDelay(config.jobRetryBase, meta.attempts))
-        const live = yield* workspaces.findBySlug(workspace.slug)
-        if (Option.isNone(live) || live.value.id !== workspace.id) {
-          return yield* Effect.logInfo(`${work.kind} skipped: its workspace is gone`)
-        }
+        if (yield* isGone) return yield* Effect.logInfo(`${work.kind} skipped: its workspace is gone`)
         yield* work.run(element, meta.id)
       }).pipe(
+        (run) => workspaceWork.run(workspace.id, run),
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.logInfo(`${work.kind} stopped: its workspace is being dropped`),
+            onSome: () => Effect.void
+          })
+        ),
+        // A failure because the workspace went away meanwhile (its schema dropped under the unit, or the
+        // unit chosen as a deadlock victim against DROP SCHEMA) is no failure: the element is done.
+        Effect.catchAllCause((cause) =>
+          Effect.flatMap(Effect.orElseSucceed(isGone, () => false), (gone) =>
+            gone ? Effect.logInfo(`${work.kind} stopped: its workspace was dropped`) : Effect.failCause(cause)
+          )
+        ),
         Effect.tapErrorCause((cause) =>
           meta.attempts + 1 >= config.jobMaxAttempts
             ? Effect.logError(`${work.kind} failed for good; it stays in the queue, failed`, Cause.pretty(cause))

@@ -6,6 +6,9 @@ import { PluginRecords } from "../../src/plugins/PluginRecords"
 import { PluginRegistry } from "../../src/plugins/PluginRegistry"
 import { crm } from "../../src/plugins/crm"
 
+/** Keys of the `test/hold` jobs running now (in their unit, after their write). */
+export const holdingJobs = new Set<string>()
+
 /** When each run of the job `test/flaky` started, by its payload's `key` (milliseconds). */
 export const flakyRuns = new Map<string, Array<number>>()
 
@@ -14,7 +17,9 @@ export const flakyRuns = new Map<string, Array<number>>()
  * big ones: a widget created with `fail: true` makes its listener write a
  * crm/activity and then fail; the action `spawn` creates `count` widgets.
  * The job `test/flaky` writes a widget and then fails, until its
- * `failures`-th retry succeeds; `test/doomed` writes a widget and always fails.
+ * `failures`-th retry succeeds; `test/doomed` writes a widget and always fails;
+ * `test/hold` writes a widget and then holds its unit (and its locks) open
+ * until it is interrupted.
  */
 export const testPlugin: Plugin = {
   namespace: "test",
@@ -60,6 +65,16 @@ export const testPlugin: Plugin = {
           yield* (yield* PluginRecords).create("test/widget", { name: `${key} run ${runs.length}` })
           if (runs.length <= Number(payload.failures)) return yield* new Conflict({ message: `flaky run ${runs.length} failed` })
         })
+    },
+    hold: {
+      description: "Writes a widget, then never ends",
+      run: (payload) =>
+        Effect.gen(function* () {
+          const key = String(payload.key)
+          yield* (yield* PluginRecords).create("test/widget", { name: `held ${key}` })
+          holdingJobs.add(key)
+          return yield* Effect.never
+        }).pipe(Effect.ensuring(Effect.sync(() => holdingJobs.delete(String(payload.key)))))
     },
     doomed: {
       description: "Always fails",

@@ -103,6 +103,18 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
         completed_at timestamptz NOT NULL DEFAULT now()
       )`
     }),
+  "0004_timeline_commit_order": (schema) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = (name: string) => sql(`${schema}.${name}`)
+      // A timeline is each record's commit order, which is seq order (docs/audit.md, "Order"). That
+      // needs seq values handed out in the order of the nextval calls: no per-session cache.
+      yield* sql`ALTER TABLE ${t("audit_entries")} ALTER COLUMN seq SET CACHE 1`
+      yield* sql`DROP INDEX ${t("audit_entries_timeline")}`
+      // Every timeline page is one range scan of this index, already in order.
+      yield* sql`CREATE INDEX audit_entries_timeline ON ${t("audit_entries")}
+        (business_object, business_object_id, seq DESC)`
+    }),
   "0005_idempotency_keys": (schema) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

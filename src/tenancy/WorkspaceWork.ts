@@ -1,0 +1,64 @@
+import { Effect, Exit, Fiber, Option } from "effect"
+
+/**
+ * The background work (jobs, workflow runs) running on this instance, by
+ * workspace, so that dropping a workspace can stop its work first: a unit
+ * still holding locks in the schema would block DROP SCHEMA or deadlock with it.
+ */
+export class WorkspaceWork extends Effect.Service<WorkspaceWork>()("WorkspaceWork", {
+  sync: () => {
+    const running = new Map<string, Set<Fiber.RuntimeFiber<unknown, unknown>>>()
+    const stopping = new Set<string>()
+
+    const track = (workspaceId: string, fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+      Effect.sync(() => {
+        const fibers = running.get(workspaceId) ?? new Set()
+        fibers.add(fiber)
+        running.set(workspaceId, fibers)
+      })
+
+    const untrack = (workspaceId: string, fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+      Effect.sync(() => {
+        const fibers = running.get(workspaceId)
+        fibers?.delete(fiber)
+        if (fibers?.size === 0) running.delete(workspaceId)
+      })
+
+    /**
+     * Runs `effect` as work of the workspace. None when the workspace is being
+     * dropped: either before it started (it does not start) or while it ran
+     * (it was interrupted, its transaction rolled back).
+     */
+    const run = <A, E, R>(workspaceId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<Option.Option<A>, E, R> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function* () {
+          if (stopping.has(workspaceId)) return Option.none<A>()
+          const fiber = yield* Effect.fork(restore(effect))
+          yield* track(workspaceId, fiber)
+          // A drop that began between the check above and `track` did not see this fiber.
+          if (stopping.has(workspaceId)) yield* Fiber.interruptFork(fiber)
+          const exit = yield* restore(Fiber.await(fiber)).pipe(
+            Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+            Effect.ensuring(untrack(workspaceId, fiber))
+          )
+          if (Exit.isInterrupted(exit) && stopping.has(workspaceId)) return Option.none<A>()
+          return yield* Effect.map(exit, Option.some)
+        })
+      )
+
+    /** Whether the workspace is being dropped by this instance. */
+    const isStopping = (workspaceId: string) => Effect.sync(() => stopping.has(workspaceId))
+
+    /** Marks the workspace as being dropped (no new work starts) and interrupts its running work, waiting for it to end. */
+    const stop = (workspaceId: string) =>
+      Effect.suspend(() => {
+        stopping.add(workspaceId)
+        return Fiber.interruptAll(running.get(workspaceId) ?? [])
+      })
+
+    /** The drop is over (the workspace is gone): forget the mark. */
+    const release = (workspaceId: string) => Effect.sync(() => void stopping.delete(workspaceId))
+
+    return { run, isStopping, stop, release } as const
+  }
+}) {}

@@ -162,21 +162,3 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     } as const
   })
 }) {}
-
-/**
- * Deletes up to `batch` keys of `workspace` claimed more than `olderThan`
- * ago (oldest first); returns how many. Run it repeatedly until it returns
- * less than `batch`; with `olderThan` = IDEMPOTENCY_KEY_TTL nothing a retry
- * could still use is lost (an expired key is reclaimed by its next use anyway).
- */
-export const pruneIdempotencyKeys = (workspace: Workspace, olderThan: Duration.DurationInput, batch: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const table = sql(workspace.table("idempotency_keys"))
-    const seconds = Duration.toSeconds(Duration.decode(olderThan))
-    const rows = yield* sql`DELETE FROM ${table} WHERE (principal, key) IN (
-        SELECT principal, key FROM ${table} WHERE created_at < now() - make_interval(secs => ${seconds})
-        ORDER BY created_at LIMIT ${Math.max(1, Math.floor(batch))}
-      ) RETURNING 1`
-    return rows.length
-  })

@@ -4,7 +4,7 @@ import { pruneOnce } from "./pruning"
 
 /**
  * Every `PRUNE_INTERVAL_MS`, one bounded pruning pass (see `pruning.ts`):
- * expired sessions and old completed-run markers. Every instance runs it;
+ * expired sessions, old completed-run markers and idempotency keys. Every instance runs it;
  * passes on several instances at once take different rows. A failed pass is
  * logged and the next one tries again.
  */
@@ -13,7 +13,7 @@ export const PrunerLive = Layer.scopedDiscard(
     const config = yield* AppConfig
     const pass = pruneOnce().pipe(
       Effect.tap((report) =>
-        report.sessions + report.completedRuns > 0 ? Effect.logInfo("pruned", report) : Effect.void
+        report.sessions + report.completedRuns + report.idempotencyKeys > 0 ? Effect.logInfo("pruned", report) : Effect.void
       ),
       Effect.catchAllCause((cause) => Effect.logWarning("pruning failed; the next pass tries again", Cause.pretty(cause)))
     )

@@ -18,6 +18,7 @@ export const defaultPruneLimits: PruneLimits = { batchSize: 1000, maxBatches: 5 
 export interface PruneReport {
   readonly sessions: number
   readonly completedRuns: number
+  readonly idempotencyKeys: number
 }
 
 /** A prune waits this long at most for a lock: it is housekeeping and never holds up real work. */
@@ -63,34 +64,43 @@ const pruneSessions = (limits: PruneLimits) =>
  * set of attempts by `admin jobs retry`). So a marker goes only when its
  * element is completed or gone. Markers and elements share their id.
  */
-const pruneCompletedRuns = (limits: PruneLimits) =>
+const dueCompletedRuns = (sql: SqlClient.SqlClient, retentionSeconds: number) =>
+  sql`due.completed_at < now() - make_interval(secs => ${retentionSeconds})
+    AND NOT EXISTS (SELECT 1 FROM ${sql(queueTable)} AS q WHERE q.id = due.id::text AND q.completed = FALSE)`
+
+/** Idempotency keys past `IDEMPOTENCY_KEY_TTL`: a retry can no longer use them (its next use reclaims one anyway). */
+const dueIdempotencyKeys = (sql: SqlClient.SqlClient, ttlSeconds: number) =>
+  sql`due.created_at < now() - make_interval(secs => ${ttlSeconds})`
+
+/** Each workspace's completed-run markers and idempotency keys that are due. */
+const pruneWorkspaces = (limits: PruneLimits) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
     const retentionSeconds = Math.ceil(Duration.toSeconds(config.completedRunRetention))
+    const ttlSeconds = Math.ceil(Duration.toSeconds(config.idempotencyKeyTtl))
     const workspaces = yield* (yield* Workspaces).list
-    let deleted = 0
+    let completedRuns = 0
+    let idempotencyKeys = 0
     for (const workspace of workspaces) {
-      deleted += yield* deleteInBatches(
-        sql(workspace.table("completed_runs")),
-        sql`due.completed_at < now() - make_interval(secs => ${retentionSeconds})
-          AND NOT EXISTS (SELECT 1 FROM ${sql(queueTable)} AS q WHERE q.id = due.id::text AND q.completed = FALSE)`,
-        limits
-      ).pipe(
-        // Dropped meanwhile, or busy (a lock not granted in time): the next run takes it up.
-        Effect.catchTag("SqlError", (error) =>
-          Effect.as(Effect.logDebug("pruning completed runs skipped a workspace", error.message), 0)
-        ),
-        Effect.annotateLogs({ workspace: workspace.slug })
-      )
+      const prune = (table: string, due: Fragment) =>
+        deleteInBatches(sql(workspace.table(table)), due, limits).pipe(
+          // Dropped meanwhile, or busy (a lock not granted in time): the next run takes it up.
+          Effect.catchTag("SqlError", (error) =>
+            Effect.as(Effect.logDebug(`pruning ${table} skipped a workspace`, error.message), 0)
+          ),
+          Effect.annotateLogs({ workspace: workspace.slug })
+        )
+      completedRuns += yield* prune("completed_runs", dueCompletedRuns(sql, retentionSeconds))
+      idempotencyKeys += yield* prune("idempotency_keys", dueIdempotencyKeys(sql, ttlSeconds))
     }
-    return deleted
+    return { completedRuns, idempotencyKeys }
   })
 
 /** One pruning pass: bounded, safe to run on every instance at once. */
 export const pruneOnce = (limits: PruneLimits = defaultPruneLimits) =>
   Effect.gen(function* () {
     const sessions = yield* pruneSessions(limits)
-    const completedRuns = yield* pruneCompletedRuns(limits)
-    return { sessions, completedRuns } satisfies PruneReport
+    const { completedRuns, idempotencyKeys } = yield* pruneWorkspaces(limits)
+    return { sessions, completedRuns, idempotencyKeys } satisfies PruneReport
   })

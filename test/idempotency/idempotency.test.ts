@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Schedule } from "effect"
 import { Agents } from "../../src/agents/Agents"
-import { pruneIdempotencyKeys } from "../../src/idempotency/Idempotency"
+import { pruneOnce } from "../../src/workers/pruning"
 import type { Workspace } from "../../src/tenancy/Workspace"
 import { bearerClient, clientFor, createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
 import type { Client, RecordBody } from "../support/api"
@@ -289,7 +289,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped("a key older than IDEMPOTENCY_KEY_TTL is free again; pruneIdempotencyKeys deletes old keys in batches", () =>
+  it.scoped("a key older than IDEMPOTENCY_KEY_TTL is free again; the pruning pass deletes old keys in bounded batches", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const workspace = yield* freshWorkspace
@@ -304,9 +304,11 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       expect(replayed(reused)).toBeNull()
       expect(yield* countRows(workspace, "records")).toBe(5)
 
-      expect(yield* pruneIdempotencyKeys(workspace, "24 hours", 1)).toBe(1)
-      expect(yield* pruneIdempotencyKeys(workspace, "24 hours", 10)).toBe(1)
-      expect(yield* pruneIdempotencyKeys(workspace, "24 hours", 10)).toBe(0)
+      const keys = sql<{ key: string }>`SELECT key FROM ${sql(workspace.table("idempotency_keys"))} ORDER BY key`
+      // One batch of one per workspace and pass: one of the two old keys goes.
+      yield* pruneOnce({ batchSize: 1, maxBatches: 1 })
+      expect((yield* keys).filter((row) => row.key.startsWith("old-"))).toHaveLength(2)
+      yield* pruneOnce({ batchSize: 10, maxBatches: 2 })
       const left = yield* sql<{ key: string }>`SELECT key FROM ${sql(workspace.table("idempotency_keys"))} ORDER BY key`
       expect(left.map((row) => row.key)).toEqual(["new-1", "old-1"])
     })

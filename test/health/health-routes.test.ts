@@ -21,12 +21,17 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
         status: "ready",
         draining: false,
         database: { status: "up", kind: "postgres" },
-        pubsub: { status: "up", kind: "redis" }
+        pubsub: { status: "up", kind: "redis" },
+        broadcast: subscribed
       })
-      // The original route keeps its shape.
+      // The original route keeps its shape, and shows the broadcast subscription too.
       const health = yield* request(`${base}/api/health`)
       expect(health.status).toBe(200)
-      expect(health.body).toEqual({ database: { status: "up", kind: "postgres" }, pubsub: { status: "up", kind: "redis" } })
+      expect(health.body).toEqual({
+        database: { status: "up", kind: "postgres" },
+        pubsub: { status: "up", kind: "redis" },
+        broadcast: subscribed
+      })
     })
   )
 
@@ -42,6 +47,9 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
     })
   )
 })
+
+/** The broadcast subscription of an instance that never lost Redis. */
+const subscribed = { subscribed: true, lostSince: null, outages: 0, lastOutageMs: null, droppedPublishes: 0 }
 
 /** The in-process bus, reporting itself down as an unreachable Redis would. */
 const PubSubDown = Layer.effectContext(

@@ -22,10 +22,14 @@ const dropLockTimeout = "2s"
 /** Lock conflicts last as long as the unit in the way: try for about a minute, then fail loudly. */
 const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Schedule.upTo("60 seconds"))
 
-/** A deadlock (40P01) or a lock wait that timed out (55P03): worth another try. */
-const isLockConflict = (error: SqlError) => {
+/**
+ * Worth another try: a deadlock (40P01), a lock wait that timed out (55P03),
+ * a cancelled statement (57014: a statement timeout, or a cancel meant for an
+ * interrupted query that landed on this pooled connection late).
+ */
+const isTransient = (error: SqlError) => {
   const code = Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
-  return code === "40P01" || code === "55P03"
+  return code === "40P01" || code === "55P03" || code === "57014"
 }
 
 /** Tenants: one row in the platform schema and one PostgreSQL schema each. */
@@ -96,6 +100,8 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
      * time: a unit still in the schema (another instance's worker, a request
      * that resolved the workspace just before) blocks DROP SCHEMA, or
      * deadlocks with it, until it ends. Such a conflict is tried again.
+     * Only this last step retries: the row is gone by now, and a schema left
+     * without its row is what a failed drop must not leave behind.
      */
     const dropSchema = (schema: string) =>
       sql
@@ -105,7 +111,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
             yield* sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`
           })
         )
-        .pipe(Effect.retry({ while: isLockConflict, schedule: dropRetries }))
+        .pipe(Effect.retry({ while: isTransient, schedule: dropRetries }))
 
     /**
      * Drops a workspace and its schema (tests and the CLI's cleanup). Its

@@ -100,8 +100,6 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
      * time: a unit still in the schema (another instance's worker, a request
      * that resolved the workspace just before) blocks DROP SCHEMA, or
      * deadlocks with it, until it ends. Such a conflict is tried again.
-     * Only this last step retries: the row is gone by now, and a schema left
-     * without its row is what a failed drop must not leave behind.
      */
     const dropSchema = (schema: string) =>
       sql
@@ -126,8 +124,11 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
       Effect.gen(function* () {
         yield* work.stop(workspace.id)
         yield* sql`DELETE FROM ${workspaces} WHERE id = ${workspace.id}`
+        // From here on a failure would leave the schema without its row: transient ones are tried again.
         yield* sql`DELETE FROM ${sql(queueTable)} WHERE completed = FALSE
-          AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`
+          AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`.pipe(
+          Effect.retry({ while: isTransient, schedule: dropRetries })
+        )
         yield* dropSchema(workspace.schema)
       }).pipe(Effect.ensuring(work.release(workspace.id)), Effect.orDie)
 

@@ -1,4 +1,14 @@
-import { Effect, Exit, Fiber, Option } from "effect"
+import { Duration, Effect, Exit, Fiber, Option } from "effect"
+
+/**
+ * How long a drop lets the workspace's running units end by themselves before
+ * it interrupts them. A unit of a job or workflow run normally ends well
+ * within it. Interrupting is the last resort: a unit interrupted in the middle
+ * of a statement has it cancelled by @effect/sql-pg with `pg_cancel_backend`,
+ * which is asynchronous and can land on a later statement of that connection
+ * once it is back in the pool (seen as a stray 57014 elsewhere).
+ */
+const stopGrace = Duration.seconds(5)
 
 /**
  * The background work (jobs, workflow runs) running on this instance, by
@@ -49,11 +59,21 @@ export class WorkspaceWork extends Effect.Service<WorkspaceWork>()("WorkspaceWor
     /** Whether the workspace is being dropped by this instance. */
     const isStopping = (workspaceId: string) => Effect.sync(() => stopping.has(workspaceId))
 
-    /** Marks the workspace as being dropped (no new work starts) and interrupts its running work, waiting for it to end. */
+    /**
+     * Marks the workspace as being dropped (no new work of it starts here),
+     * gives its running work `stopGrace` to end, then interrupts what is left
+     * and waits for it to end (its units roll back).
+     */
     const stop = (workspaceId: string) =>
       Effect.suspend(() => {
         stopping.add(workspaceId)
-        return Fiber.interruptAll(running.get(workspaceId) ?? [])
+        const fibers = [...(running.get(workspaceId) ?? [])]
+        if (fibers.length === 0) return Effect.void
+        return Fiber.awaitAll(fibers).pipe(
+          Effect.timeout(stopGrace),
+          Effect.ignore,
+          Effect.zipRight(Fiber.interruptAll(fibers))
+        )
       })
 
     /** The drop is over (the workspace is gone): forget the mark. */

@@ -24,10 +24,14 @@ const dropLockTimeout = "2s"
 /** Lock conflicts last as long as the unit in the way: try for about a minute, then fail loudly. */
 const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Schedule.upTo("60 seconds"))
 
-/** A deadlock (40P01) or a lock wait that timed out (55P03): worth another try. */
-const isLockConflict = (error: SqlError) => {
+/**
+ * Worth another try: a deadlock (40P01), a lock wait that timed out (55P03),
+ * a cancelled statement (57014: a statement timeout, or a cancel meant for an
+ * interrupted query that landed on this pooled connection late).
+ */
+const isTransient = (error: SqlError) => {
   const code = Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
-  return code === "40P01" || code === "55P03"
+  return code === "40P01" || code === "55P03" || code === "57014"
 }
 
 /** Tenants: one row in the platform schema and one PostgreSQL schema each. */
@@ -108,7 +112,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
             yield* sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`
           })
         )
-        .pipe(Effect.retry({ while: isLockConflict, schedule: dropRetries }))
+        .pipe(Effect.retry({ while: isTransient, schedule: dropRetries }))
 
     /**
      * Drops a workspace and its schema (tests and the CLI's cleanup). Its
@@ -123,8 +127,11 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
       Effect.gen(function* () {
         yield* work.stop(workspace.id)
         yield* sql`DELETE FROM ${workspaces} WHERE id = ${workspace.id}`
+        // From here on a failure would leave the schema without its row: transient ones are tried again.
         yield* sql`DELETE FROM ${sql(queueTable)} WHERE completed = FALSE
-          AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`
+          AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`.pipe(
+          Effect.retry({ while: isTransient, schedule: dropRetries })
+        )
         yield* dropSchema(workspace.schema)
       }).pipe(Effect.ensuring(work.release(workspace.id)), Effect.orDie)
 

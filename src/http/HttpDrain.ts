@@ -1,13 +1,24 @@
 import type { Server, ServerResponse } from "node:http"
+import { Server as NetServer } from "node:net"
 import type { Socket } from "node:net"
 import { Effect } from "effect"
+
+/**
+ * How long a connection idle when the drain begins stays open. A request a
+ * client sent just before the signal may still sit unread in the socket,
+ * and Node counts that connection as idle: closed at once, the client would
+ * see a reset instead of its answer. Within this grace such a request is
+ * read and answered (with `Connection: close`).
+ */
+const idleGraceMillis = 500
 
 /**
  * Watches `server`'s requests and returns its drain step (see
  * `GracefulShutdown`): stop accepting connections, answer every request in
  * flight and every request that still arrives on an open keep-alive
  * connection, each with `Connection: close`, so that each connection closes
- * after its current response; idle connections close at once. It completes
+ * after its current response; idle connections close after a short grace
+ * (`idleGraceMillis`). It completes
  * when the server has no connection left (broadcast streams included: their
  * sockets count too, and their own step ends them). Interrupted (the
  * deadline), it destroys every connection left.
@@ -47,8 +58,13 @@ export const drainHttpServer = (server: Server): Effect.Effect<void> => {
       const response = lastResponse.get(socket)?.deref()
       if (response !== undefined && !response.writableEnded) closeAfter(response)
     }
-    // Stops listening and closes idle connections; calls back once no connection is left.
-    server.close(() => resume(Effect.void))
-    return Effect.sync(() => server.closeAllConnections())
+    // Stops listening (the plain net close: http's own would close idle connections at once);
+    // calls back once no connection is left.
+    NetServer.prototype.close.call(server, () => resume(Effect.void))
+    const grace = setTimeout(() => server.closeIdleConnections(), idleGraceMillis)
+    return Effect.sync(() => {
+      clearTimeout(grace)
+      server.closeAllConnections()
+    })
   })
 }

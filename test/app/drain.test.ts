@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber, Layer, Queue, Scope } from "effect"
+import { connect } from "node:net"
 import { Readiness } from "../../src/health/Readiness"
 import { eventually } from "../broadcast/streamHelpers"
 import { signedInMember } from "../support/api"
@@ -57,6 +58,55 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
         const answer = yield* Fiber.join(write)
         expect(answer.status).toBe(201)
         expect(answer.headers.get("connection")).toBe("close")
+        yield* Fiber.join(closing)
+      }),
+    60_000
+  )
+
+  it.scoped(
+    "a request sent on an idle keep-alive connection just as the drain begins is answered, not reset",
+    () =>
+      Effect.gen(function* () {
+        const appScope = yield* Scope.make()
+        yield* Effect.addFinalizer(() => Scope.close(appScope, Exit.void))
+        const app = yield* Layer.buildWithScope(testApp({ drainTimeout: Duration.seconds(30) }), appScope)
+        const url = new URL(yield* Effect.provide(baseUrl, app))
+        const readiness = Effect.flatMap(Readiness, (r) => r.isDraining).pipe(Effect.provide(app))
+
+        // One connection, kept alive: what it receives, and whether the server reset or closed it.
+        const received = yield* Queue.unbounded<string>()
+        const socket = yield* Effect.acquireRelease(
+          Effect.sync(() => connect(Number(url.port), url.hostname)),
+          (socket) => Effect.sync(() => socket.destroy())
+        )
+        let text = ""
+        let ended: string | undefined
+        socket.on("data", (chunk) => {
+          text += chunk.toString("latin1")
+          Queue.unsafeOffer(received, text)
+        })
+        socket.on("error", (error) => (ended = `error: ${error.message}`))
+        socket.on("close", () => {
+          ended ??= "closed"
+          Queue.unsafeOffer(received, text)
+        })
+        const ask = Effect.sync(() => socket.write(`GET /api/health/live HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`))
+        const answers = (n: number) =>
+          Effect.iterate(text, { while: (t) => (t.match(/HTTP\/1\.1 200/g) ?? []).length < n && ended === undefined, body: () => Queue.take(received) })
+
+        yield* ask
+        yield* answers(1)
+        expect(text).toContain("HTTP/1.1 200")
+        expect(text.toLowerCase()).not.toContain("connection: close")
+
+        // The connection is idle now. The drain begins, and the next request is already on its way.
+        const closing = yield* Effect.fork(Scope.close(appScope, Exit.void))
+        yield* eventually("readiness says draining", readiness)
+        yield* ask
+        yield* answers(2)
+        expect(ended ?? "open").not.toMatch(/^error/)
+        expect((text.match(/HTTP\/1\.1 200/g) ?? []).length).toBe(2)
+        expect(text.slice(text.lastIndexOf("HTTP/1.1 200")).toLowerCase()).toContain("connection: close")
         yield* Fiber.join(closing)
       }),
     60_000

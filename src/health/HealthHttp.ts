@@ -9,7 +9,7 @@ import { Readiness } from "./Readiness"
 /**
  * Health answers within about a second whatever the database does: its
  * probe has a connection of its own (a drained pool cannot hold it up) and a
- * 1 s budget, and the pub/sub probe the same budget. Both run side by side.
+ * 750 ms budget, and the pub/sub probe the same budget. Both run side by side.
  * Migrations need no check: the server listens only once they are done.
  */
 export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto"
 import { Effect, Layer } from "effect"
 import type { Redis } from "ioredis"
 import { AppConfig } from "../config/AppConfig"
+import { luaScript } from "../redis/luaScript"
 import { RedisConnection } from "../redis/RedisConnection"
 import { makeInProcess } from "./LoginThrottleInProcess"
 import { LoginThrottleStore } from "./LoginThrottleStore"
@@ -45,16 +45,9 @@ end
 return 0
 `
 
-/** EVALSHA, falling back to EVAL once the server does not know the script yet. */
 const script = (source: string) => {
-  const sha = createHash("sha1").update(source).digest("hex")
-  return (client: Redis, key: string, args: ReadonlyArray<string | number>) =>
-    Effect.tryPromise(() =>
-      client.evalsha(sha, 1, key, ...args).catch((error: unknown) => {
-        if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return client.eval(source, 1, key, ...args)
-        throw error
-      })
-    )
+  const run = luaScript(source)
+  return (client: Redis, key: string, args: ReadonlyArray<string | number>) => Effect.tryPromise(() => run(client, [key], args))
 }
 
 const attempt = script(attemptScript)

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto"
 import { Effect, Layer, Schema } from "effect"
 import type { Redis } from "ioredis"
 import { PubSubUnavailable } from "../errors"
+import { luaScript } from "../redis/luaScript"
 import { RedisConnection } from "../redis/RedisConnection"
 import type { LiveEditor } from "./PresenceStore"
 import { PresenceStore } from "./PresenceStore"
@@ -80,20 +80,10 @@ return out
 const unavailable = (error: unknown) =>
   new PubSubUnavailable({ message: `redis: ${error instanceof Error ? error.message : String(error)}` })
 
-/** EVALSHA, falling back to EVAL once the server does not know the script yet. */
 const script = (source: string) => {
-  const sha = createHash("sha1").update(source).digest("hex")
+  const run = luaScript(source)
   return (client: Redis, keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>) =>
-    Effect.tryPromise({
-      try: () =>
-        client.evalsha(sha, keys.length, ...keys, ...args).catch((error: unknown) => {
-          if (error instanceof Error && error.message.startsWith("NOSCRIPT")) {
-            return client.eval(source, keys.length, ...keys, ...args)
-          }
-          throw error
-        }),
-      catch: unavailable
-    })
+    Effect.tryPromise({ try: () => run(client, keys, args), catch: unavailable })
 }
 
 const touch = script(touchScript)

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Option, Redacted, Schedule } from "effect"
 import { execFile } from "node:child_process"
 import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { freePort } from "../support/freePort"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
@@ -28,15 +28,6 @@ const bin = (name: string) => {
 
 const asPostgres = (binary: string, ...args: ReadonlyArray<string>) =>
   Effect.promise(() => run("runuser", ["-u", "postgres", "--", bin(binary), ...args], { timeout: 60_000 }))
-
-const freePort = Effect.async<number>((resume) => {
-  const server = createServer()
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(Effect.succeed(port)))
-  })
-})
 
 const serverOptions = (port: number, dir: string) => `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`
 

@@ -1,19 +1,9 @@
 import { execFile, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
-import { createServer } from "node:net"
+import { freePort } from "./freePort"
 import { Effect, HashMap, Logger } from "effect"
 
 // A redis-server of the test's own, and a logger that keeps what it is given.
-
-export const freePort = Effect.async<number, Error>((resume) => {
-  const server = createServer()
-  server.once("error", (error) => resume(Effect.fail(error)))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(port > 0 ? Effect.succeed(port) : Effect.fail(new Error("no port"))))
-  })
-})
 
 const exited = (child: ChildProcess) =>
   Effect.async<void>((resume) => {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import { Deferred, Effect, Ref } from "effect"
 import type { Duration, Scope } from "effect"
-import { freePort } from "./ownRedis"
+import { freePort } from "./freePort"
 import { testDatabaseUrl, testRedisUrl } from "./TestApp"
 
 /** One line of the service's JSON log (`Logger.json`). */

@@ -2,7 +2,8 @@ import { Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
-import { childrenOf, freePort, isAlive, onProcessExit, runOk, signalPid, waitUntil } from "./processes"
+import { freePort } from "../../support/freePort"
+import { childrenOf, isAlive, onProcessExit, runOk, signalPid, waitUntil } from "./processes"
 
 /** The highest PostgreSQL version installed under /usr/lib/postgresql. */
 const binDir = () => {

@@ -3,18 +3,6 @@ import type { Scope } from "effect"
 import { spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { createWriteStream, readdirSync, readFileSync } from "node:fs"
-import { createServer } from "node:net"
-
-/** A free loopback port: listen on 0, read the port, close. */
-export const freePort = Effect.async<number, Error>((resume) => {
-  const server = createServer()
-  server.once("error", (error) => resume(Effect.fail(error)))
-  server.listen(0, "127.0.0.1", () => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    server.close(() => resume(port > 0 ? Effect.succeed(port) : Effect.fail(new Error("no port"))))
-  })
-})
 
 export interface CommandResult {
   readonly code: number | null

@@ -3,7 +3,8 @@ import type { Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { connect } from "node:net"
 import { join } from "node:path"
-import { freePort, onProcessExit, spawnLong, waitUntil } from "./processes"
+import { freePort } from "../../support/freePort"
+import { onProcessExit, spawnLong, waitUntil } from "./processes"
 import type { Spawned } from "./processes"
 
 export interface TestRedis {

@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { Readiness } from "../health/Readiness"
 
@@ -58,14 +58,12 @@ const drain = Effect.gen(function* () {
         Effect.zipRight(Effect.logDebug(`shutdown: ${step.name} drained`)),
         Effect.zipRight(Effect.sync(() => pending.delete(step.name)))
       ),
-    {
-    concurrency: "unbounded",
-    discard: true
-  })
+    { concurrency: "unbounded", discard: true }
+  )
   // A finalizer runs uninterruptibly: without `interruptible` the deadline could not interrupt the steps.
   const finished = yield* all.pipe(Effect.interruptible, Effect.timeoutOption(config.drainTimeout))
   const durationMs = Date.now() - started
-  if (finished._tag === "Some") {
+  if (Option.isSome(finished)) {
     yield* Effect.logInfo("shutdown: drained").pipe(Effect.annotateLogs({ durationMs }))
   } else {
     yield* Effect.logWarning("shutdown: drain timed out; what was left has been cut").pipe(

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { Effect, Layer, Schema } from "effect"
 import type { Redis } from "ioredis"
-import { PubSubUnavailable } from "../errors"
+import { PubSubUnavailable } from "../api/errors"
 import { RedisConnection } from "../redis/RedisConnection"
 import type { LiveEditor } from "./PresenceStore"
 import { PresenceStore } from "./PresenceStore"

@@ -1,9 +1,9 @@
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { newEntryId } from "./entryId"
 import { FieldEditor } from "./FieldEditor"
 import type { Json, JsonObject } from "./values"
 import { isJsonObject } from "./values"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 interface Props {
   readonly label: string

@@ -1,4 +1,4 @@
-import type { Field } from "../../../src/fields/Field"
+import type { Field } from "../../../src/api/Field"
 import { humanize } from "../labels"
 import { CollectionEditor } from "./CollectionEditor"
 import { ScalarInput } from "./ScalarInput"

@@ -1,6 +1,6 @@
 import type { FormEvent } from "react"
 import { useMemo, useState } from "react"
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { errorMessage } from "../errors"
 import { useEditingPresence, useSaveRecord } from "../queries"
 import type { Edits } from "./edits"
@@ -8,7 +8,7 @@ import { pendingChanges, withoutSaved } from "./edits"
 import { FieldEditor } from "./FieldEditor"
 import type { Json } from "./values"
 import { toWireObject } from "./values"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 interface Props {
   readonly businessObject: string

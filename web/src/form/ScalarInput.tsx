@@ -1,5 +1,5 @@
 import { useId } from "react"
-import type { Field } from "../../../src/fields/Field"
+import type { Field } from "../../../src/api/Field"
 import type { Json } from "./values"
 
 type ScalarKind = Exclude<Field["kind"], "struct" | "collection">

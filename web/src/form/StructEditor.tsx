@@ -1,8 +1,8 @@
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { FieldEditor } from "./FieldEditor"
 import type { Json } from "./values"
 import { isJsonObject } from "./values"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 interface Props {
   readonly label: string

@@ -1,4 +1,4 @@
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 /**
  * Record values as the form holds them: JSON in wire form (a decimal is a

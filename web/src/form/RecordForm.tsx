@@ -6,7 +6,7 @@ import { useEditingPresence, useSaveRecord } from "../queries"
 import type { Edits } from "./edits"
 import { pendingChanges, withoutSaved } from "./edits"
 import { FieldEditor } from "./FieldEditor"
-import type { Json } from "./values"
+import type { Json } from "../../../src/api/Json"
 import { toWireObject } from "./values"
 import { own } from "../../../src/api/own"
 

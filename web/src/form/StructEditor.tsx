@@ -1,7 +1,7 @@
 import type { Fields } from "../../../src/api/Field"
-import { FieldEditor } from "./FieldEditor"
-import type { Json } from "./values"
-import { isJsonObject } from "./values"
+import type { MemberEditor } from "./FieldEditorProps"
+import type { Json } from "../../../src/api/Json"
+import { isJsonObject } from "../../../src/api/Json"
 import { own } from "../../../src/api/own"
 
 interface Props {
@@ -9,10 +9,12 @@ interface Props {
   readonly fields: Fields
   readonly value: Json | undefined
   readonly onChange: (value: Json) => void
+  /** Edits each member: `FieldEditor`. */
+  readonly memberEditor: MemberEditor
 }
 
 /** A struct: its members in a group named after the field; a member edit replaces the whole value. */
-export const StructEditor = ({ label, fields, value, onChange }: Props) => {
+export const StructEditor = ({ label, fields, value, onChange, memberEditor: FieldEditor }: Props) => {
   const members = isJsonObject(value) ? value : {}
   return (
     <fieldset className="struct">

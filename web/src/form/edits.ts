@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from "./values"
+import type { Json, JsonObject } from "../../../src/api/Json"
 import { normalize, sameValue } from "./values"
 import { own } from "../../../src/api/own"
 

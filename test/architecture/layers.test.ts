@@ -170,6 +170,14 @@ describe("layers: api <- domain <- http <- app <- main", () => {
     expect(offending).toEqual([])
   })
 
+  it("only http/ and app/ build the HTTP server: no other layer names HttpApiBuilder", () => {
+    const offending = files
+      .filter((file) => !["http", "app"].includes(layerOf(file)))
+      .filter((file) => /\bHttpApiBuilder\b/.test(withoutComments(readFileSync(file, "utf8"))))
+      .map((file) => relative(root, file))
+    expect(offending).toEqual([])
+  })
+
   it("no files import each other in a circle", () => {
     const cycles = cyclesOf(imports).map((component) => component.map((file) => relative(root, file)).join(" -> "))
     expect(cycles).toEqual([])

@@ -7,7 +7,7 @@
 import { Effect } from "effect"
 import { withActor } from "../../src/context/Frames"
 import { Records } from "../../src/records/Records"
-import { Workspace } from "../../src/tenancy/Workspace"
+import { Workspace } from "../../src/api/Workspace"
 import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import type { Plan } from "./protocol"
 import { makeRuntime } from "./setup"

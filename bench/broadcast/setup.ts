@@ -18,7 +18,7 @@ import { presenceKeys } from "../../src/presence/PresenceStoreRedis"
 import { Records } from "../../src/records/Records"
 import { RedisConnection } from "../../src/redis/RedisConnection"
 import { platformSchema } from "../../src/tenancy/migrations/platform"
-import type { Workspace } from "../../src/tenancy/Workspace"
+import type { Workspace } from "../../src/api/Workspace"
 import { Workspaces } from "../../src/tenancy/Workspaces"
 import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 

@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ApiKeys } from "../auth/ApiKeys"
 import { Roles } from "../auth/Roles"
-import { BadRequest } from "../errors"
-import type { Workspace } from "../tenancy/Workspace"
+import { BadRequest } from "../api/errors"
+import type { Workspace } from "../api/Workspace"
 
 export class Agent extends Schema.Class<Agent>("Agent")({
   id: Schema.String,

@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect } from "effect"
-import type { Actor } from "../context/Actor"
-import type { Cause, Operation } from "../context/Cause"
-import type { Changes, RecordValues } from "../diff"
-import type { Workspace } from "../tenancy/Workspace"
+import type { Actor } from "../api/Actor"
+import type { Cause, Operation } from "../api/Cause"
+import type { Changes } from "../api/Changes"
+import type { RecordValues } from "../api/Json"
+import type { Workspace } from "../api/Workspace"
 
 /** A row waiting for its unit of work to commit. `at` and `seq` are given by the INSERT. */
 export interface StagedRow {

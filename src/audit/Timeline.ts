@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { ReadSqlClient } from "../db/Database"
-import type { Workspace } from "../tenancy/Workspace"
-import { AuditEntry, TimelinePage } from "./AuditEntry"
+import type { Workspace } from "../api/Workspace"
+import { AuditEntry, TimelinePage } from "../api/AuditEntry"
 import { encodeCursor } from "./Cursor"
 import type { CursorPosition } from "./Cursor"
 

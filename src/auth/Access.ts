@@ -1,8 +1,8 @@
 import { Effect } from "effect"
-import { Forbidden } from "../errors"
+import { Forbidden } from "../api/errors"
 import { allows } from "./Grants"
 import type { Permission } from "./Grants"
-import { CurrentPrincipal } from "./Principal"
+import { CurrentPrincipal } from "../api/Principal"
 import { Roles } from "./Roles"
 import { excerpt } from "../messages/inputExcerpt"
 

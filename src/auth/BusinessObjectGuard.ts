@@ -1,9 +1,9 @@
 import { Effect, Option } from "effect"
-import { NotFound } from "../errors"
+import { NotFound } from "../api/errors"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Access } from "./Access"
 import type { Permission } from "./Grants"
-import { CurrentPrincipal } from "./Principal"
+import { CurrentPrincipal } from "../api/Principal"
 import { excerpt } from "../messages/inputExcerpt"
 
 /**

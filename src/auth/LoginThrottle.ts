@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { Clock, Duration, Effect } from "effect"
 import { AppConfig } from "../config/AppConfig"
-import { TooManyRequests } from "../errors"
+import { TooManyRequests } from "../api/errors"
 import { LoginThrottleStore } from "./LoginThrottleStore"
 import type { ThrottlePolicy } from "./ThrottleCounter"
 import { normalizeEmail } from "./Users"

@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { ReadSqlClient } from "../db/Database"
 import { Effect, ParseResult, Schema } from "effect"
-import { BadRequest, NotFound } from "../errors"
-import type { Workspace } from "../tenancy/Workspace"
+import { BadRequest, NotFound } from "../api/errors"
+import type { Workspace } from "../api/Workspace"
 import { GrantTarget, Permission } from "./Grants"
 import type { Grant } from "./Grants"
-import type { PrincipalKind } from "./Principal"
+import type { PrincipalKind } from "../api/Principal"
 import { excerpt } from "../messages/inputExcerpt"
 
 const RoleName = Schema.String.pipe(

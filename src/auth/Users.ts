@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { ReadSqlClient } from "../db/Database"
 import { Effect, Option, Schema } from "effect"
-import { BadRequest, Conflict, NotFound } from "../errors"
+import { BadRequest, Conflict, NotFound } from "../api/errors"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashPassword } from "./Password"
 import { excerpt } from "../messages/inputExcerpt"

@@ -1,5 +1,5 @@
-import type { Actor } from "../context/Actor"
-import type { Principal } from "./Principal"
+import type { Actor } from "../api/Actor"
+import type { Principal } from "../api/Principal"
 
 /** The audit actor of a request's principal (spec, "Actor": user, service account, agent). */
 export const actorOf = (principal: Principal): Actor => {

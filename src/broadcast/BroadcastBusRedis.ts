@@ -1,5 +1,5 @@
 import { Effect, Either, Layer, Runtime, Schema } from "effect"
-import { PubSubUnavailable } from "../errors"
+import { PubSubUnavailable } from "../api/errors"
 import { RedisConnection } from "../redis/RedisConnection"
 import { BroadcastEnvelopeJson } from "./Broadcast"
 import { BroadcastBus } from "./BroadcastBus"

@@ -1,25 +1,6 @@
 import type { Queue, Scope } from "effect"
-import { Clock, Effect, PubSub, Schema } from "effect"
-
-/**
- * How this instance's broadcast subscription fares, since start-up: shown
- * by `GET /api/health`. Hints published by other instances while the
- * subscription was down are lost and cannot be counted: only the hints this
- * instance failed to publish are.
- */
-export const BroadcastStatus = Schema.Struct({
-  /** The instance's one subscription is live (always, in process). */
-  subscribed: Schema.Boolean,
-  /** When the current outage began (ISO-8601), or null. */
-  lostSince: Schema.NullOr(Schema.String),
-  /** Subscriptions lost since start-up. */
-  outages: Schema.Number,
-  /** How long the last outage that ended lasted, or null. */
-  lastOutageMs: Schema.NullOr(Schema.Number),
-  /** Hints this instance could not publish (the store did not take them) since start-up. */
-  droppedPublishes: Schema.Number
-})
-export type BroadcastStatus = typeof BroadcastStatus.Type
+import { Clock, Effect, PubSub } from "effect"
+import type { BroadcastStatus } from "../api/BroadcastStatus"
 
 /** The subscription is live again after an outage: whatever a tab shows may have missed hints. */
 export interface Resubscribed {

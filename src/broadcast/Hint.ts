@@ -1,5 +1,5 @@
 import * as Sse from "@effect/experimental/Sse"
-import type { BroadcastData, BroadcastType } from "./Broadcast"
+import type { BroadcastData, BroadcastType } from "../api/Broadcast"
 
 /**
  * One hint as the instance-local fan-out hands it to its streams: the fields,

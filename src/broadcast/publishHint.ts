@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { BroadcastEnvelope } from "./Broadcast"
-import type { BroadcastType } from "./Broadcast"
+import type { BroadcastType } from "../api/Broadcast"
 import type { BroadcastBusShape } from "./BroadcastBus"
 
 /**

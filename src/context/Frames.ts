@@ -1,6 +1,6 @@
 import { Context, Effect, Option } from "effect"
-import type { Actor } from "./Actor"
-import type { Cause } from "./Cause"
+import type { Actor } from "../api/Actor"
+import type { Cause } from "../api/Cause"
 
 /**
  * The actor of whatever runs in this fiber (and the fibers it forks). It is a

@@ -1,9 +1,9 @@
-import type { Field, Fields } from "../fields/Field"
-import { isValueChange } from "./Changes"
-import type { Changes, CollectionChanges, FieldChange } from "./Changes"
-import { compact, isAbsent } from "./Json"
-import type { Json, RecordValues } from "./Json"
-import { own } from "./own"
+import type { Field, Fields } from "../api/Field"
+import { isValueChange } from "../api/Changes"
+import type { Changes, CollectionChanges, FieldChange } from "../api/Changes"
+import { compact, isAbsent } from "../api/Json"
+import type { Json, RecordValues } from "../api/Json"
+import { own } from "../api/own"
 import { entriesOf, fieldNames, membersOf } from "./record"
 
 /**

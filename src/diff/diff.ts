@@ -1,8 +1,8 @@
-import type { Field, Fields } from "../fields/Field"
-import type { AddedEntry, Changes, CollectionChanges, FieldChange, ModifiedEntry, RemovedEntry } from "./Changes"
-import { compact, isAbsent, jsonEquals } from "./Json"
-import type { Json, RecordValues } from "./Json"
-import { own } from "./own"
+import type { Field, Fields } from "../api/Field"
+import type { AddedEntry, Changes, CollectionChanges, FieldChange, ModifiedEntry, RemovedEntry } from "../api/Changes"
+import { compact, isAbsent, jsonEquals } from "../api/Json"
+import type { Json, RecordValues } from "../api/Json"
+import { own } from "../api/own"
 import { entriesOf, fieldNames, membersOf } from "./record"
 import type { Entry } from "./record"
 

@@ -1,7 +1,7 @@
-import type { Fields } from "../fields/Field"
-import { isAbsent, isJsonArray, isJsonObject } from "./Json"
-import { own } from "./own"
-import type { Json, JsonObject } from "./Json"
+import type { Fields } from "../api/Field"
+import { isAbsent, isJsonArray, isJsonObject } from "../api/Json"
+import { own } from "../api/own"
+import type { Json, JsonObject } from "../api/Json"
 
 /** A collection entry: an object with a string `id` plus its members. */
 export type Entry = JsonObject & { readonly id: string }

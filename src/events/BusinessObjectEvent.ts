@@ -1,6 +1,6 @@
-import type { Cause, Operation } from "../context/Cause"
-import type { RecordValues } from "../diff"
-import type { Workspace } from "../tenancy/Workspace"
+import type { Cause, Operation } from "../api/Cause"
+import type { RecordValues } from "../api/Json"
+import type { Workspace } from "../api/Workspace"
 
 /**
  * An in-flight business object event: listeners get whole state on every

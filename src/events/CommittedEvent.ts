@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { Operation } from "../context/Cause"
-import { JsonObject } from "../diff"
+import { Operation } from "../api/Cause"
+import { JsonObject } from "../api/Json"
 
 /**
  * A business object event as the workflow engine receives it: committed, and

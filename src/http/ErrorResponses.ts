@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpApiError, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Predicate } from "effect"
-import { Api } from "./Api"
+import { Api } from "../api/Api"
 import { quote, shorten } from "../messages/inputExcerpt"
 import { databaseFaultOf } from "../db/DatabaseFault"
 import { answerDatabaseFault } from "./serverFaults"

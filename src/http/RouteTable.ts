@@ -1,12 +1,7 @@
 import { HttpApi } from "@effect/platform"
 import type { HttpApiGroup } from "@effect/platform"
 import { Context, Option } from "effect"
-
-/**
- * An endpoint's own body limit in bytes, replacing `MAX_BODY_BYTES`:
- * `.annotate(MaxBodyBytes, 16 * 1024)`.
- */
-export class MaxBodyBytes extends Context.Tag("MaxBodyBytes")<MaxBodyBytes, number>() {}
+import { MaxBodyBytes } from "../api/MaxBodyBytes"
 
 /** What the edge must know of a route before its handler runs. */
 export interface RouteBody {

@@ -2,7 +2,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Option, Predicate } from "effect"
 import type { MissingActor } from "../context/MissingActor"
 import type { DatabaseFault } from "../db/DatabaseFault"
-import { Conflict, ServiceUnavailable } from "../errors"
+import { Conflict, ServiceUnavailable } from "../api/errors"
 
 const isServerFault = (error: unknown): error is SqlError | MissingActor =>
   Predicate.isTagged(error, "SqlError") || Predicate.isTagged(error, "MissingActor")

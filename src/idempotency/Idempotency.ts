@@ -3,13 +3,13 @@ import { HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Option, Schema } from "effect"
-import type { Principal } from "../auth/Principal"
+import type { Principal } from "../api/Principal"
 import { AppConfig } from "../config/AppConfig"
-import { Conflict, UnprocessableEntity } from "../errors"
+import { Conflict, UnprocessableEntity } from "../api/errors"
 import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
-import type { Workspace } from "../tenancy/Workspace"
+import type { Workspace } from "../api/Workspace"
 import { payloadHash } from "./fingerprint"
-import { replayedHeader } from "./IdempotencyKey"
+import { replayedHeader } from "../api/IdempotencyKey"
 
 /** What a write route answers when it succeeds: the schema its body is encoded with, and its status. */
 export interface Answer<A, I> {

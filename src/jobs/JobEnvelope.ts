@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import { Actor } from "../context/Actor"
-import { JsonObject } from "../diff"
-import { Workspace } from "../tenancy/Workspace"
+import { Actor } from "../api/Actor"
+import { JsonObject } from "../api/Json"
+import { Workspace } from "../api/Workspace"
 
 /**
  * A job as it waits in the durable queue. The actor is captured when the job

@@ -1,7 +1,7 @@
 import type { Effect } from "effect"
 import { Context } from "effect"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
-import type { Workspace } from "../tenancy/Workspace"
+import type { Workspace } from "../api/Workspace"
 
 /**
  * Where a unit's events go (spec, "Events"): the workflow engine and the

@@ -1,13 +1,12 @@
-import { Schema } from "effect"
 import type { Effect } from "effect"
-import type { Operation } from "../context/Cause"
-import type { RecordValues } from "../diff"
+import type { Operation } from "../api/Cause"
+import type { RecordValues } from "../api/Json"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import type { CommittedEvent } from "../events/CommittedEvent"
-import type { Fields } from "../fields/Field"
-import { FieldsSchema } from "../fields/Field"
+import type { Fields } from "../api/Field"
 import type { PluginJobs } from "./PluginJobs"
-import type { PluginRecords, StoredRecord, WriteError } from "./PluginRecords"
+import type { PluginRecords, WriteError } from "./PluginRecords"
+import type { StoredRecord } from "../api/StoredRecord"
 
 /** What plugin code runs with: records and jobs of the unit of work in progress. */
 export type PluginEffect<A> = Effect.Effect<A, WriteError, PluginRecords | PluginJobs>
@@ -76,10 +75,3 @@ export interface Plugin {
   readonly workflows?: ReadonlyArray<WorkflowDeclaration>
   readonly seed?: ReadonlyArray<SeedItem>
 }
-
-/** A business object type by its full name `<namespace>/<name>`, on the wire. */
-export class BusinessObjectDefinition extends Schema.Class<BusinessObjectDefinition>("BusinessObjectDefinition")({
-  name: Schema.String,
-  fields: FieldsSchema,
-  actions: Schema.Array(Schema.String)
-}) {}

@@ -1,6 +1,6 @@
 import type { Effect } from "effect"
 import { Context } from "effect"
-import type { RecordValues } from "../diff"
+import type { RecordValues } from "../api/Json"
 import type { WriteError } from "./PluginRecords"
 
 /**

@@ -1,22 +1,9 @@
 import type { Effect, Option } from "effect"
-import { Context, Schema } from "effect"
+import { Context } from "effect"
 import type { MissingActor } from "../context/MissingActor"
-import { JsonObject } from "../diff"
-import type { RecordValues } from "../diff"
-import type { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../errors"
-
-export const RecordState = Schema.Literal("draft", "operational", "archived")
-export type RecordState = typeof RecordState.Type
-
-/** A record as the API serves it: values in wire form. */
-export class StoredRecord extends Schema.Class<StoredRecord>("StoredRecord")({
-  id: Schema.String,
-  businessObject: Schema.String,
-  state: RecordState,
-  values: JsonObject,
-  createdAt: Schema.String,
-  updatedAt: Schema.String
-}) {}
+import type { RecordValues } from "../api/Json"
+import type { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../api/errors"
+import type { StoredRecord } from "../api/StoredRecord"
 
 /** What can go wrong with a write inside a unit of work. */
 export type WriteError = BadRequest | NotFound | Conflict | UnprocessableEntity | MissingActor

@@ -1,8 +1,8 @@
 import { Context, Layer, Option } from "effect"
-import type { Operation } from "../context/Cause"
+import type { Operation } from "../api/Cause"
 import { crm } from "./crm"
-import { BusinessObjectDefinition } from "./Plugin"
-import type { Fields } from "../fields/Field"
+import { BusinessObjectDefinition } from "../api/BusinessObjectDefinition"
+import type { Fields } from "../api/Field"
 import type { ActionDeclaration, JobDeclaration, ListenerDeclaration, Plugin, WorkflowDeclaration } from "./Plugin"
 
 export interface RegisteredBusinessObject {

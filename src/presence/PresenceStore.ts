@@ -1,6 +1,6 @@
 import type { Effect } from "effect"
 import { Context } from "effect"
-import type { PubSubUnavailable } from "../errors"
+import type { PubSubUnavailable } from "../api/errors"
 
 /** Which record an editor has open. `workspace` is the workspace id. */
 export interface PresenceRecordKey {

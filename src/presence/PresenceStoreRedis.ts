@@ -1,6 +1,6 @@
 import { Effect, Layer, Schema } from "effect"
 import type { Redis } from "ioredis"
-import { PubSubUnavailable } from "../errors"
+import { PubSubUnavailable } from "../api/errors"
 import { luaScript } from "../redis/luaScript"
 import { RedisConnection } from "../redis/RedisConnection"
 import type { LiveEditor } from "./PresenceStore"

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
-import type { RecordValues } from "../diff"
-import { StoredRecord } from "../plugins/PluginRecords"
-import type { RecordState } from "../plugins/PluginRecords"
-import type { Workspace } from "../tenancy/Workspace"
+import type { RecordValues } from "../api/Json"
+import { StoredRecord } from "../api/StoredRecord"
+import type { RecordState } from "../api/StoredRecord"
+import type { Workspace } from "../api/Workspace"
 
 const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 

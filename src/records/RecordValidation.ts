@@ -1,10 +1,10 @@
 import { Effect, ParseResult, Schema } from "effect"
-import { compact } from "../diff"
-import type { RecordValues } from "../diff"
-import type { Field, Fields } from "../fields/Field"
-import { defaultStringMaxLength } from "../fields/Field"
-import { recordValuesSchema } from "../fields/ValueSchema"
-import { BadRequest, UnprocessableEntity } from "../errors"
+import { compact } from "../api/Json"
+import type { RecordValues } from "../api/Json"
+import type { Field, Fields } from "../api/Field"
+import { defaultStringMaxLength } from "../api/Field"
+import { recordValuesSchema } from "../api/ValueSchema"
+import { BadRequest, UnprocessableEntity } from "../api/errors"
 import { shorten } from "../messages/inputExcerpt"
 
 /**

@@ -1,6 +1,6 @@
 import { Context, Duration, Effect, Layer, Redacted, Runtime } from "effect"
 import { Redis } from "ioredis"
-import { PubSubUnavailable } from "../errors"
+import { PubSubUnavailable } from "../api/errors"
 
 export interface RedisConnectionShape {
   /** Runs commands; fails fast (no offline queue) while Redis is unreachable. */

@@ -1,11 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import type { Actor } from "../context/Actor"
+import type { Actor } from "../api/Actor"
 import { withActor } from "../context/Frames"
 import type { Plugin } from "../plugins/Plugin"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Records } from "../records/Records"
-import type { Workspace } from "../tenancy/Workspace"
+import type { Workspace } from "../api/Workspace"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 
 export const seederActor = (plugin: string): Actor => ({ kind: "system", name: `seeder:${plugin}` })

@@ -9,7 +9,7 @@ import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { EventOutbox } from "../events/EventOutbox"
 import { OutboundBridge } from "../outbound/OutboundBridge"
 import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
-import type { Workspace } from "../tenancy/Workspace"
+import type { Workspace } from "../api/Workspace"
 
 interface Retries {
   readonly connection: number

@@ -4,7 +4,7 @@ import { AppConfig } from "../config/AppConfig"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { queueName } from "../queue/DurableQueues"
-import type { Workspace } from "../tenancy/Workspace"
+import type { Workspace } from "../api/Workspace"
 import { WorkflowRun } from "./WorkflowRun"
 
 /**

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
-import type { Cause } from "../context/Cause"
+import type { Cause } from "../api/Cause"
 import { CommittedEvent } from "../events/CommittedEvent"
-import { Workspace } from "../tenancy/Workspace"
+import { Workspace } from "../api/Workspace"
 
 /** One workflow run as it waits in the durable queue: which workflow, on which committed event. */
 export const WorkflowRun = Schema.Struct({

@@ -1,5 +1,5 @@
 import type { Effect } from "effect"
-import type { Cause } from "../context/Cause"
+import type { Cause } from "../api/Cause"
 import { withActor, withCause } from "../context/Frames"
 
 /** The actor every write of a workflow run names (spec, "Actor"). */

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { FastCheck as fc, Schema } from "effect"
-import { applyChanges, Changes, diffValues, isValueChange } from "../../src/diff"
-import type { RecordValues } from "../../src/diff"
+import { applyChanges, diffValues } from "../../src/diff"
+import { Changes, isValueChange } from "../../src/api/Changes"
+import type { RecordValues } from "../../src/api/Json"
 import { crm } from "../../src/plugins/crm"
-import type { Fields } from "../../src/fields/Field"
+import type { Fields } from "../../src/api/Field"
 
 const dealFields: Fields = crm.businessObjects["deal"]?.fields ?? {}
 

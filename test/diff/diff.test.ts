@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { applyChanges, diffValues } from "../../src/diff"
 import { crm } from "../../src/plugins/crm"
-import { field } from "../../src/fields/Field"
-import type { Fields } from "../../src/fields/Field"
+import { field } from "../../src/api/Field"
+import type { Fields } from "../../src/api/Field"
 
 const dealFields: Fields = crm.businessObjects["deal"]?.fields ?? {}
 

@@ -4,7 +4,7 @@ import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import { Readiness } from "../../src/health/Readiness"
 import type { LoginThrottleStore } from "../../src/auth/LoginThrottleStore"
 import type { PresenceStore } from "../../src/presence/PresenceStore"
-import { PubSubLive } from "../../src/redis/PubSubLive"
+import { PubSubLive } from "../../src/app/PubSubLive"
 import { baseUrl, testApp } from "../support/TestApp"
 import { request } from "../support/http"
 

@@ -1,6 +1,6 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { field } from "../../src/fields/Field"
+import { field } from "../../src/api/Field"
 import type { Plugin } from "../../src/plugins/Plugin"
 import { PluginRegistry } from "../../src/plugins/PluginRegistry"
 import { crm } from "../../src/plugins/crm"

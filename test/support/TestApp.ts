@@ -79,7 +79,7 @@ export const freshWorkspace = Effect.gen(function* () {
 export const testPassword = "correct horse battery"
 
 /** A new user, a member of `workspace` holding `role` when given; deleted when the scope closes. */
-export const freshUser = (options: { workspace?: import("../../src/tenancy/Workspace").Workspace; role?: string } = {}) =>
+export const freshUser = (options: { workspace?: import("../../src/api/Workspace").Workspace; role?: string } = {}) =>
   Effect.gen(function* () {
     const users = yield* Users
     const sql = yield* SqlClient.SqlClient

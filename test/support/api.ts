@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { Workspace } from "../../src/tenancy/Workspace"
+import type { Workspace } from "../../src/api/Workspace"
 import { freshUser, testPassword } from "./TestApp"
 import { request, signIn } from "./http"
 import type { TestResponse } from "./http"

@@ -1,6 +1,6 @@
 import type { Scope } from "effect"
 import { Effect, Queue } from "effect"
-import { Broadcast } from "../../src/broadcast/Broadcast"
+import { Broadcast } from "../../src/api/Broadcast"
 import { defaultCapacity } from "../../src/broadcast/BroadcastHub"
 import type { Detach, HintSink } from "../../src/broadcast/BroadcastHub"
 

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import type { Actor } from "../../src/context/Actor"
+import type { Actor } from "../../src/api/Actor"
 import { queueTable } from "../../src/tenancy/migrations/durableQueue"
-import type { Workspace } from "../../src/tenancy/Workspace"
+import type { Workspace } from "../../src/api/Workspace"
 import { freshUser } from "./TestApp"
 
 const QueuedRow = Schema.Struct({

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { Conflict } from "../../src/errors"
-import { field } from "../../src/fields/Field"
+import { Conflict } from "../../src/api/errors"
+import { field } from "../../src/api/Field"
 import type { Plugin } from "../../src/plugins/Plugin"
 import { PluginRecords } from "../../src/plugins/PluginRecords"
 import { PluginRegistry } from "../../src/plugins/PluginRegistry"

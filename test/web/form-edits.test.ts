@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { Decimal, PlainDate } from "../../src/client"
 import { pendingChanges, withoutSaved } from "../../web/src/form/edits"
 import { newEntryId } from "../../web/src/form/entryId"
-import type { JsonObject } from "../../web/src/form/values"
+import type { JsonObject } from "../../src/api/Json"
 import { sameValue, toWire, toWireObject } from "../../web/src/form/values"
 
 /** The form's edits over the record as fetched: what a save sends, and what "unsaved" means. */

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { field } from "../../fields/Field"
-import { valueSchema } from "../../fields/ValueSchema"
+import { field } from "../../api/Field"
+import { valueSchema } from "../../api/ValueSchema"
 
 /** The server's own wire form of a decimal: `-?(0|[1-9]\d*)(\.\d+)?`. */
 const isWireDecimal = Schema.is(valueSchema(field.decimal))

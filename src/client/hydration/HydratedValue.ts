@@ -1,5 +1,5 @@
-import type { AuditEntry } from "../../audit/AuditEntry"
-import type { RemovedEntry } from "../../diff/Changes"
+import type { AuditEntry } from "../../api/AuditEntry"
+import type { RemovedEntry } from "../../api/Changes"
 import type { Decimal } from "./Decimal"
 import type { PlainDate } from "./PlainDate"
 

@@ -1,4 +1,4 @@
-import type { FieldKind } from "../../fields/Field"
+import type { FieldKind } from "../../api/Field"
 
 /** What a row held where the current schema expects another kind. */
 export type WireForm = "boolean" | "number" | "string" | "array" | "object" | "collection changes"

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { field } from "../../fields/Field"
-import { valueSchema } from "../../fields/ValueSchema"
+import { field } from "../../api/Field"
+import { valueSchema } from "../../api/ValueSchema"
 
 /** The server's own wire form of a date: `yyyy-MM-dd`, a day that exists. */
 const isWireDate = Schema.is(valueSchema(field.date))

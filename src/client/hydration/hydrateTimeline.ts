@@ -1,5 +1,5 @@
-import type { AuditEntry } from "../../audit/AuditEntry"
-import type { Fields } from "../../fields/Field"
+import type { AuditEntry } from "../../api/AuditEntry"
+import type { Fields } from "../../api/Field"
 import type { HydratedAuditEntry } from "./HydratedValue"
 import { hydrateChanges } from "./hydrateChanges"
 import { hydrateMembers } from "./hydrateValue"

@@ -1,5 +1,5 @@
-import type { Changes, FieldChange } from "../../diff/Changes"
-import type { Json, JsonObject } from "../../diff/Json"
+import type { Changes, FieldChange } from "../../api/Changes"
+import type { Json, JsonObject } from "../../api/Json"
 import { Decimal } from "./Decimal"
 import type { HydratedChanges, HydratedObject, HydratedValue } from "./HydratedValue"
 import { isHydratedValueChange } from "./HydratedValue"

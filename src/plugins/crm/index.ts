@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { field } from "../../fields/Field"
+import { field } from "../../api/Field"
 import type { Plugin } from "../Plugin"
 import { PluginJobs } from "../PluginJobs"
 import { PluginRecords } from "../PluginRecords"

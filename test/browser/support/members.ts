@@ -4,7 +4,7 @@ import { Memberships } from "../../../src/auth/Memberships"
 import { Roles } from "../../../src/auth/Roles"
 import { Users } from "../../../src/auth/Users"
 import { platformSchema } from "../../../src/tenancy/migrations/platform"
-import type { Workspace } from "../../../src/tenancy/Workspace"
+import type { Workspace } from "../../../src/api/Workspace"
 import { testPassword, uniqueSuffix } from "../../support/TestApp"
 
 /**

@@ -1,6 +1,6 @@
 import { FastCheck as fc } from "effect"
-import type { Json, JsonObject } from "../../../src/diff/Json"
-import type { Field, Fields } from "../../../src/fields/Field"
+import type { Json, JsonObject } from "../../../src/api/Json"
+import type { Field, Fields } from "../../../src/api/Field"
 
 /** Member names; never `id` (a collection entry's own key). */
 const names = ["a", "b", "c", "d", "e"] as const

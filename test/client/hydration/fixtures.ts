@@ -1,8 +1,8 @@
 import { Schema } from "effect"
-import { AuditEntry } from "../../../src/audit/AuditEntry"
+import { AuditEntry } from "../../../src/api/AuditEntry"
 import type { Definition } from "../../../src/client"
-import { field } from "../../../src/fields/Field"
-import type { Fields } from "../../../src/fields/Field"
+import { field } from "../../../src/api/Field"
+import type { Fields } from "../../../src/api/Field"
 
 /** A business object with every field kind, nested: what the hydration tests read rows against. */
 export const dealFields: Fields = {

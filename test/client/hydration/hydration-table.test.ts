@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Decimal, hydrateTimeline, HydrationError, PlainDate } from "../../../src/client"
 import type { HydratedCollectionChanges, HydratedObject, HydratedValueChange } from "../../../src/client"
-import { field } from "../../../src/fields/Field"
+import { field } from "../../../src/api/Field"
 import { deal, dealFields, row, withField } from "./fixtures"
 
 /**

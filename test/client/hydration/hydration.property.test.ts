@@ -12,10 +12,10 @@ import {
   toWireObject
 } from "../../../src/client"
 import type { HydratedChanges, HydratedObject, HydratedValue } from "../../../src/client"
-import { AuditEntry } from "../../../src/audit/AuditEntry"
+import { AuditEntry } from "../../../src/api/AuditEntry"
 import { diffValues } from "../../../src/diff"
-import type { Json, JsonObject } from "../../../src/diff/Json"
-import type { Field, Fields } from "../../../src/fields/Field"
+import type { Json, JsonObject } from "../../../src/api/Json"
+import type { Field, Fields } from "../../../src/api/Field"
 import { schemaAndPair, schemaAndValues } from "./arbitraries"
 import { withField } from "./fixtures"
 

@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, renderHook } from "@testing-library/react"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
-import { EditorId } from "../../../src/presence/Editor"
+import { EditorId } from "../../../src/api/Editor"
 import { Schema } from "effect"
 import { usePresenceHeartbeat } from "../../../src/client/react"
 import type { PresenceHeartbeatOptions } from "../../../src/client/react"

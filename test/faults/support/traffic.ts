@@ -1,8 +1,8 @@
 import { Duration, Effect, Fiber, Option, Ref, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { TimelinePage } from "../../../src/audit/AuditEntry"
-import type { AuditEntry } from "../../../src/audit/AuditEntry"
-import type { JsonObject } from "../../../src/diff"
+import { TimelinePage } from "../../../src/api/AuditEntry"
+import type { AuditEntry } from "../../../src/api/AuditEntry"
+import type { JsonObject } from "../../../src/api/Json"
 import { isOk, send } from "./recorder"
 import type { Exchange, Recorder } from "./recorder"
 

@@ -1,6 +1,6 @@
 import { HttpApi } from "@effect/platform"
-import { EngineApi } from "../../../src/engine/EngineApi"
-import { Api } from "../../../src/http/Api"
+import { EngineApi } from "../../../src/api/EngineApi"
+import { Api } from "../../../src/api/Api"
 
 /** One route the hostile-input suite covers. */
 export interface Route {

@@ -1,15 +1,17 @@
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { newEntryId } from "./entryId"
-import { FieldEditor } from "./FieldEditor"
-import type { Json, JsonObject } from "./values"
-import { isJsonObject } from "./values"
-import { own } from "../../../src/diff/own"
+import type { MemberEditor } from "./FieldEditorProps"
+import type { Json, JsonObject } from "../../../src/api/Json"
+import { isJsonObject } from "../../../src/api/Json"
+import { own } from "../../../src/api/own"
 
 interface Props {
   readonly label: string
   readonly fields: Fields
   readonly value: Json | undefined
   readonly onChange: (value: Json) => void
+  /** Edits each member: `FieldEditor`. */
+  readonly memberEditor: MemberEditor
 }
 
 const entriesOf = (value: Json | undefined): ReadonlyArray<JsonObject> =>
@@ -21,7 +23,7 @@ const entriesOf = (value: Json | undefined): ReadonlyArray<JsonObject> =>
  * sent whole on save; entries keep their ids, so the diff says which entry
  * was added, modified or removed.
  */
-export const CollectionEditor = ({ label, fields, value, onChange }: Props) => {
+export const CollectionEditor = ({ label, fields, value, onChange, memberEditor: FieldEditor }: Props) => {
   const entries = entriesOf(value)
   const replace = (index: number, entry: JsonObject) => onChange(entries.map((old, i) => (i === index ? entry : old)))
   return (

@@ -1,14 +1,14 @@
 import type { FormEvent } from "react"
 import { useMemo, useState } from "react"
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { errorMessage } from "../errors"
 import { useEditingPresence, useSaveRecord } from "../queries"
 import type { Edits } from "./edits"
 import { pendingChanges, withoutSaved } from "./edits"
 import { FieldEditor } from "./FieldEditor"
-import type { Json } from "./values"
+import type { Json } from "../../../src/api/Json"
 import { toWireObject } from "./values"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 interface Props {
   readonly businessObject: string

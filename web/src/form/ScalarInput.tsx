@@ -1,6 +1,6 @@
 import { useId } from "react"
-import type { Field } from "../../../src/fields/Field"
-import type { Json } from "./values"
+import type { Field } from "../../../src/api/Field"
+import type { Json } from "../../../src/api/Json"
 
 type ScalarKind = Exclude<Field["kind"], "struct" | "collection">
 

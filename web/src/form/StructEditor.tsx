@@ -1,18 +1,20 @@
-import type { Fields } from "../../../src/fields/Field"
-import { FieldEditor } from "./FieldEditor"
-import type { Json } from "./values"
-import { isJsonObject } from "./values"
-import { own } from "../../../src/diff/own"
+import type { Fields } from "../../../src/api/Field"
+import type { MemberEditor } from "./FieldEditorProps"
+import type { Json } from "../../../src/api/Json"
+import { isJsonObject } from "../../../src/api/Json"
+import { own } from "../../../src/api/own"
 
 interface Props {
   readonly label: string
   readonly fields: Fields
   readonly value: Json | undefined
   readonly onChange: (value: Json) => void
+  /** Edits each member: `FieldEditor`. */
+  readonly memberEditor: MemberEditor
 }
 
 /** A struct: its members in a group named after the field; a member edit replaces the whole value. */
-export const StructEditor = ({ label, fields, value, onChange }: Props) => {
+export const StructEditor = ({ label, fields, value, onChange, memberEditor: FieldEditor }: Props) => {
   const members = isJsonObject(value) ? value : {}
   return (
     <fieldset className="struct">

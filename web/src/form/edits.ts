@@ -1,6 +1,6 @@
-import type { Json, JsonObject } from "./values"
+import type { Json, JsonObject } from "../../../src/api/Json"
 import { normalize, sameValue } from "./values"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 /**
  * A form's unsaved edits, field by field, laid over the record as last

@@ -1,11 +1,6 @@
-import { own } from "../../../src/diff/own"
-
-/**
- * Record values as the form holds them: JSON in wire form (a decimal is a
- * string, a date `yyyy-MM-dd`), whatever shape the client hands over.
- */
-export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
-export type JsonObject = { readonly [key: string]: Json }
+import { isJsonObject } from "../../../src/api/Json"
+import type { Json, JsonObject } from "../../../src/api/Json"
+import { own } from "../../../src/api/own"
 
 const isPlainObject = (value: object): boolean => {
   const prototype: unknown = Object.getPrototypeOf(value)
@@ -32,9 +27,6 @@ export const toWireObject = (values: unknown): JsonObject => {
   const wire = toWire(values)
   return wire !== null && typeof wire === "object" && !Array.isArray(wire) ? (wire as JsonObject) : {}
 }
-
-export const isJsonObject = (value: Json | undefined): value is JsonObject =>
-  value !== null && value !== undefined && typeof value === "object" && !Array.isArray(value)
 
 /**
  * A value with "no value" left out, as the service stores it: null members

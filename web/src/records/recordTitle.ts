@@ -1,6 +1,6 @@
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { shortId } from "../labels"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 /** What a person calls a record: its first non-empty text field, else its short id. */
 export const recordTitle = (fields: Fields, record: { readonly id: string; readonly values: unknown }): string => {

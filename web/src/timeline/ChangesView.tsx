@@ -1,4 +1,4 @@
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { humanize, shortId } from "../labels"
 import type { EntryIndex } from "./entryIndex"
 import { entryKey } from "./entryIndex"
@@ -6,7 +6,7 @@ import { entryText, inFieldOrder, memberFields } from "./order"
 import type { CollectionChangesView, Plain } from "./shape"
 import { asCollectionChanges, asValueChange, isPlain } from "./shape"
 import { MembersView, ValueView } from "./ValueView"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 interface Props {
   /** The diff of one record or collection entry, field by field. */

@@ -1,9 +1,9 @@
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { humanize } from "../labels"
 import { inFieldOrder, memberFields } from "./order"
 import type { Plain } from "./shape"
 import { ValueView } from "./ValueView"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 /** A created or deleted row's snapshot: every field that has a value, in field order. */
 export const SnapshotView = ({ record, fields }: { readonly record: Plain; readonly fields: Fields }) => {

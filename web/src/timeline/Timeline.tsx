@@ -1,5 +1,5 @@
 import { useId, useMemo } from "react"
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { errorMessage } from "../errors"
 import { useTimeline } from "../queries"
 import type { EntryView } from "./entry"

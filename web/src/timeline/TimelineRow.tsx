@@ -1,5 +1,5 @@
 import { useId } from "react"
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { ChangesView } from "./ChangesView"
 import { describeActor, describeCause, describeOperation, describeTime } from "./describe"
 import type { EntryView } from "./entry"

@@ -1,5 +1,5 @@
 import { Fragment } from "react"
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import { humanize } from "../labels"
 import { describeTime } from "./describe"
 import { inFieldOrder, memberFields } from "./order"

@@ -1,7 +1,8 @@
 import { businessObjectLabel, humanize, shortId } from "../labels"
-import type { ActorView, CauseView } from "./entry"
+import type { Actor } from "../../../src/api/Actor"
+import type { Cause } from "../../../src/api/Cause"
 
-const actorKinds: Record<ActorView["kind"], string> = {
+const actorKinds: Record<Actor["kind"], string> = {
   user: "",
   "service-account": "service account",
   system: "system",
@@ -9,11 +10,11 @@ const actorKinds: Record<ActorView["kind"], string> = {
 }
 
 /** Who: the name, with the kind when it is not a person signed in. */
-export const describeActor = (actor: ActorView): string =>
+export const describeActor = (actor: Actor): string =>
   actor.kind === "user" ? actor.name : `${actor.name} (${actorKinds[actor.kind]})`
 
 /** Why, one level up: an edit made directly has no cause. */
-export const describeCause = (cause: CauseView | null): string => {
+export const describeCause = (cause: Cause | null): string => {
   if (cause === null) return "direct edit"
   switch (cause.kind) {
     case "event":

@@ -1,8 +1,8 @@
-import type { Fields } from "../../../src/fields/Field"
+import type { Fields } from "../../../src/api/Field"
 import type { EntryView } from "./entry"
 import type { Plain } from "./shape"
 import { asCollectionChanges, isPlain } from "./shape"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 /**
  * The last known values of every collection entry the timeline and the

@@ -1,6 +1,6 @@
-import type { Field, Fields } from "../../../src/fields/Field"
+import type { Field, Fields } from "../../../src/api/Field"
 import type { Plain } from "./shape"
-import { own } from "../../../src/diff/own"
+import { own } from "../../../src/api/own"
 
 /**
  * An object's members in the order its fields are declared (the service

@@ -1,0 +1,29 @@
+import { Schema } from "effect"
+import { Actor } from "./Actor"
+import { Cause, Operation } from "./Cause"
+import { Changes } from "./Changes"
+import { JsonObject } from "./Json"
+
+/**
+ * One row of a record's timeline, as the endpoint serves it. `record` is
+ * present only for created and deleted, `changes` only for updated; there is
+ * no null padding. `at` is the transaction timestamp, ISO-8601 UTC to the
+ * microsecond.
+ */
+export class AuditEntry extends Schema.Class<AuditEntry>("AuditEntry")({
+  id: Schema.String,
+  at: Schema.String,
+  actor: Actor,
+  correlationId: Schema.String,
+  businessObject: Schema.String,
+  businessObjectId: Schema.String,
+  operation: Operation,
+  cause: Schema.NullOr(Cause),
+  record: Schema.optional(JsonObject),
+  changes: Schema.optional(Changes)
+}) {}
+
+export class TimelinePage extends Schema.Class<TimelinePage>("TimelinePage")({
+  entries: Schema.Array(AuditEntry),
+  nextCursor: Schema.NullOr(Schema.String)
+}) {}

@@ -1,0 +1,45 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { TooManyRequests, Unauthorized } from "./errors"
+import { MaxBodyBytes } from "./MaxBodyBytes"
+import { Authenticated } from "./AuthMiddleware"
+import { PrincipalKind } from "./Principal"
+
+export class SignIn extends Schema.Class<SignIn>("SignIn")({
+  workspace: Schema.String,
+  email: Schema.String,
+  password: Schema.Redacted(Schema.String)
+}) {}
+
+/** The caller as the API shows it. */
+export class Me extends Schema.Class<Me>("Me")({
+  kind: PrincipalKind,
+  id: Schema.String,
+  name: Schema.String,
+  email: Schema.optional(Schema.String),
+  workspace: Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String })
+}) {}
+
+export class AuthApi extends HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("login", "/auth/login")
+      .setPayload(SignIn)
+      .addSuccess(Me)
+      .addError(Unauthorized)
+      .addError(TooManyRequests)
+      .annotate(OpenApi.Summary, "Sign in to a workspace; sets the HttpOnly session cookie; throttled per account and per client address (429)")
+      // Three short strings: 16 KiB is plenty, and an anonymous route should take little.
+      .annotate(MaxBodyBytes, 16 * 1024)
+  )
+  .add(
+    HttpApiEndpoint.post("logout", "/auth/logout")
+      .addSuccess(HttpApiSchema.NoContent)
+      .middleware(Authenticated)
+      .annotate(OpenApi.Summary, "End the current session")
+  )
+  .add(
+    HttpApiEndpoint.get("me", "/auth/me")
+      .addSuccess(Me)
+      .middleware(Authenticated)
+      .annotate(OpenApi.Summary, "Who the request is authenticated as")
+  ) {}

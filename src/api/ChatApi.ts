@@ -1,0 +1,36 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Authenticated } from "./AuthMiddleware"
+import { BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "./errors"
+import { WriteHeaders } from "./IdempotencyKey"
+import { RecordWrites, WrittenRecords } from "./RecordWrite"
+
+export const ConversationId = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9._:-]{1,200}$/, { message: () => "a conversation id is 1-200 letters, digits, '.', '_', ':' or '-'" })
+)
+
+export class ChatTurn extends Schema.Class<ChatTurn>("ChatTurn")({
+  /** The agent whose tool calls these are. */
+  agent: Schema.String,
+  calls: RecordWrites
+}) {}
+
+export class ChatApi extends HttpApiGroup.make("chat")
+  .add(
+    HttpApiEndpoint.post("toolCalls", "/conversations/:conversationId/tool-calls")
+      .setPath(Schema.Struct({ conversationId: ConversationId }))
+      .setPayload(ChatTurn)
+      .setHeaders(WriteHeaders)
+      .addSuccess(WrittenRecords)
+      .addError(BadRequest)
+      .addError(Conflict)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .addError(UnprocessableEntity)
+      .annotate(
+        OpenApi.Summary,
+        "The tool calls an agent made in a user's chat turn, applied in one unit of work as the signed-in user " +
+          "(within the user's grants), each row naming the conversation and the agent as its cause"
+      )
+  )
+  .middleware(Authenticated) {}

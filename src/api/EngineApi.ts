@@ -1,0 +1,36 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { EventCause } from "./Cause"
+import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "./errors"
+import { WriteHeaders } from "./IdempotencyKey"
+import { RecordWrites, WrittenRecords } from "./RecordWrite"
+import { EngineAuthenticated } from "./EngineAuth"
+
+export class EngineWrites extends Schema.Class<EngineWrites>("EngineWrites")({
+  /** The workflow whose run this is, `<namespace>/<id>`. */
+  workflowId: Schema.String,
+  /** The event that started the run: the cause of every row. */
+  trigger: EventCause,
+  writes: RecordWrites
+}) {}
+
+export class EngineApi extends HttpApiGroup.make("engine")
+  .add(
+    HttpApiEndpoint.post("writes", "/engine/workspaces/:workspace/writes")
+      .setPath(Schema.Struct({ workspace: Schema.String }))
+      .setPayload(EngineWrites)
+      .setHeaders(WriteHeaders)
+      .addSuccess(WrittenRecords)
+      .addError(BadRequest)
+      .addError(Conflict)
+      .addError(NotFound)
+      .addError(UnprocessableEntity)
+      .annotate(
+        OpenApi.Summary,
+        "The workflow engine's write route: applies a workflow run's writes in one unit of work as " +
+          "workflow:<workflowId>, caused by the trigger event. No permission guard runs; only ENGINE_TOKEN is accepted"
+      )
+  )
+  .middleware(EngineAuthenticated)
+  // Internal: the engine's route is not part of the public API document.
+  .annotate(OpenApi.Exclude, true) {}

@@ -1,0 +1,67 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { BroadcastStatus } from "./BroadcastStatus"
+
+export const ComponentHealth = Schema.Struct({
+  status: Schema.Literal("up", "down"),
+  kind: Schema.String
+})
+
+const report = {
+  database: ComponentHealth,
+  pubsub: ComponentHealth,
+  /** The broadcast subscription's outages and the hints dropped, since start-up. */
+  broadcast: BroadcastStatus
+}
+
+export class HealthReport extends Schema.Class<HealthReport>("HealthReport")(report) {}
+
+/** 503 when the database or the shared pub/sub store does not answer; the body says which. */
+export class Unhealthy extends Schema.TaggedError<Unhealthy>()(
+  "Unhealthy",
+  { message: Schema.String, ...report },
+  HttpApiSchema.annotations({ status: 503 })
+) {}
+
+/** The process runs and answers. */
+export class Liveness extends Schema.Class<Liveness>("Liveness")({ status: Schema.Literal("live") }) {}
+
+/**
+ * Ready for new work: PostgreSQL answered within its budget and the instance
+ * is not draining. `degraded`: the pub/sub store is down, so broadcasts and
+ * presence across instances suffer, but writes and reads still work.
+ */
+export class ReadinessReport extends Schema.Class<ReadinessReport>("ReadinessReport")({
+  status: Schema.Literal("ready", "degraded"),
+  draining: Schema.Boolean,
+  ...report
+}) {}
+
+/** 503: PostgreSQL did not answer within its budget, or the instance is draining (shutting down). */
+export class NotReady extends Schema.TaggedError<NotReady>()(
+  "NotReady",
+  { message: Schema.String, draining: Schema.Boolean, ...report },
+  HttpApiSchema.annotations({ status: 503 })
+) {}
+
+export class HealthApi extends HttpApiGroup.make("health")
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .addSuccess(HealthReport)
+      .addError(Unhealthy)
+      .annotate(OpenApi.Summary, "Whether the database and the pub/sub store answer")
+  )
+  .add(
+    HttpApiEndpoint.get("live", "/health/live")
+      .addSuccess(Liveness)
+      .annotate(OpenApi.Summary, "Liveness: 200 while the process runs")
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/health/ready")
+      .addSuccess(ReadinessReport)
+      .addError(NotReady)
+      .annotate(
+        OpenApi.Summary,
+        "Readiness: 200 when PostgreSQL answers within 1 s and the instance is not draining (pub/sub down: degraded, still 200)"
+      )
+  ) {}

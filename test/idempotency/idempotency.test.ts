@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Schedule } from "effect"
+import { Effect, Fiber, Schedule } from "effect"
 import { Agents } from "../../src/agents/Agents"
 import { pruneOnce } from "../../src/workers/pruning"
+import { holdInTransaction } from "../support/holdInTransaction"
 import type { Workspace } from "../../src/api/Workspace"
 import { bearerClient, clientFor, createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
 import type { Client, RecordBody } from "../support/api"
@@ -52,22 +53,9 @@ const someoneWaits = (pattern: string) =>
 
 /** Holds a row lock on a record in a transaction of its own until the returned effect runs. */
 const lockRecord = (workspace: Workspace, id: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const held = yield* Deferred.make<void>()
-    const release = yield* Deferred.make<void>()
-    const fiber = yield* sql
-      .withTransaction(
-        Effect.gen(function* () {
-          yield* sql`SELECT 1 FROM ${sql(workspace.table("records"))} WHERE id = ${id} FOR UPDATE`
-          yield* Deferred.succeed(held, undefined)
-          yield* Deferred.await(release)
-        })
-      )
-      .pipe(Effect.orDie, Effect.forkScoped)
-    yield* Deferred.await(held)
-    return Deferred.succeed(release, undefined).pipe(Effect.zipRight(Fiber.join(fiber)))
-  })
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    holdInTransaction(sql`SELECT 1 FROM ${sql(workspace.table("records"))} WHERE id = ${id} FOR UPDATE`)
+  )
 
 const member = (workspace: Workspace) =>
   Effect.gen(function* () {

@@ -10,6 +10,7 @@ import type { Workspace } from "../../src/api/Workspace"
 import { schemaNameOf } from "../../src/api/WorkspaceSlug"
 import { Workspaces } from "../../src/tenancy/Workspaces"
 import { baseUrl, freshUser, freshWorkspace, TestApp, testPassword, uniqueSuffix } from "../support/TestApp"
+import { holdInTransaction } from "../support/holdInTransaction"
 import { request, signIn } from "../support/http"
 
 const perWorkspace = 20
@@ -62,22 +63,9 @@ const someoneWaitsForWorkspaceRow = Effect.flatMap(SqlClient.SqlClient, (sql) =>
  * own until the returned effect is run (or the scope closes).
  */
 const holdMigrationLock = (schema: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const held = yield* Deferred.make<void>()
-    const release = yield* Deferred.make<void>()
-    const fiber = yield* sql
-      .withTransaction(
-        Effect.gen(function* () {
-          yield* sql`SELECT pg_advisory_xact_lock(hashtext(${"migrate:" + schema}))`
-          yield* Deferred.succeed(held, undefined)
-          yield* Deferred.await(release)
-        })
-      )
-      .pipe(Effect.orDie, Effect.forkScoped)
-    yield* Deferred.await(held)
-    return Deferred.succeed(release, undefined).pipe(Effect.zipRight(Fiber.join(fiber)))
-  })
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    holdInTransaction(sql`SELECT pg_advisory_xact_lock(hashtext(${"migrate:" + schema}))`)
+  )
 
 /** Drops whatever a test created under `slug`, row and schema, when the scope closes. */
 const cleanUpSlug = (slug: string) =>

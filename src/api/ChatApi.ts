@@ -1,9 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
-import { BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "./errors"
-import { WriteHeaders } from "./IdempotencyKey"
 import { RecordWrites, WrittenRecords } from "./RecordWrite"
+import { writeEndpoint } from "./WriteEndpoint"
 
 export const ConversationId = Schema.String.pipe(
   Schema.pattern(/^[A-Za-z0-9._:-]{1,200}$/, { message: () => "a conversation id is 1-200 letters, digits, '.', '_', ':' or '-'" })
@@ -17,16 +16,12 @@ export class ChatTurn extends Schema.Class<ChatTurn>("ChatTurn")({
 
 export class ChatApi extends HttpApiGroup.make("chat")
   .add(
-    HttpApiEndpoint.post("toolCalls", "/conversations/:conversationId/tool-calls")
-      .setPath(Schema.Struct({ conversationId: ConversationId }))
-      .setPayload(ChatTurn)
-      .setHeaders(WriteHeaders)
-      .addSuccess(WrittenRecords)
-      .addError(BadRequest)
-      .addError(Conflict)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(UnprocessableEntity)
+    writeEndpoint(
+      HttpApiEndpoint.post("toolCalls", "/conversations/:conversationId/tool-calls")
+        .setPath(Schema.Struct({ conversationId: ConversationId }))
+        .setPayload(ChatTurn)
+        .addSuccess(WrittenRecords)
+    )
       .annotate(
         OpenApi.Summary,
         "The tool calls an agent made in a user's chat turn, applied in one unit of work as the signed-in user " +

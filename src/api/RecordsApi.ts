@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
-import { BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "./errors"
-import { WriteHeaders } from "./IdempotencyKey"
+import { Forbidden, NotFound } from "./errors"
 import { StoredRecord } from "./StoredRecord"
 import { ValuesInput } from "./ValuesInput"
+import { writeEndpoint } from "./WriteEndpoint"
 
 const TypePath = Schema.Struct({ namespace: Schema.String, name: Schema.String })
 const RecordPath = Schema.Struct({ namespace: Schema.String, name: Schema.String, id: Schema.String })
@@ -29,31 +29,18 @@ export class RunAction extends Schema.Class<RunAction>("RunAction")({
   id: Schema.String
 }) {}
 
-
 const lifecycle = <const Name extends string>(name: Name, summary: string) =>
-  HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`)
-    .setPath(RecordPath)
-    .setHeaders(WriteHeaders)
-    .addSuccess(StoredRecord)
-    .addError(BadRequest)
-    .addError(Conflict)
-    .addError(Forbidden)
-    .addError(NotFound)
-    .addError(UnprocessableEntity)
+  writeEndpoint(HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`).setPath(RecordPath).addSuccess(StoredRecord))
     .annotate(OpenApi.Summary, summary)
 
 export class RecordsApi extends HttpApiGroup.make("records")
   .add(
-    HttpApiEndpoint.post("create", "/records/:namespace/:name")
-      .setPath(TypePath)
-      .setPayload(CreateRecord)
-      .setHeaders(WriteHeaders)
-      .addSuccess(StoredRecord, { status: 201 })
-      .addError(BadRequest)
-      .addError(Conflict)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(UnprocessableEntity)
+    writeEndpoint(
+      HttpApiEndpoint.post("create", "/records/:namespace/:name")
+        .setPath(TypePath)
+        .setPayload(CreateRecord)
+        .addSuccess(StoredRecord, { status: 201 })
+    )
       .annotate(OpenApi.Summary, "Create a record (operational, or a draft with draft: true); needs update permission")
   )
   .add(
@@ -80,47 +67,32 @@ export class RecordsApi extends HttpApiGroup.make("records")
       .annotate(OpenApi.Summary, "One record; needs read permission")
   )
   .add(
-    HttpApiEndpoint.patch("update", "/records/:namespace/:name/:id")
-      .setPath(RecordPath)
-      .setPayload(UpdateRecord)
-      .setHeaders(WriteHeaders)
-      .addSuccess(StoredRecord)
-      .addError(BadRequest)
-      .addError(Conflict)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(UnprocessableEntity)
+    writeEndpoint(
+      HttpApiEndpoint.patch("update", "/records/:namespace/:name/:id")
+        .setPath(RecordPath)
+        .setPayload(UpdateRecord)
+        .addSuccess(StoredRecord)
+    )
       .annotate(
         OpenApi.Summary,
         "Change some fields (null clears one; a collection is sent whole, entries keep their ids); needs update permission"
       )
   )
   .add(
-    HttpApiEndpoint.del("remove", "/records/:namespace/:name/:id")
-      .setPath(RecordPath)
-      .setHeaders(WriteHeaders)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(BadRequest)
-      .addError(Conflict)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(UnprocessableEntity)
+    writeEndpoint(
+      HttpApiEndpoint.del("remove", "/records/:namespace/:name/:id").setPath(RecordPath).addSuccess(HttpApiSchema.NoContent)
+    )
       .annotate(OpenApi.Summary, "Delete a record; needs update permission")
   )
   .add(lifecycle("publish", "Publish a draft: it becomes operational and its timeline opens with created"))
   .add(lifecycle("archive", "Archive an operational record"))
   .add(lifecycle("restore", "Restore an archived record"))
   .add(
-    HttpApiEndpoint.post("action", "/actions/:namespace/:name/:action")
+    writeEndpoint(
+      HttpApiEndpoint.post("action", "/actions/:namespace/:name/:action")
         .setPath(Schema.Struct({ namespace: Schema.String, name: Schema.String, action: Schema.String }))
         .setPayload(RunAction)
-        .setHeaders(WriteHeaders)
         .addSuccess(StoredRecord)
-        .addError(BadRequest)
-        .addError(Conflict)
-        .addError(Forbidden)
-        .addError(NotFound)
-        .addError(UnprocessableEntity)
-        .annotate(OpenApi.Summary, "Run a plugin action on the record `id`; needs update permission")
+    ).annotate(OpenApi.Summary, "Run a plugin action on the record `id`; needs update permission")
   )
   .middleware(Authenticated) {}

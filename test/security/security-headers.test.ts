@@ -5,6 +5,7 @@ import { apiPolicy } from "../../src/http/SecurityHeaders"
 import { signedInMember } from "../support/api"
 import { baseUrl, freshWorkspace, testApp, TestApp } from "../support/TestApp"
 import { request } from "../support/http"
+import { openSse } from "../support/sse"
 
 /** Security headers on every kind of response (docs/security.md, "Response headers"). */
 
@@ -44,11 +45,7 @@ layer(TestApp, { excludeTestServices: true })("security headers", (it) => {
     Effect.gen(function* () {
       const base = yield* baseUrl
       const { cookie } = yield* signedInMember(base, yield* freshWorkspace)
-      const controller = new AbortController()
-      const response = yield* Effect.acquireRelease(
-        Effect.promise(() => fetch(`${base}/api/broadcast`, { headers: { cookie }, signal: controller.signal })),
-        () => Effect.sync(() => controller.abort())
-      )
+      const response = yield* openSse(`${base}/api/broadcast`, { cookie })
       expect(response.status).toBe(200)
       expect(response.headers.get("content-type")).toBe("text/event-stream")
       expectCommonHeaders(response.headers, "stream")

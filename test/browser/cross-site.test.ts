@@ -1,19 +1,19 @@
-import { Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
+import { Effect, Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { WebRoot } from "../../src/http/WebRoot"
 import type { Workspace } from "../../src/api/Workspace"
-import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
+import { freshWorkspace } from "../support/TestApp"
 import { clientFor, createRecord } from "../support/api"
 import type { RecordBody } from "../support/api"
 import { signIn } from "../support/http"
 import { changedTables, schemaChecksum } from "../security/support/checksum"
-import { chromiumInstalled, launchChromium, requireChromium } from "./support/chromium"
+import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
-import { buildWebPage } from "./support/webBuild"
+import { startPageHarness } from "./support/pageHarness"
+import type { AppServices, PageHarness } from "./support/pageHarness"
 
 /**
  * Cross-site request forgery in a real browser (Debian's Chromium). The
@@ -38,11 +38,7 @@ interface Person {
   readonly workspace: string
 }
 
-type AppServices = Layer.Layer.Success<ReturnType<typeof testApp>>
-
-let runtime: ManagedRuntime.ManagedRuntime<AppServices, unknown> | undefined
-let scope: Scope.CloseableScope | undefined
-let removeBuild: (() => Promise<void>) | undefined
+let harness: PageHarness | undefined
 let browser: Browser | undefined
 let attacker: http.Server | undefined
 let attackerOrigin = ""
@@ -53,8 +49,8 @@ let mallory: Person
 let dealId = ""
 
 const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) => {
-  if (runtime === undefined || scope === undefined) throw new Error("not set up")
-  return runtime.runPromise(Scope.extend(effect, scope))
+  if (harness === undefined) throw new Error("not set up")
+  return harness.run(effect)
 }
 
 const html = (body: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Win a prize</title></head><body>${body}</body></html>`
@@ -105,12 +101,9 @@ const startAttacker = () =>
 
 beforeAll(async () => {
   if (!chromiumInstalled()) return
-  const [launched, build] = await Promise.all([launchChromium(), buildWebPage()])
-  browser = launched
-  removeBuild = build.remove
-  runtime = ManagedRuntime.make(testApp().pipe(Layer.provide(Layer.succeed(WebRoot, build.root))))
-  scope = await Effect.runPromise(Scope.make())
-  base = await run(baseUrl)
+  harness = await startPageHarness()
+  browser = harness.browser
+  base = harness.base
   const ws = await run(freshWorkspace)
   workspace = ws
   const person = (name: string) =>
@@ -123,11 +116,8 @@ beforeAll(async () => {
 }, 240_000)
 
 afterAll(async () => {
-  await browser?.close()
   await new Promise<void>((resolve) => (attacker === undefined ? resolve() : attacker.close(() => resolve())))
-  if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
-  await runtime?.dispose()
-  await removeBuild?.()
+  await harness?.close()
 }, 60_000)
 
 /** Records every CSP violation the page reports, as events and as console lines. */

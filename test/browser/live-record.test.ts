@@ -1,16 +1,16 @@
-import { Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
+import { Effect, Scope } from "effect"
 import { readFile, rename } from "node:fs/promises"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { WebRoot } from "../../src/http/WebRoot"
 import type { Workspace } from "../../src/api/Workspace"
-import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
+import { freshWorkspace } from "../support/TestApp"
 import { clientFor, createRecord, expectStatus } from "../support/api"
 import { signIn } from "../support/http"
-import { chromiumInstalled, launchChromium, requireChromium } from "./support/chromium"
+import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
-import { buildWebPage } from "./support/webBuild"
+import { startPageHarness } from "./support/pageHarness"
+import type { AppServices, PageHarness } from "./support/pageHarness"
 
 /**
  * The web page in a real browser (Debian's Chromium, headless) against the
@@ -50,30 +50,24 @@ interface Person {
   readonly workspace: string
 }
 
-let runtime: ManagedRuntime.ManagedRuntime<Layer.Layer.Success<ReturnType<typeof testApp>>, unknown> | undefined
-let scope: Scope.CloseableScope | undefined
-let removeBuild: (() => Promise<void>) | undefined
+let harness: PageHarness | undefined
 let browser: Browser | undefined
 let base = ""
 let ada: Person
 let grace: Person
 let dealId = ""
 
-const run = <A, E>(effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof testApp>> | Scope.Scope>) => {
-  if (runtime === undefined || scope === undefined) throw new Error("not set up")
-  return runtime.runPromise(Scope.extend(effect, scope))
+const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) => {
+  if (harness === undefined) throw new Error("not set up")
+  return harness.run(effect)
 }
 
 beforeAll(async () => {
   // Without a browser there is nothing to set up: the test itself fails, naming the package (never a skip).
   if (!chromiumInstalled()) return
-  // Both take a few seconds; in parallel.
-  const [launched, build] = await Promise.all([launchChromium(), buildWebPage()])
-  browser = launched
-  removeBuild = build.remove
-  runtime = ManagedRuntime.make(testApp().pipe(Layer.provide(Layer.succeed(WebRoot, build.root))))
-  scope = await Effect.runPromise(Scope.make())
-  base = await run(baseUrl)
+  harness = await startPageHarness()
+  browser = harness.browser
+  base = harness.base
   const workspace: Workspace = await run(freshWorkspace)
   const person = (name: string) =>
     run(Effect.map(namedAdmin(workspace, name), (user): Person => ({ name, email: user.email, password: user.password, workspace: workspace.slug })))
@@ -103,10 +97,7 @@ beforeAll(async () => {
 }, 240_000)
 
 afterAll(async () => {
-  await browser?.close()
-  if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
-  await runtime?.dispose()
-  await removeBuild?.()
+  await harness?.close()
 }, 60_000)
 
 /** A browser context of its own (its own cookies: another person), in one locale and zone for a stable screenshot. */

@@ -11,6 +11,7 @@ import { signIn } from "../support/http"
 import { changedTables, schemaChecksum } from "../security/support/checksum"
 import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
+import type { Person } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
 import { startPageHarness } from "./support/pageHarness"
 import type { AppServices, PageHarness } from "./support/pageHarness"
@@ -30,13 +31,6 @@ import type { AppServices, PageHarness } from "./support/pageHarness"
  */
 
 const live = { timeout: 8_000, interval: 100 }
-
-interface Person {
-  readonly name: string
-  readonly email: string
-  readonly password: string
-  readonly workspace: string
-}
 
 let harness: PageHarness | undefined
 let browser: Browser | undefined
@@ -106,8 +100,7 @@ beforeAll(async () => {
   base = harness.base
   const ws = await run(freshWorkspace)
   workspace = ws
-  const person = (name: string) =>
-    run(Effect.map(namedAdmin(ws, name), (user): Person => ({ name, email: user.email, password: user.password, workspace: ws.slug })))
+  const person = (name: string) => run(namedAdmin(ws, name))
   victim = await person("Victor Victim")
   mallory = await person("Mallory Attacker")
   const api = clientFor(base, await Effect.runPromise(signIn(base, victim)), { origin: base })

@@ -8,6 +8,7 @@ import { clientFor, createRecord, expectStatus } from "../support/api"
 import { signIn } from "../support/http"
 import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
+import type { Person } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
 import { startPageHarness } from "./support/pageHarness"
 import type { AppServices, PageHarness } from "./support/pageHarness"
@@ -43,13 +44,6 @@ const dealValues = {
   ]
 }
 
-interface Person {
-  readonly name: string
-  readonly email: string
-  readonly password: string
-  readonly workspace: string
-}
-
 let harness: PageHarness | undefined
 let browser: Browser | undefined
 let base = ""
@@ -69,8 +63,7 @@ beforeAll(async () => {
   browser = harness.browser
   base = harness.base
   const workspace: Workspace = await run(freshWorkspace)
-  const person = (name: string) =>
-    run(Effect.map(namedAdmin(workspace, name), (user): Person => ({ name, email: user.email, password: user.password, workspace: workspace.slug })))
+  const person = (name: string) => run(namedAdmin(workspace, name))
   ada = await person("Ada Lovelace")
   grace = await person("Grace Hopper")
 

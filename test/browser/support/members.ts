@@ -7,6 +7,14 @@ import { platformSchema } from "../../../src/tenancy/migrations/platform"
 import type { Workspace } from "../../../src/api/Workspace"
 import { testPassword, uniqueSuffix } from "../../support/TestApp"
 
+/** Who signs in to the page: what the sign-in form asks for, and the name the page shows. */
+export interface Person {
+  readonly name: string
+  readonly email: string
+  readonly password: string
+  readonly workspace: string
+}
+
 /**
  * A new admin of `workspace` with a person's name (what the page shows of
  * an editor or an actor), deleted when the scope closes.
@@ -21,5 +29,6 @@ export const namedAdmin = (workspace: Workspace, name: string) =>
     )
     yield* (yield* Memberships).add(workspace.id, user.id)
     yield* (yield* Roles).assign(workspace, { kind: "user", id: user.id }, "admin")
-    return { ...user, password: testPassword }
+    const person: Person = { name, email: user.email, password: testPassword, workspace: workspace.slug }
+    return person
   })

@@ -43,7 +43,8 @@ import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
 
 // ---------------------------------------------------------------- settings
 
-const databaseUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl =
+  process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const benchmarksFile = join(dirname(fileURLToPath(import.meta.url)), "..", "BENCHMARKS.md")
 
 const commit = { warmUp: 300, iterations: 2_000 }
@@ -117,7 +118,8 @@ interface Summary {
   readonly mean: number
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN
 
 const summarize = (times: ReadonlyArray<number>): Summary => {
   const sorted = [...times].sort((a, b) => a - b)
@@ -137,7 +139,10 @@ const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   })
 
 /** Runs `effect` repeatedly: up to `max` times, at least `min`, and no more once `budgetMs` has passed. */
-const sample = <A, E, R>(effect: Effect.Effect<A, E, R>, limits: { readonly max: number; readonly min: number; readonly budgetMs: number }) =>
+const sample = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  limits: { readonly max: number; readonly min: number; readonly budgetMs: number }
+) =>
   Effect.gen(function* () {
     const times: Array<number> = []
     const start = performance.now()
@@ -163,7 +168,7 @@ const planLine = (value: unknown): Array<string> => {
   const type = value["Node Type"]
   const index = value["Index Name"]
   const here = typeof type === "string" ? [typeof index === "string" ? `${type} using ${index}` : type] : []
-  return [...here, ...planLine(value["Plan"]), ...planLine(value["Plans"])]
+  return [...here, ...planLine(value.Plan), ...planLine(value.Plans)]
 }
 
 // ---------------------------------------------------------------- 1. commit latency
@@ -173,7 +178,8 @@ const commitLatency = (workspace: Workspace) =>
     const units = yield* UnitOfWork
     const records = yield* Records
     const sql = yield* SqlClient.SqlClient
-    const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) => units.run(workspace, effect).pipe(withActor(actor), Effect.orDie)
+    const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      units.run(workspace, effect).pipe(withActor(actor), Effect.orDie)
 
     const audited = yield* inUnit(records.create(item, { name: "operational", n: 0 }))
     const unaudited = yield* inUnit(records.create(item, { name: "draft", n: 0 }, { draft: true }))
@@ -189,7 +195,9 @@ const commitLatency = (workspace: Workspace) =>
       (n: number) => updatePlusStatement(controlled.id, n)
     ] as const
 
-    yield* say(`[commit] warming up (${commit.warmUp} units each), then ${int(commit.iterations)} interleaved units each`)
+    yield* say(
+      `[commit] warming up (${commit.warmUp} units each), then ${int(commit.iterations)} interleaved units each`
+    )
     const times: [Array<number>, Array<number>, Array<number>] = [[], [], []]
     for (let i = 1; i <= commit.warmUp + commit.iterations; i++) {
       // The order rotates every iteration: drift and ordering effects hit every path alike.
@@ -242,7 +250,8 @@ const statementsPerUnit = (workspace: Workspace) =>
     const units = yield* UnitOfWork
     const records = yield* Records
     const sql = yield* SqlClient.SqlClient
-    const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) => units.run(workspace, effect).pipe(withActor(actor), Effect.orDie)
+    const inUnit = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      units.run(workspace, effect).pipe(withActor(actor), Effect.orDie)
     const schema = workspace.schema
     const counter = sql(workspace.table("bench_audit_inserts"))
 
@@ -255,21 +264,33 @@ const statementsPerUnit = (workspace: Workspace) =>
 
     const counted = <A, E, R>(unit: Effect.Effect<A, E, R>) =>
       Effect.gen(function* () {
-        const [before] = yield* sql<{ readonly last: string }>`SELECT coalesce(max(id), 0)::text AS last FROM ${counter}`
+        const [before] = yield* sql<{
+          readonly last: string
+        }>`SELECT coalesce(max(id), 0)::text AS last FROM ${counter}`
         const [elapsed] = yield* timed(unit)
         const [after] = yield* sql<{ readonly statements: string; readonly rows: string }>`
           SELECT count(*)::text AS statements, coalesce(sum(rows), 0)::text AS rows FROM ${counter} WHERE id > ${before?.last ?? "0"}::bigint`
         return { statements: Number(after?.statements), rows: Number(after?.rows), elapsed }
       })
 
-    const results: Array<{ readonly unit: string; readonly expectedRows: number; readonly statements: number; readonly rows: number; readonly elapsed: number }> = []
+    const results: Array<{
+      readonly unit: string
+      readonly expectedRows: number
+      readonly statements: number
+      readonly rows: number
+      readonly elapsed: number
+    }> = []
     const target = yield* inUnit(records.create(item, { name: "update target", n: 0 }))
     const single = yield* counted(inUnit(records.update(item, target.id, { n: 1 })))
     results.push({ unit: "update of one record", expectedRows: 1, ...single })
     for (const size of unitSizes) {
       const spawner = yield* inUnit(records.create(item, { name: `spawner ${size}`, n: size }))
       const spawned = yield* counted(inUnit(records.runAction(item, "spawn", spawner.id)))
-      results.push({ unit: `spawn action creating ${int(size)} record${size === 1 ? "" : "s"}`, expectedRows: size, ...spawned })
+      results.push({
+        unit: `spawn action creating ${int(size)} record${size === 1 ? "" : "s"}`,
+        expectedRows: size,
+        ...spawned
+      })
     }
     for (const result of results) {
       const ok = result.statements === 1 && result.rows === result.expectedRows
@@ -290,7 +311,9 @@ const timelinePages = (workspace: Workspace) =>
     const table = sql(workspace.table("audit_entries"))
     const recordId = crypto.randomUUID()
 
-    yield* say(`[timeline] inserting ${int(timeline.rows)} audit rows for one ${item} record (${recordId}) with generate_series`)
+    yield* say(
+      `[timeline] inserting ${int(timeline.rows)} audit rows for one ${item} record (${recordId}) with generate_series`
+    )
     const started = performance.now()
     for (let from = 1; from <= timeline.rows; from += timeline.chunk) {
       const to = Math.min(timeline.rows, from + timeline.chunk - 1)
@@ -300,7 +323,9 @@ const timelinePages = (workspace: Workspace) =>
           ${JSON.stringify(actor)}::jsonb, gen_random_uuid(), ${item}, ${recordId}, 'updated',
           jsonb_build_object('n', jsonb_build_object('from', i - 1, 'to', i))
         FROM generate_series(${from}::int, ${to}::int) AS i`
-      yield* say(`[timeline]   ${int(to)} / ${int(timeline.rows)} rows (${((performance.now() - started) / 1000).toFixed(1)} s)`)
+      yield* say(
+        `[timeline]   ${int(to)} / ${int(timeline.rows)} rows (${((performance.now() - started) / 1000).toFixed(1)} s)`
+      )
     }
     yield* sql`INSERT INTO ${table} (id, at, actor, correlation_id, business_object, business_object_id, operation, changes)
       SELECT gen_random_uuid(), '2026-01-01T00:00:00Z'::timestamptz + i * interval '5 microseconds',
@@ -312,7 +337,8 @@ const timelinePages = (workspace: Workspace) =>
       `[timeline] plus ${int(timeline.otherRows)} rows over ${int(timeline.otherRecords)} other records; VACUUM ANALYZE done (${((performance.now() - started) / 1000).toFixed(1)} s in all)`
     )
 
-    const page = (after: Option.Option<CursorPosition>) => service.page(workspace, item, recordId, after, timeline.limit)
+    const page = (after: Option.Option<CursorPosition>) =>
+      service.page(workspace, item, recordId, after, timeline.limit)
     /** The rows the page should hold, by the index order (qualified columns: the table's, not text). */
     const expectedIds = (offset: number) =>
       Effect.map(
@@ -332,14 +358,17 @@ const timelinePages = (workspace: Workspace) =>
     yield* say(`[timeline] Timeline.page, page 1:   p50 ${ms(page1.p50)} ms, p90 ${ms(page1.p90)} ms, n=${page1.n}`)
 
     // Walk the cursors, as a client would, to the cursor that opens page 200.
-    yield* say(`[timeline] walking nextCursor from page 1 to page ${timeline.page} (budget ${timeline.walkBudgetMs / 1000} s)`)
+    yield* say(
+      `[timeline] walking nextCursor from page 1 to page ${timeline.page} (budget ${timeline.walkBudgetMs / 1000} s)`
+    )
     const walkStart = performance.now()
     let position: Option.Option<CursorPosition> = Option.none()
     let reached = 1
     let cursor = firstPage.nextCursor
     while (reached < timeline.page && cursor !== null && performance.now() - walkStart < timeline.walkBudgetMs) {
       position = decodeCursor(cursor)
-      if (Option.isNone(position)) return yield* Effect.dieMessage(`the service made a cursor it cannot read: ${cursor}`)
+      if (Option.isNone(position))
+        return yield* Effect.dieMessage(`the service made a cursor it cannot read: ${cursor}`)
       reached++
       if (reached < timeline.page) cursor = (yield* page(position)).nextCursor
     }
@@ -375,7 +404,9 @@ const timelinePages = (workspace: Workspace) =>
     yield* say(`[timeline] plan of the service's page-${timeline.page} query: ${plan200}`)
     const pageNCorrect = sameIds(pageN.entries, yield* expectedIds((timeline.page - 1) * timeline.limit))
     const page200 = yield* sample(page(position), timeline.samples)
-    yield* say(`[timeline] Timeline.page, page ${timeline.page}: p50 ${ms(page200.p50)} ms, p90 ${ms(page200.p90)} ms, n=${page200.n}`)
+    yield* say(
+      `[timeline] Timeline.page, page ${timeline.page}: p50 ${ms(page200.p50)} ms, p90 ${ms(page200.p90)} ms, n=${page200.n}`
+    )
 
     // The floor: a bare 50-row range scan of the same index, plain SQL.
     const seq = Option.map(position, (p) => p.seq).pipe(Option.getOrElse(() => "0"))
@@ -390,8 +421,12 @@ const timelinePages = (workspace: Workspace) =>
           ORDER BY seq DESC LIMIT ${timeline.limit}`,
       timeline.floorSamples
     )
-    yield* say(`[timeline] floor (bare index range scan, plain SQL), page 1:   p50 ${ms(floor1.p50)} ms, p90 ${ms(floor1.p90)} ms, n=${floor1.n}`)
-    yield* say(`[timeline] floor (bare index range scan, plain SQL), page ${timeline.page}: p50 ${ms(floor200.p50)} ms, p90 ${ms(floor200.p90)} ms, n=${floor200.n}`)
+    yield* say(
+      `[timeline] floor (bare index range scan, plain SQL), page 1:   p50 ${ms(floor1.p50)} ms, p90 ${ms(floor1.p90)} ms, n=${floor1.n}`
+    )
+    yield* say(
+      `[timeline] floor (bare index range scan, plain SQL), page ${timeline.page}: p50 ${ms(floor200.p50)} ms, p90 ${ms(floor200.p90)} ms, n=${floor200.n}`
+    )
 
     const pageRatio = page200.p50 / page1.p50
     const worstP50 = Math.max(page1.p50, page200.p50)
@@ -402,7 +437,19 @@ const timelinePages = (workspace: Workspace) =>
     yield* say(
       `[timeline] rows served match the index order (seq desc): page 1 ${firstPageCorrect ? "yes" : "NO"}, page ${timeline.page} ${pageNCorrect ? "yes" : "NO"}`
     )
-    return { page1, page200, floor1, floor200, pageRatio, worstP50, walkNote, firstPageCorrect, pageNCorrect, plan1, plan200 }
+    return {
+      page1,
+      page200,
+      floor1,
+      floor200,
+      pageRatio,
+      worstP50,
+      walkNote,
+      firstPageCorrect,
+      pageNCorrect,
+      plan1,
+      plan200
+    }
   })
 
 // ---------------------------------------------------------------- BENCHMARKS.md
@@ -412,7 +459,12 @@ type StatementsResult = Effect.Effect.Success<ReturnType<typeof statementsPerUni
 type TimelineResult = Effect.Effect.Success<ReturnType<typeof timelinePages>>
 
 const auditSection = (
-  environment: { readonly date: string; readonly postgres: string; readonly database: string; readonly seconds: number },
+  environment: {
+    readonly date: string
+    readonly postgres: string
+    readonly database: string
+    readonly seconds: number
+  },
   commitResult: CommitResult,
   statements: StatementsResult,
   pages: TimelineResult

@@ -34,7 +34,8 @@ import { PluginRegistry } from "../src/plugins/PluginRegistry"
 import { platformSchema } from "../src/tenancy/migrations/platform"
 import { Workspaces } from "../src/tenancy/Workspaces"
 
-const databaseUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl =
+  process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const redisUrl = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..")
 const benchmarksFile = join(repo, "BENCHMARKS.md")
@@ -180,12 +181,22 @@ const json = async (base: URL, method: string, path: string, body: unknown, cook
 const startService = async (port: number) => {
   const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
     cwd: repo,
-    env: { ...process.env, DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, HOST: "127.0.0.1", PORT: String(port), LOG_LEVEL: "WARN" },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL: redisUrl,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      LOG_LEVEL: "WARN"
+    },
     stdio: ["ignore", "inherit", "inherit"]
   })
   const base = new URL(`http://127.0.0.1:${port}`)
   for (let i = 0; i < 600; i++) {
-    const ok = await fetch(new URL("/api/health", base)).then((r) => r.ok, () => false)
+    const ok = await fetch(new URL("/api/health", base)).then(
+      (r) => r.ok,
+      () => false
+    )
     if (ok) return { child, base }
     await new Promise((done) => setTimeout(done, 100))
   }
@@ -220,14 +231,24 @@ const main = async () => {
     const login = await json(base, "POST", "/api/auth/login", { workspace: data.workspace.slug, email, password })
     const cookie = (login.response.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
     const company = await json(base, "POST", "/api/records/crm/company", { values: { name: "Acme" } }, cookie)
-    const deal = await json(base, "POST", "/api/records/crm/deal", { values: { title: "Kiosk", company: company.body?.id } }, cookie)
+    const deal = await json(
+      base,
+      "POST",
+      "/api/records/crm/deal",
+      { values: { title: "Kiosk", company: company.body?.id } },
+      cookie
+    )
     const targets: ReadonlyArray<Target> = [
       { name: "login", method: "POST", path: "/api/auth/login" },
       { name: "record create", method: "POST", path: "/api/records/crm/company" },
       { name: "record patch", method: "PATCH", path: `/api/records/crm/company/${company.body?.id}` },
       { name: "action", method: "POST", path: "/api/actions/crm/deal/close" },
       { name: "chat tool calls", method: "POST", path: "/api/conversations/bench/tool-calls" },
-      { name: "presence heartbeat (no body taken)", method: "PUT", path: `/api/presence/crm/deal/${deal.body?.id}/tab-1` }
+      {
+        name: "presence heartbeat (no body taken)",
+        method: "PUT",
+        path: `/api/presence/crm/deal/${deal.body?.id}/tab-1`
+      }
     ]
     // Warm every path once (JIT, lazily built schemas), then take the floor.
     for (const target of targets) await sendHuge(base, target, cookie, false)
@@ -247,12 +268,16 @@ const main = async () => {
           growthMiB: mib(peak - floor)
         }
         rows.push(row)
-        console.log(`[bench] ${row.target}, ${row.mode}: answers ${row.statuses}, peak RSS +${row.growthMiB.toFixed(1)} MiB`)
+        console.log(
+          `[bench] ${row.target}, ${row.mode}: answers ${row.statuses}, peak RSS +${row.growthMiB.toFixed(1)} MiB`
+        )
       }
     }
     const worst = Math.max(...rows.map((row) => row.growthMiB))
     const pass = worst < passMiB && rows.every(answeredRight)
-    console.log(`[bench] worst growth ${worst.toFixed(1)} MiB over a ${mib(floor).toFixed(1)} MiB floor (${((floor + worst * 1024 * 1024) / floor).toFixed(2)}×): ${pass ? "PASS" : "FAIL"} (< ${passMiB} MiB, every answer a 413 or a reset)`)
+    console.log(
+      `[bench] worst growth ${worst.toFixed(1)} MiB over a ${mib(floor).toFixed(1)} MiB floor (${((floor + worst * 1024 * 1024) / floor).toFixed(2)}×): ${pass ? "PASS" : "FAIL"} (< ${passMiB} MiB, every answer a 413 or a reset)`
+    )
     writeSection(section(rows, floor, worst, pass))
     console.log(`[bench] wrote the Limits section of ${benchmarksFile}`)
     if (!pass) process.exitCode = 1

@@ -38,10 +38,13 @@ const guardShutdown = (level: LogLevel.LogLevel, drainTimeout: Duration.Duration
       if (stopping) return log(Effect.logInfo(`shutdown: ${signal} received again; the drain goes on`))
       stopping = true
       log(Effect.logInfo(`shutdown: ${signal} received`))
-      setTimeout(() => {
-        log(Effect.logError("shutdown: still running after the drain and the close grace; exiting now"))
-        process.exit(1)
-      }, Duration.toMillis(Duration.sum(drainTimeout, closeGrace))).unref()
+      setTimeout(
+        () => {
+          log(Effect.logError("shutdown: still running after the drain and the close grace; exiting now"))
+          process.exit(1)
+        },
+        Duration.toMillis(Duration.sum(drainTimeout, closeGrace))
+      ).unref()
     }
     process.on("SIGINT", onSignal)
     process.on("SIGTERM", onSignal)

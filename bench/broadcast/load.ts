@@ -566,7 +566,11 @@ process.on("message", (raw: unknown) => {
       send({ _tag: "Done", id: command.id, result })
       if (command._tag === "Exit") await shutdown(0)
     } catch (error) {
-      send({ _tag: "Failed", id: command.id, message: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+      send({
+        _tag: "Failed",
+        id: command.id,
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error)
+      })
     }
   })
 })

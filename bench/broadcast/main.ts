@@ -40,7 +40,9 @@ const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379"
 const argv = process.argv.slice(2)
 const flag = (name: string) => argv.includes(`--${name}`)
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length)
-const phases = new Set(onlyArg === undefined ? ["floor", "rss", "sweep", "spread", "presence", "hot"] : onlyArg.split(","))
+const phases = new Set(
+  onlyArg === undefined ? ["floor", "rss", "sweep", "spread", "presence", "hot"] : onlyArg.split(",")
+)
 const quick = flag("quick")
 const sweepRatesArg = argv.find((a) => a.startsWith("--sweep-rates="))?.slice("--sweep-rates=".length)
 const cpuProfile = flag("cpu-prof")
@@ -138,7 +140,8 @@ const startBare = () =>
 const waitHealthy = async (port: number, child: ChildProcess) => {
   const deadline = now() + 90_000
   while (now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}); see ${join(runDir, "server.log")}`)
+    if (child.exitCode !== null)
+      throw new Error(`the service exited (${child.exitCode}); see ${join(runDir, "server.log")}`)
     try {
       const response = await fetch(`http://127.0.0.1:${port}/api/health`)
       if (response.status === 200) return
@@ -303,9 +306,13 @@ const cpuBetween = (start: CpuSnapshot, end: CpuSnapshot): CpuShare => {
     loadGenerator: percent(byGroup["load generator"] ?? 0),
     postgres: percent(byGroup.postgres ?? 0),
     redis: percent(byGroup.redis ?? 0),
-    machineBusy: machine === 0 ? 0 : Math.round(((end.machine.busy - start.machine.busy) / machine) * 100 * cpus().length)
+    machineBusy:
+      machine === 0 ? 0 : Math.round(((end.machine.busy - start.machine.busy) / machine) * 100 * cpus().length)
   }
-  return { ...share, others: Math.max(0, share.machineBusy - share.server - share.loadGenerator - share.postgres - share.redis) }
+  return {
+    ...share,
+    others: Math.max(0, share.machineBusy - share.server - share.loadGenerator - share.postgres - share.redis)
+  }
 }
 
 /** Waits (at most 60 s) until a process uses under 5 % of a core over a second. */
@@ -337,7 +344,9 @@ const waitForQuiet = async (phase: string): Promise<QuietCheck> => {
   const maxMs = Math.min(60_000, quietBudgetMs)
   let busy = await machineBusyOver(2_000)
   while (busy > quietBelow && now() - started < maxMs) {
-    log(`${phase}: the machine is ${busy} % busy (of ${cpus().length * 100} %) before the phase: waiting for it to calm down`)
+    log(
+      `${phase}: the machine is ${busy} % busy (of ${cpus().length * 100} %) before the phase: waiting for it to calm down`
+    )
     busy = await machineBusyOver(5_000)
   }
   if (busy > quietBelow) log(`${phase}: still ${busy} % busy after ${Math.round(maxMs / 1000)} s: measuring anyway`)
@@ -386,7 +395,9 @@ const runBench = async (): Promise<Results> => {
   }
 
   // 1. Data, through the domain services.
-  log(`setting up ${settings.workspaces} workspaces ${slugPrefix}<n>, each with one admin user and ${settings.recordPool} records`)
+  log(
+    `setting up ${settings.workspaces} workspaces ${slugPrefix}<n>, each with one admin user and ${settings.recordPool} records`
+  )
   const setupRuntime = makeRuntime(databaseUrl, redisUrl, 5)
   const created = await setupRuntime
     .runPromise(
@@ -454,7 +465,9 @@ const runBench = async (): Promise<Results> => {
     if (result.failed > 0) log(`${target}: ${result.failed} streams failed to open (${result.firstError ?? "?"})`)
     if (result.opened >= 1_000) {
       results.churn.push({ target, action: "open", streams: result.opened, seconds: result.seconds, cpuSeconds })
-      log(`${target}: opening ${result.opened} streams took ${result.seconds.toFixed(1)} s and ${cpuSeconds.toFixed(1)} s of its CPU`)
+      log(
+        `${target}: opening ${result.opened} streams took ${result.seconds.toFixed(1)} s and ${cpuSeconds.toFixed(1)} s of its CPU`
+      )
     }
     return result
   }
@@ -468,7 +481,9 @@ const runBench = async (): Promise<Results> => {
     const cpuSeconds = (cpuTicks(pidOf(target)) - ticks) / ticksPerSecond
     if (streams >= 1_000) {
       results.churn.push({ target, action: "close", streams, seconds, cpuSeconds })
-      log(`${target}: closing ${streams} streams took ${seconds.toFixed(1)} s and ${cpuSeconds.toFixed(1)} s of its CPU`)
+      log(
+        `${target}: closing ${streams} streams took ${seconds.toFixed(1)} s and ${cpuSeconds.toFixed(1)} s of its CPU`
+      )
     }
   }
   /** A fresh service: the streams are dropped on the client side first, the old process is stopped (killed after 10 s). */
@@ -481,21 +496,42 @@ const runBench = async (): Promise<Results> => {
     log(`service restarted: pid ${pids.server}`)
   }
   const spreadEvenly = (total: number) =>
-    Array.from({ length: settings.workspaces }, (_, i) =>
-      Math.floor(total / settings.workspaces) + (i < total % settings.workspaces ? 1 : 0)
+    Array.from(
+      { length: settings.workspaces },
+      (_, i) => Math.floor(total / settings.workspaces) + (i < total % settings.workspaces ? 1 : 0)
     )
   const allWorkspaces = Array.from({ length: settings.workspaces }, (_, i) => i)
   const fullSpread = settings.workspaces * settings.streamsPerWorkspace
-  const saves = async (phase: string, rate: number, workspaces: ReadonlyArray<number>, warmupMs: number, measureMs: number, floorRate: number) =>
+  const saves = async (
+    phase: string,
+    rate: number,
+    workspaces: ReadonlyArray<number>,
+    warmupMs: number,
+    measureMs: number,
+    floorRate: number
+  ) =>
     expectResult(
-      await load.run({ _tag: "Saves", id: nextId(), phase, rate, workspaces, warmupMs, measureMs, drainMs: settings.drainMs, floorRate }),
+      await load.run({
+        _tag: "Saves",
+        id: nextId(),
+        phase,
+        rate,
+        workspaces,
+        warmupMs,
+        measureMs,
+        drainMs: settings.drainMs,
+        floorRate
+      }),
       "Saves"
     ).value
 
   // 4. Floor, idle.
   if (phases.has("floor")) {
     results.quiet.push(await waitForQuiet("floor"))
-    const floor: FloorResult = expectResult(await load.run({ _tag: "Floor", id: nextId(), count: settings.floorPings }), "Floor").value
+    const floor: FloorResult = expectResult(
+      await load.run({ _tag: "Floor", id: nextId(), count: settings.floorPings }),
+      "Floor"
+    ).value
     results.floorIdle = floor.latencyMs
     log(`Redis PUBLISH -> SUBSCRIBE round trip, idle: ${describePercentiles(floor.latencyMs)}`)
   }
@@ -543,7 +579,14 @@ const runBench = async (): Promise<Results> => {
     results.quiet.push(await waitForQuiet("sweep"))
     for (const rate of settings.sweepRates) {
       await waitIdle(pids.server)
-      const step = await saves(`sweep ${rate}/s`, rate, allWorkspaces, settings.sweepWarmupMs, settings.sweepMeasureMs, 0)
+      const step = await saves(
+        `sweep ${rate}/s`,
+        rate,
+        allWorkspaces,
+        settings.sweepWarmupMs,
+        settings.sweepMeasureMs,
+        0
+      )
       results.sweep.push(step)
       log(
         `sweep: ${rate} saves/s over ${step.streams} streams: ${step.deliveriesPerSecond.toFixed(0)} deliveries/s arrived, ` +
@@ -559,8 +602,17 @@ const runBench = async (): Promise<Results> => {
     if (phases.has("sweep")) await restartServer()
     await open("server", spreadEvenly(fullSpread))
     results.quiet.push(await waitForQuiet("spread"))
-    log(`spread: ${fullSpread} streams open; ${settings.spreadRate} saves/s for ${settings.warmupMs / 1000} s warm-up + ${settings.spreadMeasureMs / 1000} s`)
-    const spread = await saves("spread", settings.spreadRate, allWorkspaces, settings.warmupMs, settings.spreadMeasureMs, settings.floorRateUnderLoad)
+    log(
+      `spread: ${fullSpread} streams open; ${settings.spreadRate} saves/s for ${settings.warmupMs / 1000} s warm-up + ${settings.spreadMeasureMs / 1000} s`
+    )
+    const spread = await saves(
+      "spread",
+      settings.spreadRate,
+      allWorkspaces,
+      settings.warmupMs,
+      settings.spreadMeasureMs,
+      settings.floorRateUnderLoad
+    )
     results.spread = spread
     printSaves(spread)
     const cpu = results.cpu.spread
@@ -595,10 +647,20 @@ const runBench = async (): Promise<Results> => {
     if (cpu !== undefined) log(`presence: ${describeCpu(cpu)}`)
   }
   if (phases.has("hot")) {
-    await open("server", Array.from({ length: settings.workspaces }, (_, i) => (i === 0 ? settings.hotStreams : 0)))
+    await open(
+      "server",
+      Array.from({ length: settings.workspaces }, (_, i) => (i === 0 ? settings.hotStreams : 0))
+    )
     results.quiet.push(await waitForQuiet("hot"))
     log(`hot: ${settings.hotStreams} streams open in ${slugPrefix}1; ${settings.hotRate} saves/s`)
-    const hot = await saves("hot", settings.hotRate, [0], settings.warmupMs, settings.hotMeasureMs, settings.floorRateUnderLoad)
+    const hot = await saves(
+      "hot",
+      settings.hotRate,
+      [0],
+      settings.warmupMs,
+      settings.hotMeasureMs,
+      settings.floorRateUnderLoad
+    )
     results.hot = hot
     printSaves(hot)
     const cpu = results.cpu.hot
@@ -608,7 +670,9 @@ const runBench = async (): Promise<Results> => {
   await load.run({ _tag: "Exit", id: nextId() }).catch(() => undefined)
   await stopChild(load.child)
   await stopChild(server, "SIGTERM", 10_000)
-  const serverLog = readFileSync(join(runDir, "server.log"), "utf8").split("\n").filter((line) => line.trim().length > 0)
+  const serverLog = readFileSync(join(runDir, "server.log"), "utf8")
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
   results.serverLogLines = serverLog.length
   if (serverLog.length > 0) {
     log(`the service logged ${serverLog.length} warning/error lines; the first: ${serverLog[0]?.slice(0, 300)}`)
@@ -630,7 +694,9 @@ const printSaves = (r: SavesResult) => {
   )
   log(`${r.phase}: save BEGIN..COMMIT ${describePercentiles(r.saveDurationMs)}`)
   log(`${r.phase}: Redis PUBLISH -> SUBSCRIBE round trip meanwhile: ${describePercentiles(r.floorUnderLoadMs)}`)
-  log(`${r.phase}: load generator event-loop delay p50 ${r.loopDelayMs.p50.toFixed(1)} ms, p99 ${r.loopDelayMs.p99.toFixed(1)} ms, max ${r.loopDelayMs.max.toFixed(1)} ms`)
+  log(
+    `${r.phase}: load generator event-loop delay p50 ${r.loopDelayMs.p50.toFixed(1)} ms, p99 ${r.loopDelayMs.p99.toFixed(1)} ms, max ${r.loopDelayMs.max.toFixed(1)} ms`
+  )
 }
 
 // ---------------------------------------------------------------------------
@@ -644,7 +710,9 @@ const cleanUp = () =>
     const runtime = makeRuntime(databaseUrl, redisUrl, 2)
     try {
       const removed = await runtime.runPromise(dropBenchData)
-      log(`cleaned up: ${removed.workspaces} workspaces, ${removed.users} users, ${removed.presenceKeys} presence keys deleted`)
+      log(
+        `cleaned up: ${removed.workspaces} workspaces, ${removed.users} users, ${removed.presenceKeys} presence keys deleted`
+      )
     } catch (error) {
       log(`clean-up failed: ${String(error)}`)
     } finally {
@@ -671,10 +739,13 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   })
 }
 
-const overall = setTimeout(() => {
-  log("the run exceeded 12 minutes: stopping")
-  void cleanUp().finally(() => process.exit(1))
-}, 12 * 60 * 1000)
+const overall = setTimeout(
+  () => {
+    log("the run exceeded 12 minutes: stopping")
+    void cleanUp().finally(() => process.exit(1))
+  },
+  12 * 60 * 1000
+)
 overall.unref()
 
 const reportFrom = argv.find((a) => a.startsWith("--report-from="))?.slice("--report-from=".length)

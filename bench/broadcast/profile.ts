@@ -47,7 +47,14 @@ export const originOf = (url: string, functionName: string): string => {
   return url
 }
 
-const packageOf = (origin: string) => (origin.startsWith("effect/") ? "effect" : origin.startsWith("node:") ? "node (internals)" : origin.startsWith("service ") ? "service (src/)" : origin)
+const packageOf = (origin: string) =>
+  origin.startsWith("effect/")
+    ? "effect"
+    : origin.startsWith("node:")
+      ? "node (internals)"
+      : origin.startsWith("service ")
+        ? "service (src/)"
+        : origin
 
 export const summarizeProfile = (json: string, top = 30): string => {
   const profile = Schema.decodeUnknownSync(Schema.parseJson(CpuProfile))(json)
@@ -82,7 +89,10 @@ export const summarizeProfile = (json: string, top = 30): string => {
       ...[...entries]
         .sort((a, b) => b[1] - a[1])
         .slice(0, n)
-        .map(([name, ms]) => `  ${((ms / busyMs) * 100).toFixed(1).padStart(5)} %  ${ms.toFixed(0).padStart(7)} ms  ${name}`)
+        .map(
+          ([name, ms]) =>
+            `  ${((ms / busyMs) * 100).toFixed(1).padStart(5)} %  ${ms.toFixed(0).padStart(7)} ms  ${name}`
+        )
     ].join("\n")
   return [
     `profile: ${(totalMs / 1000).toFixed(1)} s, busy ${(busyMs / 1000).toFixed(1)} s (${((busyMs / totalMs) * 100).toFixed(0)} % of one core), idle ${(idleMs / 1000).toFixed(1)} s; shares below are of busy time`,

@@ -20,7 +20,11 @@ export const CpuShare = Schema.Struct({
 export type CpuShare = typeof CpuShare.Type
 
 /** How busy the machine was just before a phase, and how long the bench waited for it to calm down. */
-export const QuietCheck = Schema.Struct({ phase: Schema.String, busyPercent: Schema.Number, waitedSeconds: Schema.Number })
+export const QuietCheck = Schema.Struct({
+  phase: Schema.String,
+  busyPercent: Schema.Number,
+  waitedSeconds: Schema.Number
+})
 export type QuietCheck = typeof QuietCheck.Type
 
 export const RssStep = Schema.Struct({
@@ -46,7 +50,12 @@ export const Churn = Schema.Struct({
 export const Results = Schema.mutable(
   Schema.Struct({
     date: Schema.String,
-    machine: Schema.Struct({ cores: Schema.Number, cpuModel: Schema.String, memoryGiB: Schema.Number, node: Schema.String }),
+    machine: Schema.Struct({
+      cores: Schema.Number,
+      cpuModel: Schema.String,
+      memoryGiB: Schema.Number,
+      node: Schema.String
+    }),
     settings: Schema.Struct({
       workspaces: Schema.Number,
       streamsPerWorkspace: Schema.Number,
@@ -86,16 +95,22 @@ export const targets = {
 const ms = (value: number) => (value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : value.toFixed(0))
 const int = (value: number) => Math.round(value).toLocaleString("en-US")
 const met = (ok: boolean) => (ok ? "**met**" : "**missed**")
-const share = (part: number, whole: number) => (whole === 0 ? "0" : ((part / whole) * 100).toFixed(part === whole ? 0 : 1))
+const share = (part: number, whole: number) =>
+  whole === 0 ? "0" : ((part / whole) * 100).toFixed(part === whole ? 0 : 1)
 
 /** Commit -> receipt, honest about hints that never arrived: percentiles are of the received ones only. */
 const latencyCell = (r: SavesResult) => {
   const p = r.commitToReceiptMs
-  const lost = r.lostDeliveries > 0 ? `; ${int(r.lostDeliveries)} of ${int(r.expectedDeliveries)} (${share(r.lostDeliveries, r.expectedDeliveries)} %) never arrived` : ""
-  if (p.count === 0) return `none of the window's ${int(r.expectedDeliveries)} hints arrived within the drain (≥ ${Math.round(r.windowSeconds)} s after the window)`
+  const lost =
+    r.lostDeliveries > 0
+      ? `; ${int(r.lostDeliveries)} of ${int(r.expectedDeliveries)} (${share(r.lostDeliveries, r.expectedDeliveries)} %) never arrived`
+      : ""
+  if (p.count === 0)
+    return `none of the window's ${int(r.expectedDeliveries)} hints arrived within the drain (≥ ${Math.round(r.windowSeconds)} s after the window)`
   return `${ms(p.p50)} / ${ms(p.p99)} ms (p99.9 ${ms(p.p999)}, max ${ms(p.max)}) over ${int(p.count)} received${lost}`
 }
-const latencyMet = (r: SavesResult) => r.commitToReceiptMs.count > 0 && r.lostDeliveries === 0 && r.commitToReceiptMs.p99 <= targets.p99Ms
+const latencyMet = (r: SavesResult) =>
+  r.commitToReceiptMs.count > 0 && r.lostDeliveries === 0 && r.commitToReceiptMs.p99 <= targets.p99Ms
 
 const savesRows = (label: string, r: SavesResult, offeredRate: number, streamsPerSave: number) => {
   const offered = offeredRate * streamsPerSave
@@ -110,16 +125,36 @@ export const renderSection = (r: Results): string => {
   const s = r.settings
   const streams = s.workspaces * s.streamsPerWorkspace
   const rows: Array<string> = []
-  if (r.spread !== undefined) rows.push(...savesRows(`Spread (${int(streams)} streams, ${s.workspaces} workspaces, ${s.spreadRate} saves/s)`, r.spread, s.spreadRate, s.streamsPerWorkspace))
-  if (r.hot !== undefined) rows.push(...savesRows(`Hot workspace (${int(s.hotStreams)} streams, ${s.hotRate} saves/s)`, r.hot, s.hotRate, s.hotStreams))
+  if (r.spread !== undefined)
+    rows.push(
+      ...savesRows(
+        `Spread (${int(streams)} streams, ${s.workspaces} workspaces, ${s.spreadRate} saves/s)`,
+        r.spread,
+        s.spreadRate,
+        s.streamsPerWorkspace
+      )
+    )
+  if (r.hot !== undefined)
+    rows.push(
+      ...savesRows(`Hot workspace (${int(s.hotStreams)} streams, ${s.hotRate} saves/s)`, r.hot, s.hotRate, s.hotStreams)
+    )
   for (const step of r.rss) {
     rows.push(
       `| RSS per idle stream at ${int(step.streams)} streams: service / bare \`node:http\` | ${step.serverKiB.toFixed(1)} KiB / ${step.bareKiB.toFixed(1)} KiB = ${step.ratio.toFixed(2)}× (RSS ${int(step.serverRssKiB / 1024)} MiB / ${int(step.bareRssKiB / 1024)} MiB) | ≤ ${targets.rssRatio}× bare | ${met(step.ratio <= targets.rssRatio)} |`
     )
   }
-  if (r.floorIdle !== undefined) rows.push(`| Floor: bare Redis PUBLISH → SUBSCRIBE p50 / p99, idle | ${ms(r.floorIdle.p50)} / ${ms(r.floorIdle.p99)} ms | (floor) | |`)
-  if (r.spread !== undefined) rows.push(`| Floor, during the spread load | ${ms(r.spread.floorUnderLoadMs.p50)} / ${ms(r.spread.floorUnderLoadMs.p99)} ms | (floor) | |`)
-  if (r.hot !== undefined) rows.push(`| Floor, during the hot-workspace load | ${ms(r.hot.floorUnderLoadMs.p50)} / ${ms(r.hot.floorUnderLoadMs.p99)} ms | (floor) | |`)
+  if (r.floorIdle !== undefined)
+    rows.push(
+      `| Floor: bare Redis PUBLISH → SUBSCRIBE p50 / p99, idle | ${ms(r.floorIdle.p50)} / ${ms(r.floorIdle.p99)} ms | (floor) | |`
+    )
+  if (r.spread !== undefined)
+    rows.push(
+      `| Floor, during the spread load | ${ms(r.spread.floorUnderLoadMs.p50)} / ${ms(r.spread.floorUnderLoadMs.p99)} ms | (floor) | |`
+    )
+  if (r.hot !== undefined)
+    rows.push(
+      `| Floor, during the hot-workspace load | ${ms(r.hot.floorUnderLoadMs.p50)} / ${ms(r.hot.floorUnderLoadMs.p99)} ms | (floor) | |`
+    )
   if (r.presence !== undefined) {
     const p = r.presence
     rows.push(
@@ -143,18 +178,26 @@ export const renderSection = (r: Results): string => {
   )
   const churn = r.churn
     .filter((c) => c.target === "server" && c.streams >= 5_000)
-    .map((c) => `${c.action === "open" ? "opening" : "closing"} ${int(c.streams)} streams took ${c.seconds.toFixed(1)} s and ${c.cpuSeconds.toFixed(1)} s of the service's CPU (${((c.cpuSeconds / c.streams) * 1000).toFixed(2)} ms per stream)`)
+    .map(
+      (c) =>
+        `${c.action === "open" ? "opening" : "closing"} ${int(c.streams)} streams took ${c.seconds.toFixed(1)} s and ${c.cpuSeconds.toFixed(1)} s of the service's CPU (${((c.cpuSeconds / c.streams) * 1000).toFixed(2)} ms per stream)`
+    )
   const bareOpen = r.churn.filter((c) => c.target === "bare" && c.action === "open")
   const bareOpenCpu = bareOpen.reduce((n, c) => n + c.cpuSeconds, 0)
   const bareOpened = bareOpen.reduce((n, c) => n + c.streams, 0)
 
   const misses: Array<string> = []
   if (r.spread !== undefined && !latencyMet(r.spread)) misses.push("spread commit → receipt")
-  if (r.spread !== undefined && r.spread.deliveriesPerSecond < s.spreadRate * s.streamsPerWorkspace * 0.99) misses.push(`spread deliveries (${int(r.spread.deliveriesPerSecond)}/s of ${int(s.spreadRate * s.streamsPerWorkspace)}/s)`)
+  if (r.spread !== undefined && r.spread.deliveriesPerSecond < s.spreadRate * s.streamsPerWorkspace * 0.99)
+    misses.push(
+      `spread deliveries (${int(r.spread.deliveriesPerSecond)}/s of ${int(s.spreadRate * s.streamsPerWorkspace)}/s)`
+    )
   if (r.hot !== undefined && !latencyMet(r.hot)) misses.push("hot-workspace commit → receipt")
-  if (r.hot !== undefined && r.hot.deliveriesPerSecond < s.hotRate * s.hotStreams * 0.99) misses.push(`hot-workspace deliveries (${int(r.hot.deliveriesPerSecond)}/s of ${int(s.hotRate * s.hotStreams)}/s)`)
+  if (r.hot !== undefined && r.hot.deliveriesPerSecond < s.hotRate * s.hotStreams * 0.99)
+    misses.push(`hot-workspace deliveries (${int(r.hot.deliveriesPerSecond)}/s of ${int(s.hotRate * s.hotStreams)}/s)`)
   for (const step of r.rss) {
-    if (step.ratio > targets.rssRatio) misses.push(`RSS per stream at ${int(step.streams)} streams (${step.ratio.toFixed(1)}× bare)`)
+    if (step.ratio > targets.rssRatio)
+      misses.push(`RSS per stream at ${int(step.streams)} streams (${step.ratio.toFixed(1)}× bare)`)
   }
   if (r.presence !== undefined && r.presence.perSecond < targets.heartbeatsPerSecond) {
     misses.push(`presence (${int(r.presence.perSecond)} heartbeats/s)`)
@@ -165,13 +208,13 @@ export const renderSection = (r: Results): string => {
     "",
     `Written by \`npm run bench:broadcast\` (bench/broadcast/main.ts) on ${r.date.slice(0, 10)} (${r.date}); the whole run took ${r.durationSeconds} s.`,
     `Machine: ${r.machine.cores} cores (${r.machine.cpuModel}), ${r.machine.memoryGiB} GiB RAM, Node ${r.machine.node}; ` +
-      "PostgreSQL and Redis run on the same machine, and the service, the load generator, PostgreSQL and Redis share its two cores (other sessions' test runs may add load: see the CPU table, column \"other processes\").",
+      'PostgreSQL and Redis run on the same machine, and the service, the load generator, PostgreSQL and Redis share its two cores (other sessions\' test runs may add load: see the CPU table, column "other processes").',
     "",
     "| measurement | result | target | |",
     "|---|---|---|---|",
     ...rows,
     "",
-    misses.length === 0 ? "Every target is met." : `**Missed**: ${misses.join("; ")}. See \"Reading the results\".`,
+    misses.length === 0 ? "Every target is met." : `**Missed**: ${misses.join("; ")}. See "Reading the results".`,
     "",
     ...(sweepRows.length === 0
       ? []
@@ -194,7 +237,12 @@ export const renderSection = (r: Results): string => {
     ...cpuRows,
     "",
     `Before each phase the bench waits (up to a minute, at most 90 s in all) for the machine to be under 25 % busy; it found: ${r.quiet.map((q) => `${q.phase} ${q.busyPercent} %${q.waitedSeconds > 3 ? ` (after ${q.waitedSeconds} s)` : ""}`).join(", ")}.`,
-    ...(churn.length === 0 ? [] : ["", `Stream churn: ${churn.join("; ")}. The bare server opened ${int(bareOpened)} streams with ${bareOpenCpu.toFixed(1)} s of CPU.`]),
+    ...(churn.length === 0
+      ? []
+      : [
+          "",
+          `Stream churn: ${churn.join("; ")}. The bare server opened ${int(bareOpened)} streams with ${bareOpenCpu.toFixed(1)} s of CPU.`
+        ]),
     "",
     "### What was measured, and how",
     "",
@@ -221,7 +269,9 @@ const analysis = (r: Results): Array<string> => {
   const s = r.settings
   const perDelivery = (step: SavesResult) => {
     const cpu = r.cpu[step.phase]
-    return cpu === undefined || step.deliveriesPerSecond === 0 ? undefined : (cpu.server / 100 / step.deliveriesPerSecond) * 1e6
+    return cpu === undefined || step.deliveriesPerSecond === 0
+      ? undefined
+      : (cpu.server / 100 / step.deliveriesPerSecond) * 1e6
   }
   const sweep = r.sweep
   const top = sweep[sweep.length - 1]

@@ -48,10 +48,12 @@ export const makeSaver = async (plan: Plan, post: (event: SaverEvent) => void): 
     const target = workspaces[workspace]
     const owner = plan.workspaces[workspace]
     if (target === undefined || owner === undefined) return Effect.die(new Error(`no workspace ${workspace}`))
-    return units
-      .run(target, records.create(plan.businessObject, { name, wonDeals: 0 }))
-      // Spans would only be dropped here: the load generator exports no traces.
-      .pipe(withActor({ kind: "user", ...owner.user }), Effect.withTracerEnabled(false))
+    return (
+      units
+        .run(target, records.create(plan.businessObject, { name, wonDeals: 0 }))
+        // Spans would only be dropped here: the load generator exports no traces.
+        .pipe(withActor({ kind: "user", ...owner.user }), Effect.withTracerEnabled(false))
+    )
   }
 
   const run = (command: SaverRun) => {

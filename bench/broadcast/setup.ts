@@ -78,7 +78,9 @@ const createOne = (n: number, records: number) =>
       units
         .run(
           workspace,
-          Effect.forEach(chunk, (i) => recordsService.create(businessObject, { name: `Company ${n}-${i}`, wonDeals: 0 }))
+          Effect.forEach(chunk, (i) =>
+            recordsService.create(businessObject, { name: `Company ${n}-${i}`, wonDeals: 0 })
+          )
         )
         .pipe(withActor({ kind: "user", id: user.id, name: user.name, email: user.email }))
     )

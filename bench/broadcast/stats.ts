@@ -30,7 +30,8 @@ export class Samples {
 
   summary(): Percentiles {
     const sorted = this.values.slice(0, this.size).sort()
-    const at = (q: number) => (sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0))
+    const at = (q: number) =>
+      sorted.length === 0 ? 0 : (sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? 0)
     let total = 0
     for (const value of sorted) total += value
     return {

@@ -31,7 +31,8 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         if (trimmed.length === 0 || trimmed.length > 200) {
           return yield* new BadRequest({ message: "an agent's name is 1-200 characters" })
         }
-        const [row] = yield* sql`INSERT INTO ${sql(workspace.table("agents"))} ${sql.insert({ name: trimmed })} RETURNING id, name`
+        const [row] =
+          yield* sql`INSERT INTO ${sql(workspace.table("agents"))} ${sql.insert({ name: trimmed })} RETURNING id, name`
         const agent = yield* Schema.decodeUnknown(Agent)(row).pipe(Effect.orDie)
         yield* roles.assign(workspace, { kind: "agent", id: agent.id }, role)
         const { key } = yield* apiKeys.createForAgent(workspace, agent)
@@ -41,7 +42,9 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
     const find = (workspace: Workspace, id: string) =>
       uuidPattern.test(id)
         ? sql`SELECT id, name FROM ${sql(workspace.table("agents"))} WHERE id = ${id}`.pipe(
-            Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(Agent))))),
+            Effect.flatMap((rows) =>
+              Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(Agent))))
+            ),
             Effect.orDie
           )
         : Effect.succeed(Option.none<Agent>())

@@ -27,7 +27,10 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(Me)
       .addError(Unauthorized)
       .addError(TooManyRequests)
-      .annotate(OpenApi.Summary, "Sign in to a workspace; sets the HttpOnly session cookie; throttled per account and per client address (429)")
+      .annotate(
+        OpenApi.Summary,
+        "Sign in to a workspace; sets the HttpOnly session cookie; throttled per account and per client address (429)"
+      )
       // Three short strings: 16 KiB is plenty, and an anonymous route should take little.
       .annotate(MaxBodyBytes, 16 * 1024)
   )

@@ -9,7 +9,10 @@ export const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: "sessio
 
 /** `Authorization: Bearer ak_<workspace>.<id>.<secret>`: a service account's API key. */
 export const apiKeyBearer = HttpApiSecurity.bearer.pipe(
-  HttpApiSecurity.annotate(OpenApi.Description, "API key of a service account, created with `npm run admin -- apikey create`")
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "API key of a service account, created with `npm run admin -- apikey create`"
+  )
 )
 
 /**

@@ -8,7 +8,9 @@ export interface ValueChange extends Schema.Schema.Type<typeof ValueChange> {}
 /** An entry new to a collection; its `values` hold the entry's members, never its `id`. */
 export const AddedEntry = Schema.Struct({
   id: Schema.String,
-  values: JsonObject.pipe(Schema.filter((values) => !Object.hasOwn(values, "id") || "an added entry's values exclude its id"))
+  values: JsonObject.pipe(
+    Schema.filter((values) => !Object.hasOwn(values, "id") || "an added entry's values exclude its id")
+  )
 }).annotations({ identifier: "AddedEntry" })
 export interface AddedEntry extends Schema.Schema.Type<typeof AddedEntry> {}
 
@@ -41,9 +43,12 @@ export const CollectionChanges: Schema.Schema<CollectionChanges> = Schema.Struct
   modified: bucket(ModifiedEntry),
   removed: bucket(RemovedEntry)
 }).pipe(
-  Schema.filter((c) =>
-    c.added !== undefined || c.modified !== undefined || c.removed !== undefined ||
-    "an unchanged collection is omitted, never an empty change"
+  Schema.filter(
+    (c) =>
+      c.added !== undefined ||
+      c.modified !== undefined ||
+      c.removed !== undefined ||
+      "an unchanged collection is omitted, never an empty change"
   ),
   Schema.annotations({ identifier: "CollectionChanges" })
 )

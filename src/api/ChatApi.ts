@@ -5,7 +5,9 @@ import { RecordWrites, WrittenRecords } from "./RecordWrite"
 import { writeEndpoint } from "./WriteEndpoint"
 
 export const ConversationId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9._:-]{1,200}$/, { message: () => "a conversation id is 1-200 letters, digits, '.', '_', ':' or '-'" })
+  Schema.pattern(/^[A-Za-z0-9._:-]{1,200}$/, {
+    message: () => "a conversation id is 1-200 letters, digits, '.', '_', ':' or '-'"
+  })
 )
 
 export class ChatTurn extends Schema.Class<ChatTurn>("ChatTurn")({
@@ -21,11 +23,10 @@ export class ChatApi extends HttpApiGroup.make("chat")
         .setPath(Schema.Struct({ conversationId: ConversationId }))
         .setPayload(ChatTurn)
         .addSuccess(WrittenRecords)
+    ).annotate(
+      OpenApi.Summary,
+      "The tool calls an agent made in a user's chat turn, applied in one unit of work as the signed-in user " +
+        "(within the user's grants), each row naming the conversation and the agent as its cause"
     )
-      .annotate(
-        OpenApi.Summary,
-        "The tool calls an agent made in a user's chat turn, applied in one unit of work as the signed-in user " +
-          "(within the user's grants), each row naming the conversation and the agent as its cause"
-      )
   )
   .middleware(Authenticated) {}

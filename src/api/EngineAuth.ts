@@ -3,7 +3,10 @@ import { Unauthorized } from "./errors"
 
 /** `Authorization: Bearer <ENGINE_TOKEN>`: the workflow engine's own credential. */
 export const engineBearer = HttpApiSecurity.bearer.pipe(
-  HttpApiSecurity.annotate(OpenApi.Description, "The workflow engine's credential (ENGINE_TOKEN); no session or API key is accepted")
+  HttpApiSecurity.annotate(
+    OpenApi.Description,
+    "The workflow engine's credential (ENGINE_TOKEN); no session or API key is accepted"
+  )
 )
 
 /** Lets only the workflow engine through. It provides no principal: the engine is none. */

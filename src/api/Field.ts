@@ -50,4 +50,7 @@ export const field = {
   datetime: { kind: "datetime" },
   struct: (fields: Fields): Field => ({ kind: "struct", fields }),
   collection: (fields: Fields): Field => ({ kind: "collection", fields })
-} as const satisfies Record<string, Field | ((fields: Fields) => Field) | ((options: { readonly maxLength: number }) => Field)>
+} as const satisfies Record<
+  string,
+  Field | ((fields: Fields) => Field) | ((options: { readonly maxLength: number }) => Field)
+>

@@ -50,5 +50,7 @@ export const jsonEquals = (a: Json | undefined, b: Json | undefined): boolean =>
 export const compact = (value: Json): Json => {
   if (isJsonArray(value)) return value.map(compact)
   if (!isJsonObject(value)) return value
-  return Object.fromEntries(Object.entries(value).flatMap(([key, member]) => (isAbsent(member) ? [] : [[key, compact(member)]])))
+  return Object.fromEntries(
+    Object.entries(value).flatMap(([key, member]) => (isAbsent(member) ? [] : [[key, compact(member)]]))
+  )
 }

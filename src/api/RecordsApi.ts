@@ -30,8 +30,9 @@ export class RunAction extends Schema.Class<RunAction>("RunAction")({
 }) {}
 
 const lifecycle = <const Name extends string>(name: Name, summary: string) =>
-  writeEndpoint(HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`).setPath(RecordPath).addSuccess(StoredRecord))
-    .annotate(OpenApi.Summary, summary)
+  writeEndpoint(
+    HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`).setPath(RecordPath).addSuccess(StoredRecord)
+  ).annotate(OpenApi.Summary, summary)
 
 export class RecordsApi extends HttpApiGroup.make("records")
   .add(
@@ -40,8 +41,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
         .setPath(TypePath)
         .setPayload(CreateRecord)
         .addSuccess(StoredRecord, { status: 201 })
-    )
-      .annotate(OpenApi.Summary, "Create a record (operational, or a draft with draft: true); needs update permission")
+    ).annotate(OpenApi.Summary, "Create a record (operational, or a draft with draft: true); needs update permission")
   )
   .add(
     HttpApiEndpoint.get("list", "/records/:namespace/:name")
@@ -56,7 +56,10 @@ export class RecordsApi extends HttpApiGroup.make("records")
       .addSuccess(RecordList)
       .addError(Forbidden)
       .addError(NotFound)
-      .annotate(OpenApi.Summary, "The newest records of a business object (limit 1..500, default 100); needs read permission")
+      .annotate(
+        OpenApi.Summary,
+        "The newest records of a business object (limit 1..500, default 100); needs read permission"
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/records/:namespace/:name/:id")
@@ -72,17 +75,17 @@ export class RecordsApi extends HttpApiGroup.make("records")
         .setPath(RecordPath)
         .setPayload(UpdateRecord)
         .addSuccess(StoredRecord)
+    ).annotate(
+      OpenApi.Summary,
+      "Change some fields (null clears one; a collection is sent whole, entries keep their ids); needs update permission"
     )
-      .annotate(
-        OpenApi.Summary,
-        "Change some fields (null clears one; a collection is sent whole, entries keep their ids); needs update permission"
-      )
   )
   .add(
     writeEndpoint(
-      HttpApiEndpoint.del("remove", "/records/:namespace/:name/:id").setPath(RecordPath).addSuccess(HttpApiSchema.NoContent)
-    )
-      .annotate(OpenApi.Summary, "Delete a record; needs update permission")
+      HttpApiEndpoint.del("remove", "/records/:namespace/:name/:id")
+        .setPath(RecordPath)
+        .addSuccess(HttpApiSchema.NoContent)
+    ).annotate(OpenApi.Summary, "Delete a record; needs update permission")
   )
   .add(lifecycle("publish", "Publish a draft: it becomes operational and its timeline opens with created"))
   .add(lifecycle("archive", "Archive an operational record"))

@@ -41,7 +41,9 @@ const closedStruct = (members: ReturnType<typeof membersOf>) =>
     : Schema.Struct({}).pipe(
         Schema.filter((value) => {
           const keys = Object.keys(value)
-          return keys.length === 0 || `unknown field ${JSON.stringify(keys[0]?.slice(0, 40))}: no fields are declared here`
+          return (
+            keys.length === 0 || `unknown field ${JSON.stringify(keys[0]?.slice(0, 40))}: no fields are declared here`
+          )
         })
       )
 
@@ -66,9 +68,9 @@ export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
     case "struct":
       return closedStruct(membersOf(field.fields))
     case "collection":
-      return Schema.Array(
-        Schema.Struct({ id: Schema.NonEmptyTrimmedString, ...membersOf(field.fields) })
-      ).pipe(Schema.filter(hasUniqueIds, { message: () => "collection entries need distinct ids" }))
+      return Schema.Array(Schema.Struct({ id: Schema.NonEmptyTrimmedString, ...membersOf(field.fields) })).pipe(
+        Schema.filter(hasUniqueIds, { message: () => "collection entries need distinct ids" })
+      )
   }
 }
 

@@ -8,7 +8,17 @@ import { WriteHeaders } from "./IdempotencyKey"
  * a state that forbids it, missing grants, an unknown record or business
  * object, values over their limits or a reused key).
  */
-export const writeEndpoint = <Name extends string, Method extends HttpMethod.HttpMethod, Path, UrlParams, Payload, Success, Error, R, RE>(
+export const writeEndpoint = <
+  Name extends string,
+  Method extends HttpMethod.HttpMethod,
+  Path,
+  UrlParams,
+  Payload,
+  Success,
+  Error,
+  R,
+  RE
+>(
   endpoint: HttpApiEndpoint.HttpApiEndpoint<Name, Method, Path, UrlParams, Payload, never, Success, Error, R, RE>
 ) =>
   endpoint

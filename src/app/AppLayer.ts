@@ -1,11 +1,11 @@
-import { Effect, Layer, Logger, LogLevel } from "effect"
+import { Effect, Layer, Logger, type LogLevel } from "effect"
 import { Agents } from "../agents/Agents"
 import { Timeline } from "../audit/Timeline"
 import { ApiKeys } from "../auth/ApiKeys"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
 import { Users } from "../auth/Users"
-import { AppConfig } from "../config/AppConfig"
+import type { AppConfig } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
 import { OutboundBridgeLive } from "../outbound/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
@@ -83,5 +83,4 @@ export const appLayer = (
   )
 
 /** JSON log lines, at `LOG_LEVEL` (default Info). */
-export const loggerLayer = (level: LogLevel.LogLevel) =>
-  Layer.merge(Logger.json, Logger.minimumLogLevel(level))
+export const loggerLayer = (level: LogLevel.LogLevel) => Layer.merge(Logger.json, Logger.minimumLogLevel(level))

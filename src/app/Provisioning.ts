@@ -24,13 +24,15 @@ export const provisionWorkspace = (slug: string, name?: string) =>
     const sql = yield* SqlClient.SqlClient
     const workspaces = yield* Workspaces
     const seeders = yield* Seeders
-    return yield* sql.withTransaction(
-      Effect.gen(function* () {
-        const workspace = yield* workspaces.create(slug, name)
-        const seeded = yield* seeders.seedWorkspace(workspace)
-        return { workspace, seeded }
-      })
-    ).pipe(Effect.catchTag("SqlError", Effect.die))
+    return yield* sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const workspace = yield* workspaces.create(slug, name)
+          const seeded = yield* seeders.seedWorkspace(workspace)
+          return { workspace, seeded }
+        })
+      )
+      .pipe(Effect.catchTag("SqlError", Effect.die))
   })
 
 /**
@@ -50,14 +52,16 @@ export const startUp = Effect.gen(function* () {
   const users = yield* Users
   const memberships = yield* Memberships
   const roles = yield* Roles
-  yield* sql.withTransaction(
-    Effect.gen(function* () {
-      const { workspace } = yield* provisionWorkspace(demo.workspace, "Demo")
-      const user = yield* users.create(demo)
-      yield* memberships.add(workspace.id, user.id)
-      yield* roles.assign(workspace, { kind: "user", id: user.id }, "admin")
-    })
-  ).pipe(Effect.orDie)
+  yield* sql
+    .withTransaction(
+      Effect.gen(function* () {
+        const { workspace } = yield* provisionWorkspace(demo.workspace, "Demo")
+        const user = yield* users.create(demo)
+        yield* memberships.add(workspace.id, user.id)
+        yield* roles.assign(workspace, { kind: "user", id: user.id }, "admin")
+      })
+    )
+    .pipe(Effect.orDie)
   return true
 })
 

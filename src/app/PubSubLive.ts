@@ -19,7 +19,8 @@ export const PubSubLive = Layer.unwrapEffect(
         Layer.mergeAll(BroadcastBusRedis.layer, PresenceStoreRedis.layer, LoginThrottleRedis.layer).pipe(
           Layer.provide(RedisConnection.layer(url))
         ),
-      onNone: () => Layer.mergeAll(BroadcastBusInProcess.layer, PresenceStoreInProcess.layer, LoginThrottleInProcess.layer)
+      onNone: () =>
+        Layer.mergeAll(BroadcastBusInProcess.layer, PresenceStoreInProcess.layer, LoginThrottleInProcess.layer)
     })
   )
 )

@@ -20,7 +20,9 @@ const isoMicros = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
 /** A real calendar instant PostgreSQL accepts: the pattern alone would let 2026-02-30 or year 0000 through. */
 const isRealInstant = (at: string) => {
   const parsed = new Date(at)
-  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === at.slice(0, 19) && !at.startsWith("0000")
+  return (
+    !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === at.slice(0, 19) && !at.startsWith("0000")
+  )
 }
 const At = Schema.String.pipe(Schema.pattern(isoMicros), Schema.filter(isRealInstant))
 

@@ -23,7 +23,9 @@ export class Access extends Effect.Service<Access>()("Access", {
       Effect.gen(function* () {
         if (yield* can(businessObject, permission)) return
         const principal = yield* CurrentPrincipal
-        return yield* new Forbidden({ message: `${principal.kind} ${principal.name} may not ${permission} ${excerpt(businessObject)}` })
+        return yield* new Forbidden({
+          message: `${principal.kind} ${principal.name} may not ${permission} ${excerpt(businessObject)}`
+        })
       })
 
     return { grants, can, require } as const

@@ -102,13 +102,16 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
           FROM ${sql(workspace.table("api_keys"))} k
           LEFT JOIN ${sql(workspace.table("agents"))} a ON a.id = k.agent_id
           WHERE k.id = ${keyId} AND k.revoked_at IS NULL`.pipe(
-        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(ApiKeyRow))))),
+        Effect.flatMap((rows) =>
+          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(ApiKeyRow))))
+        ),
         Effect.map(Option.filter((row) => sameHash(row.keyHash, hashToken(key)))),
         Effect.map(
-          Option.map((row): KeyHolder =>
-            row.agentId !== null && row.agentName !== null
-              ? { kind: "agent", id: row.agentId, name: row.agentName, keyId: row.id }
-              : { kind: "service-account", id: row.id, name: row.name, keyId: row.id }
+          Option.map(
+            (row): KeyHolder =>
+              row.agentId !== null && row.agentName !== null
+                ? { kind: "agent", id: row.agentId, name: row.agentName, keyId: row.id }
+                : { kind: "service-account", id: row.id, name: row.name, keyId: row.id }
           )
         ),
         Effect.orDie

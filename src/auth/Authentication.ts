@@ -16,7 +16,14 @@ const badSignIn = new Unauthorized({ message: "wrong workspace, email or passwor
 
 /** Turns credentials (password, session token, API key) into a principal. */
 export class Authentication extends Effect.Service<Authentication>()("Authentication", {
-  dependencies: [Users.Default, Sessions.Default, Memberships.Default, ApiKeys.Default, Workspaces.Default, LoginThrottle.Default],
+  dependencies: [
+    Users.Default,
+    Sessions.Default,
+    Memberships.Default,
+    ApiKeys.Default,
+    Workspaces.Default,
+    LoginThrottle.Default
+  ],
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
     const users = yield* Users
@@ -32,7 +39,12 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
      * throttle comes first, before any lookup or hash: a refused attempt
      * (429) costs nothing and reads the same for every email.
      */
-    const signIn = (input: { workspace: string; email: string; password: Redacted.Redacted; address?: string | undefined }) =>
+    const signIn = (input: {
+      workspace: string
+      email: string
+      password: Redacted.Redacted
+      address?: string | undefined
+    }) =>
       Effect.gen(function* () {
         yield* throttle.admit(input)
         const user = yield* users.findCredentials(input.email)

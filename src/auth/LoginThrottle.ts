@@ -63,9 +63,12 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("LoginThrottl
       })
 
     const succeeded = (attempt: SignInAttempt) =>
-      Effect.all([store.clear(accountKey(attempt.email)), store.forgiveOne(addressKey(attempt.address), addressPolicy)], {
-        discard: true
-      })
+      Effect.all(
+        [store.clear(accountKey(attempt.email)), store.forgiveOne(addressKey(attempt.address), addressPolicy)],
+        {
+          discard: true
+        }
+      )
 
     return { admit, succeeded } as const
   })

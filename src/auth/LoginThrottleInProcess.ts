@@ -15,7 +15,8 @@ export const makeInProcess = (): LoginThrottleStoreShape => {
 
   const sweep = (nowMs: number) => {
     if (counters.size < sweepAt) return
-    for (const [key, counter] of counters) if (counter.resetAt <= nowMs && counter.lockedUntil <= nowMs) counters.delete(key)
+    for (const [key, counter] of counters)
+      if (counter.resetAt <= nowMs && counter.lockedUntil <= nowMs) counters.delete(key)
     sweepAt = Math.max(1024, counters.size * 2)
   }
 

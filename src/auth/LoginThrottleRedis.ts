@@ -47,7 +47,8 @@ return 0
 
 const script = (source: string) => {
   const run = luaScript(source)
-  return (client: Redis, key: string, args: ReadonlyArray<string | number>) => Effect.tryPromise(() => run(client, [key], args))
+  return (client: Redis, key: string, args: ReadonlyArray<string | number>) =>
+    Effect.tryPromise(() => run(client, [key], args))
 }
 
 const attempt = script(attemptScript)
@@ -68,11 +69,15 @@ const make = Effect.gen(function* () {
   const config = yield* AppConfig
   const local = makeInProcess()
   const keyOf = (key: string) => `login-throttle:${config.queuePrefix}:${key}`
-  const orLocally = <A>(fallback: Effect.Effect<A>) => (error: unknown) =>
-    Effect.zipRight(
-      Effect.logWarning(`login throttle: redis unreachable, counting on this instance (${error instanceof Error ? error.message : String(error)})`),
-      fallback
-    )
+  const orLocally =
+    <A>(fallback: Effect.Effect<A>) =>
+    (error: unknown) =>
+      Effect.zipRight(
+        Effect.logWarning(
+          `login throttle: redis unreachable, counting on this instance (${error instanceof Error ? error.message : String(error)})`
+        ),
+        fallback
+      )
 
   return LoginThrottleStore.of({
     attempt: (key, nowMs, policy) =>
@@ -86,9 +91,15 @@ const make = Effect.gen(function* () {
         Effect.catchAll(orLocally(local.forgiveOne(key, policy)))
       ),
     clear: (key) =>
-      Effect.tryPromise(() => command.del(keyOf(key))).pipe(Effect.asVoid, Effect.catchAll(orLocally(local.clear(key)))),
+      Effect.tryPromise(() => command.del(keyOf(key))).pipe(
+        Effect.asVoid,
+        Effect.catchAll(orLocally(local.clear(key)))
+      ),
     kind: "redis"
   })
 })
 
-export const layer: Layer.Layer<LoginThrottleStore, never, RedisConnection | AppConfig> = Layer.effect(LoginThrottleStore, make)
+export const layer: Layer.Layer<LoginThrottleStore, never, RedisConnection | AppConfig> = Layer.effect(
+  LoginThrottleStore,
+  make
+)

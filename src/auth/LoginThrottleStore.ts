@@ -18,4 +18,7 @@ export interface LoginThrottleStoreShape {
   readonly kind: "redis" | "in-process"
 }
 
-export class LoginThrottleStore extends Context.Tag("LoginThrottleStore")<LoginThrottleStore, LoginThrottleStoreShape>() {}
+export class LoginThrottleStore extends Context.Tag("LoginThrottleStore")<
+  LoginThrottleStore,
+  LoginThrottleStoreShape
+>() {}

@@ -31,9 +31,11 @@ export const verifyPassword = (password: string, stored: string) =>
     const [scheme, n, r, p, salt, key] = stored.split("$")
     if (scheme !== "scrypt" || !n || !r || !p || !salt || !key) return false
     const expected = Buffer.from(key, "base64")
-    const actual = yield* derive(password, Buffer.from(salt, "base64"), { N: Number(n), r: Number(r), p: Number(p) }).pipe(
-      Effect.option
-    )
+    const actual = yield* derive(password, Buffer.from(salt, "base64"), {
+      N: Number(n),
+      r: Number(r),
+      p: Number(p)
+    }).pipe(Effect.option)
     return actual._tag === "Some" && actual.value.length === expected.length && timingSafeEqual(actual.value, expected)
   })
 

@@ -46,7 +46,9 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
           JOIN ${sql(`${platformSchema}.workspaces`)} w ON w.id = s.workspace_id
           JOIN ${sql(`${platformSchema}.memberships`)} m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
           WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now()`.pipe(
-        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(SessionRow))))),
+        Effect.flatMap((rows) =>
+          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(SessionRow))))
+        ),
         Effect.orDie
       )
 

@@ -31,7 +31,8 @@ export const attempt = (
   nowMs: number,
   policy: ThrottlePolicy
 ): { readonly waitMs: number; readonly next: Counter | undefined } => {
-  if (counter !== undefined && counter.lockedUntil > nowMs) return { waitMs: counter.lockedUntil - nowMs, next: counter }
+  if (counter !== undefined && counter.lockedUntil > nowMs)
+    return { waitMs: counter.lockedUntil - nowMs, next: counter }
   const failures = counter === undefined || counter.resetAt <= nowMs ? 1 : counter.failures + 1
   if (failures < policy.maxFailures) {
     const resetAt = failures === 1 || counter === undefined ? nowMs + policy.windowMs : counter.resetAt

@@ -42,29 +42,36 @@ export class Users extends Effect.Service<Users>()("Users", {
         const passwordHash = yield* hashPassword(input.password)
         const rows = yield* sql`INSERT INTO ${users} ${sql.insert({ email, name, passwordHash })}
           ON CONFLICT (email) DO NOTHING RETURNING id, email, name`.pipe(Effect.orDie)
-        if (rows.length === 0) return yield* new Conflict({ message: `a user with email ${excerpt(email)} already exists` })
+        if (rows.length === 0)
+          return yield* new Conflict({ message: `a user with email ${excerpt(email)} already exists` })
         return yield* Schema.decodeUnknown(User)(rows[0]).pipe(Effect.orDie)
       })
 
     /** The user and their password hash, for sign-in. */
     const findCredentials = (email: string) =>
       read`SELECT id, email, name, password_hash FROM ${users} WHERE email = ${normalizeEmail(email)}`.pipe(
-        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(UserWithHash))))),
+        Effect.flatMap((rows) =>
+          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(UserWithHash))))
+        ),
         Effect.orDie
       )
 
     const findByEmail = (email: string) =>
       sql`SELECT id, email, name FROM ${users} WHERE email = ${normalizeEmail(email)}`.pipe(
-        Effect.flatMap((rows) => Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(User))))),
+        Effect.flatMap((rows) =>
+          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(User))))
+        ),
         Effect.orDie
       )
 
     const getByEmail = (email: string) =>
       findByEmail(email).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new NotFound({ message: `unknown user: ${excerpt(email)}` })),
-          onSome: Effect.succeed
-        }))
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.fail(new NotFound({ message: `unknown user: ${excerpt(email)}` })),
+            onSome: Effect.succeed
+          })
+        )
       )
 
     return { create, findCredentials, findByEmail, getByEmail } as const

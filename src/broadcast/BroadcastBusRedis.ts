@@ -29,7 +29,11 @@ const make = Effect.gen(function* () {
     if (from !== channel) return
     const decoded = decode(message)
     if (Either.isRight(decoded)) return inbox.offer(decoded.right)
-    log(Effect.logWarning("broadcast bus: dropped a malformed message").pipe(Effect.annotateLogs("error", decoded.left.message)))
+    log(
+      Effect.logWarning("broadcast bus: dropped a malformed message").pipe(
+        Effect.annotateLogs("error", decoded.left.message)
+      )
+    )
   }
   yield* Effect.acquireRelease(
     Effect.sync(() => subscriber.on("message", onMessage)),
@@ -49,7 +53,9 @@ const make = Effect.gen(function* () {
   const run = Runtime.runFork(runtime)
   const onClose = () => void run(health.lost)
   const onReady = () =>
-    void run(Effect.tryPromise(() => subscriber.subscribe(channel)).pipe(Effect.zipRight(health.restored), Effect.ignore))
+    void run(
+      Effect.tryPromise(() => subscriber.subscribe(channel)).pipe(Effect.zipRight(health.restored), Effect.ignore)
+    )
   yield* Effect.acquireRelease(
     Effect.sync(() => subscriber.on("close", onClose).on("ready", onReady)),
     () => Effect.sync(() => subscriber.off("close", onClose).off("ready", onReady))

@@ -43,7 +43,9 @@ export const makeSubscriptionHealth: Effect.Effect<SubscriptionHealth, never, Sc
     lostAt = yield* Clock.currentTimeMillis
     droppedAtLoss = status.droppedPublishes
     status = { ...status, subscribed: false, lostSince: new Date(lostAt).toISOString(), outages: status.outages + 1 }
-    yield* Effect.logWarning("broadcast subscription lost: hints published meanwhile, here or by other instances, are lost")
+    yield* Effect.logWarning(
+      "broadcast subscription lost: hints published meanwhile, here or by other instances, are lost"
+    )
   })
 
   const restored = Effect.gen(function* () {

@@ -101,8 +101,10 @@ export class SseWriter implements HintSink {
   }
 
   private hold(hint: Hint): void {
-    const pending = (this.pending ??= [])
-    const keys = (this.pendingKeys ??= new Set(pending.map((waiting) => waiting.key)))
+    const pending = this.pending ?? []
+    const keys = this.pendingKeys ?? new Set(pending.map((waiting) => waiting.key))
+    this.pending = pending
+    this.pendingKeys = keys
     if (keys.has(hint.key)) return
     if (pending.length >= this.capacity) {
       const oldest = pending.shift()

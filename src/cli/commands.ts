@@ -25,24 +25,27 @@ const workspaceCreate = Command.make(
   ({ name, slug }) =>
     Effect.gen(function* () {
       const { seeded, workspace } = yield* provisionWorkspace(slug, name._tag === "Some" ? name.value : undefined)
-      yield* Console.log(`workspace ${workspace.slug} created (schema ${workspace.schema}, role admin holds every grant)`)
+      yield* Console.log(
+        `workspace ${workspace.slug} created (schema ${workspace.schema}, role admin holds every grant)`
+      )
       yield* Console.log(describeSeeding(seeded))
     })
-).pipe(Command.withDescription("Create a workspace: its schema, migrated, the built-in admin role and the plugins' seed data"))
+).pipe(
+  Command.withDescription(
+    "Create a workspace: its schema, migrated, the built-in admin role and the plugins' seed data"
+  )
+)
 
 const describeSeeding = (seeded: ReadonlyArray<SeedResult>) =>
   seeded.length === 0
     ? "no plugin has seed data"
     : `seed data: ${seeded.map((result) => `${result.plugin} ${result.written} new record${result.written === 1 ? "" : "s"}`).join(", ")}`
 
-const workspaceSeed = Command.make(
-  "seed",
-  { slug: Args.text({ name: "slug" }) },
-  ({ slug }) =>
-    Effect.gen(function* () {
-      const workspace = yield* (yield* Workspaces).get(slug)
-      yield* Console.log(describeSeeding(yield* (yield* Seeders).seedWorkspace(workspace)))
-    })
+const workspaceSeed = Command.make("seed", { slug: Args.text({ name: "slug" }) }, ({ slug }) =>
+  Effect.gen(function* () {
+    const workspace = yield* (yield* Workspaces).get(slug)
+    yield* Console.log(describeSeeding(yield* (yield* Seeders).seedWorkspace(workspace)))
+  })
 ).pipe(Command.withDescription("Write the plugins' seed data that a workspace does not have yet (safe to repeat)"))
 
 const userCreate = Command.make(
@@ -67,12 +70,14 @@ const memberAdd = Command.make(
       const sql = yield* SqlClient.SqlClient
       const target = yield* (yield* Workspaces).get(workspace)
       const user = yield* (yield* Users).getByEmail(email)
-      yield* sql.withTransaction(
-        Effect.gen(function* () {
-          yield* (yield* Memberships).add(target.id, user.id)
-          yield* (yield* Roles).assign(target, { kind: "user", id: user.id }, role)
-        })
-      ).pipe(Effect.catchTag("SqlError", Effect.die))
+      yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* (yield* Memberships).add(target.id, user.id)
+            yield* (yield* Roles).assign(target, { kind: "user", id: user.id }, role)
+          })
+        )
+        .pipe(Effect.catchTag("SqlError", Effect.die))
       yield* Console.log(`${user.email} is a member of ${target.slug} with role ${role}`)
     })
 ).pipe(Command.withDescription("Make a user a member of a workspace, holding a role"))
@@ -123,7 +128,9 @@ const agentCreate = Command.make(
     Effect.gen(function* () {
       const target = yield* (yield* Workspaces).get(workspace)
       const { agent, key } = yield* (yield* Agents).create(target, name, role)
-      yield* Console.log(`agent ${agent.id} (${agent.name}) created with role ${role}. Its key is shown only this once:`)
+      yield* Console.log(
+        `agent ${agent.id} (${agent.name}) created with role ${role}. Its key is shown only this once:`
+      )
       yield* Console.log(key)
     })
 ).pipe(Command.withDescription("Create an agent (a principal with its own roles) and the key it signs in with"))
@@ -142,7 +149,8 @@ const failedList = Command.make("failed", {}, () =>
 
 const failedRetry = Command.make("retry", { id: Args.text({ name: "id" }) }, ({ id }) =>
   Effect.gen(function* () {
-    if (!(yield* (yield* FailedWork).retry(id))) return yield* new NotFound({ message: `no failed job or workflow run ${id}` })
+    if (!(yield* (yield* FailedWork).retry(id)))
+      return yield* new NotFound({ message: `no failed job or workflow run ${id}` })
     yield* Console.log(`${id} will be tried again`)
   })
 ).pipe(Command.withDescription("Give a failed job or workflow run a fresh set of attempts"))

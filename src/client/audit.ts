@@ -19,7 +19,11 @@ export interface AuditClient {
    * endpoint for other callers. Rejects with a `HydrationError` when a
    * field's kind changed since a row was written.
    */
-  readonly timeline: (businessObject: string, id: string, options?: TimelineOptions) => Promise<ReadonlyArray<HydratedAuditEntry>>
+  readonly timeline: (
+    businessObject: string,
+    id: string,
+    options?: TimelineOptions
+  ) => Promise<ReadonlyArray<HydratedAuditEntry>>
 }
 
 export const auditClient = (transport: Transport): AuditClient => {

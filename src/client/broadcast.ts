@@ -69,7 +69,8 @@ export const broadcastClient = (transport: Transport): BroadcastClient => ({
       try {
         const raw: unknown = event.data
         const decoded = Schema.decodeUnknownEither(Broadcast)({ type, data: JSON.parse(String(raw)) })
-        if (Either.isLeft(decoded)) throw new ResponseShapeError("SSE", url, ParseResult.TreeFormatter.formatErrorSync(decoded.left))
+        if (Either.isLeft(decoded))
+          throw new ResponseShapeError("SSE", url, ParseResult.TreeFormatter.formatErrorSync(decoded.left))
         data = decoded.right.data
       } catch (error) {
         return onError(error instanceof ResponseShapeError ? error : new ResponseShapeError("SSE", url, String(error)))

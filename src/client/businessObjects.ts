@@ -3,5 +3,6 @@ import type { BusinessObjectDefinition } from "./wire"
 import { BusinessObjectList } from "./wire"
 
 /** `GET /api/business-objects`: the types the caller may read, with their current fields. */
-export const listBusinessObjects = (transport: Transport) => async (): Promise<ReadonlyArray<BusinessObjectDefinition>> =>
-  (await transport.json(BusinessObjectList, "GET", "/api/business-objects")).businessObjects
+export const listBusinessObjects =
+  (transport: Transport) => async (): Promise<ReadonlyArray<BusinessObjectDefinition>> =>
+    (await transport.json(BusinessObjectList, "GET", "/api/business-objects")).businessObjects

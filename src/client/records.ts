@@ -18,7 +18,11 @@ export interface RecordsClient {
   readonly list: (businessObject: string, options?: { readonly limit?: number }) => Promise<ReadonlyArray<StoredRecord>>
   readonly get: (businessObject: string, id: string) => Promise<StoredRecord>
   /** Operational by default; `{ draft: true }` makes a draft (no timeline rows until published). */
-  readonly create: (businessObject: string, values: Values, options?: { readonly draft?: boolean }) => Promise<StoredRecord>
+  readonly create: (
+    businessObject: string,
+    values: Values,
+    options?: { readonly draft?: boolean }
+  ) => Promise<StoredRecord>
   /** The given fields replace the current ones. */
   readonly update: (businessObject: string, id: string, values: Values) => Promise<StoredRecord>
   readonly remove: (businessObject: string, id: string) => Promise<void>
@@ -48,7 +52,9 @@ export const recordsClient = (transport: Transport): RecordsClient => {
     get: async (businessObject, id) => transport.json(StoredRecord, "GET", recordPath(businessObject, id)),
     create: async (businessObject, values, options = {}) =>
       transport.json(StoredRecord, "POST", typePath(businessObject), {
-        body: Schema.encodeSync(CreateRecord)(new CreateRecord({ values: toWireObject(values), draft: options.draft ?? false })),
+        body: Schema.encodeSync(CreateRecord)(
+          new CreateRecord({ values: toWireObject(values), draft: options.draft ?? false })
+        ),
         idempotent: true
       }),
     update: async (businessObject, id, values) =>
@@ -56,7 +62,8 @@ export const recordsClient = (transport: Transport): RecordsClient => {
         body: Schema.encodeSync(UpdateRecord)(new UpdateRecord({ values: toWireObject(values) })),
         idempotent: true
       }),
-    remove: async (businessObject, id) => transport.send("DELETE", recordPath(businessObject, id), { idempotent: true }),
+    remove: async (businessObject, id) =>
+      transport.send("DELETE", recordPath(businessObject, id), { idempotent: true }),
     publish: lifecycle("publish"),
     archive: lifecycle("archive"),
     restore: lifecycle("restore"),

@@ -15,10 +15,19 @@ const firstBackoffMs = 250
  * `Retry-After` (seconds or an HTTP date) when it has one, else 250 ms
  * doubling per attempt; never more than `maxDelayMs`.
  */
-export const retryDelayMs = (retryAfter: string | null, attempt: number, maxDelayMs: number, now = Date.now()): number => {
+export const retryDelayMs = (
+  retryAfter: string | null,
+  attempt: number,
+  maxDelayMs: number,
+  now = Date.now()
+): number => {
   const backoff = firstBackoffMs * 2 ** (attempt - 1)
   const asked =
-    retryAfter === null ? Number.NaN : /^\s*\d+\s*$/.test(retryAfter) ? Number(retryAfter) * 1_000 : Date.parse(retryAfter) - now
+    retryAfter === null
+      ? Number.NaN
+      : /^\s*\d+\s*$/.test(retryAfter)
+        ? Number(retryAfter) * 1_000
+        : Date.parse(retryAfter) - now
   const delay = Number.isNaN(asked) ? backoff : asked
   return Math.min(Math.max(0, delay), maxDelayMs)
 }

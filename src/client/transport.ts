@@ -94,9 +94,9 @@ export const makeTransport = (options: ClientOptions = {}): Transport => {
   return {
     url,
     EventSource: () => {
-      const constructor = options.EventSource ?? globalThis.EventSource
-      if (constructor === undefined) throw new TypeError("no EventSource: pass one to createClient({ EventSource })")
-      return constructor
+      const eventSource = options.EventSource ?? globalThis.EventSource
+      if (eventSource === undefined) throw new TypeError("no EventSource: pass one to createClient({ EventSource })")
+      return eventSource
     },
     json: async (schema, method, path, init = {}) => {
       const response = await call(method, path, init)

@@ -8,7 +8,15 @@ export { Me, SignIn } from "../api/AuthApi"
 export { Broadcast, BroadcastData, BroadcastType } from "../api/Broadcast"
 export type { Actor } from "../api/Actor"
 export type { Cause, Operation } from "../api/Cause"
-export type { AddedEntry, Changes, CollectionChanges, FieldChange, ModifiedEntry, RemovedEntry, ValueChange } from "../api/Changes"
+export type {
+  AddedEntry,
+  Changes,
+  CollectionChanges,
+  FieldChange,
+  ModifiedEntry,
+  RemovedEntry,
+  ValueChange
+} from "../api/Changes"
 export type { Json, JsonObject } from "../api/Json"
 export type { Field, FieldKind, Fields } from "../api/Field"
 export { BusinessObjectList } from "../api/BusinessObjectsApi"

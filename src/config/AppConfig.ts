@@ -87,7 +87,9 @@ const positiveMillis = (name: string, fallback: number) =>
 const isOrigin = (text: string) => {
   try {
     const url = new URL(text)
-    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === text.replace(/\/$/, "").toLowerCase()
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") && url.origin === text.replace(/\/$/, "").toLowerCase()
+    )
   } catch {
     return false
   }
@@ -110,7 +112,10 @@ const config: Config.Config<AppConfigShape> = Config.all({
   databaseStatementTimeout: positiveMillis("DATABASE_STATEMENT_TIMEOUT_MS", 10_000),
   databaseAcquireTimeout: positiveMillis("DATABASE_ACQUIRE_TIMEOUT_MS", 5_000),
   databaseApplicationName: Config.string("DATABASE_APPLICATION_NAME").pipe(
-    Config.validate({ message: "must be 1-50 printable ASCII characters", validation: (s) => /^[\x20-\x7e]{1,50}$/.test(s) }),
+    Config.validate({
+      message: "must be 1-50 printable ASCII characters",
+      validation: (s) => /^[\x20-\x7e]{1,50}$/.test(s)
+    }),
     Config.withDefault("audit-broadcast-service")
   ),
   redisUrl: Config.option(Config.redacted("REDIS_URL")),
@@ -128,7 +133,10 @@ const config: Config.Config<AppConfigShape> = Config.all({
     })
   ),
   queuePrefix: Config.string("QUEUE_PREFIX").pipe(
-    Config.validate({ message: "must be 1-40 letters, digits, '-' or '_'", validation: (s) => /^[A-Za-z0-9_-]{1,40}$/.test(s) }),
+    Config.validate({
+      message: "must be 1-40 letters, digits, '-' or '_'",
+      validation: (s) => /^[A-Za-z0-9_-]{1,40}$/.test(s)
+    }),
     Config.withDefault("main")
   ),
   queuePollInterval: positiveMillis("QUEUE_POLL_MS", 500),
@@ -145,16 +153,27 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.withDefault(Duration.hours(24))
   ),
   maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(
-    Config.validate({ message: "must be between 1024 and 104857600", validation: (n) => n >= 1024 && n <= 100 * 1024 * 1024 }),
+    Config.validate({
+      message: "must be between 1024 and 104857600",
+      validation: (n) => n >= 1024 && n <= 100 * 1024 * 1024
+    }),
     Config.withDefault(1024 * 1024)
   ),
   maxRecordBytes: Config.integer("MAX_RECORD_BYTES").pipe(
-    Config.validate({ message: "must be between 1024 and 104857600", validation: (n) => n >= 1024 && n <= 100 * 1024 * 1024 }),
+    Config.validate({
+      message: "must be between 1024 and 104857600",
+      validation: (n) => n >= 1024 && n <= 100 * 1024 * 1024
+    }),
     Config.withDefault(256 * 1024)
   ),
   allowedOrigins: Config.string("ALLOWED_ORIGINS").pipe(
     Config.withDefault(""),
-    Config.map((list) => list.split(",").map((origin) => origin.trim()).filter((origin) => origin.length > 0)),
+    Config.map((list) =>
+      list
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter((origin) => origin.length > 0)
+    ),
     Config.validate({
       message: "must be a comma-separated list of origins, e.g. https://app.example.com",
       validation: (origins) => origins.every(isOrigin)
@@ -196,5 +215,8 @@ const config: Config.Config<AppConfigShape> = Config.all({
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
   static readonly layer = Layer.effect(AppConfig, config)
   static readonly make = (overrides: Partial<AppConfigShape> = {}) =>
-    Layer.effect(AppConfig, Effect.map(config, (c) => ({ ...c, ...overrides })))
+    Layer.effect(
+      AppConfig,
+      Effect.map(config, (c) => ({ ...c, ...overrides }))
+    )
 }

@@ -1,7 +1,7 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Context, Duration, Effect, Layer, Option, Redacted, String } from "effect"
+import { Context, Duration, Effect, Layer, Option, Redacted, String as Str } from "effect"
 import type { AppConfigShape } from "../config/AppConfig"
 import { AppConfig } from "../config/AppConfig"
 import { EmbeddedPostgres } from "./EmbeddedPostgres"
@@ -51,8 +51,8 @@ const probeOf = (sql: SqlClient.SqlClient): DatabaseProbeShape => ({
  * record values and audit rows are frozen wire JSON and must not be renamed.
  */
 const naming = {
-  transformQueryNames: String.camelToSnake,
-  transformResultNames: String.snakeToCamel,
+  transformQueryNames: Str.camelToSnake,
+  transformResultNames: Str.snakeToCamel,
   transformJson: false
 } as const
 
@@ -61,7 +61,10 @@ const naming = {
  * the driver sends them when it opens a connection, so they hold for every
  * statement on it without a SET per transaction.
  */
-const withSessionTimeouts = (url: Redacted.Redacted, timeouts: { lock: Duration.Duration; statement: Duration.Duration }) => {
+const withSessionTimeouts = (
+  url: Redacted.Redacted,
+  timeouts: { lock: Duration.Duration; statement: Duration.Duration }
+) => {
   const parsed = new URL(Redacted.value(url))
   parsed.searchParams.set("lock_timeout", `${Duration.toMillis(timeouts.lock)}`)
   parsed.searchParams.set("statement_timeout", `${Duration.toMillis(timeouts.statement)}`)
@@ -78,7 +81,11 @@ const withSessionTimeouts = (url: Redacted.Redacted, timeouts: { lock: Duration.
 const postgresLive = (config: AppConfigShape, url: Redacted.Redacted) =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      const pool = (role: string, maxConnections: number, timeouts: { lock: Duration.Duration; statement: Duration.Duration }) =>
+      const pool = (
+        role: string,
+        maxConnections: number,
+        timeouts: { lock: Duration.Duration; statement: Duration.Duration }
+      ) =>
         PgClient.make({
           url: withSessionTimeouts(url, timeouts),
           maxConnections,

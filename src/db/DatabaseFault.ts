@@ -45,7 +45,16 @@ const connectionCodes = new Set([
 const connectionClasses = ["08", "53", "58"] // connection exception, insufficient resources, system error
 
 /** Node socket errors (the `code` of the error the driver passes on). */
-const socketCodes = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"])
+const socketCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN"
+])
 
 /** What `pg` and `pg-pool` say when a connection is lost, cannot be made, or cannot be had in time. */
 const lostConnectionMessages = [
@@ -74,7 +83,8 @@ export const classifySqlError = (error: SqlError): DatabaseFaultKind => {
   const causes = driverErrors(error)
   const codes = causes.map(codeOf).filter(Predicate.isNotUndefined)
   const messages = causes.map(messageOf)
-  if (messages.some((message) => message.includes(acquireTimeoutMessage))) return { kind: "connection", retryable: false }
+  if (messages.some((message) => message.includes(acquireTimeoutMessage)))
+    return { kind: "connection", retryable: false }
   for (const code of codes) {
     if (code === "55P03") return { kind: "lock-timeout" }
     if (code === "57014") return { kind: "statement-timeout" }

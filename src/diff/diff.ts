@@ -37,7 +37,11 @@ const wire = (value: Json | undefined): Json => (isAbsent(value) ? null : compac
  * alone is no change. Buckets follow `after` (added, modified) and `before`
  * (removed).
  */
-const diffCollection = (fields: Fields, before: ReadonlyArray<Entry>, after: ReadonlyArray<Entry>): CollectionChanges | null => {
+const diffCollection = (
+  fields: Fields,
+  before: ReadonlyArray<Entry>,
+  after: ReadonlyArray<Entry>
+): CollectionChanges | null => {
   const previous = new Map(before.map((entry) => [entry.id, entry]))
   const kept = new Set(after.map((entry) => entry.id))
   const added: Array<AddedEntry> = []

@@ -10,7 +10,10 @@ export type Entry = JsonObject & { readonly id: string }
  * The field names to visit, in a deterministic order: the declared fields in
  * declaration order, then any undeclared keys (schema drift) sorted.
  */
-export const fieldNames = (fields: Fields, ...objects: ReadonlyArray<{ readonly [key: string]: unknown }>): Array<string> => {
+export const fieldNames = (
+  fields: Fields,
+  ...objects: ReadonlyArray<{ readonly [key: string]: unknown }>
+): Array<string> => {
   const declared = Object.keys(fields)
   const known = new Set(declared)
   const undeclared = new Set(objects.flatMap((object) => Object.keys(object)).filter((key) => !known.has(key)))

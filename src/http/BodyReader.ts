@@ -17,7 +17,10 @@ export class BodyAborted {
  * data and the sender is held back by TCP) and fails: memory holds at most
  * `limit` bytes per request, however large the body the client meant to send.
  */
-export const readBody = (source: IncomingMessage, limit: number): Effect.Effect<Uint8Array, BodyTooLarge | BodyAborted> =>
+export const readBody = (
+  source: IncomingMessage,
+  limit: number
+): Effect.Effect<Uint8Array, BodyTooLarge | BodyAborted> =>
   Effect.async<Uint8Array, BodyTooLarge | BodyAborted>((resume) => {
     const chunks: Array<Buffer> = []
     let received = 0

@@ -6,7 +6,7 @@ export const stateChanging: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH
 
 /** The service's own origin as the browser sees it: the Host header, over HTTPS when a proxy says so. */
 export const ownOrigin = (request: HttpServerRequest.HttpServerRequest): Option.Option<string> => {
-  const host = request.headers["host"]
+  const host = request.headers.host
   if (host === undefined || host === "") return Option.none()
   const forwarded = request.headers["x-forwarded-proto"]?.split(",")[0]?.trim().toLowerCase()
   const scheme = forwarded === "https" || request.url.startsWith("https:") ? "https" : "http"
@@ -29,20 +29,22 @@ export const crossSiteRefusal = (
   allowedOrigins: ReadonlyArray<string>
 ): Option.Option<string> => {
   if (!stateChanging.has(request.method)) return Option.none()
-  if (/^bearer\s/i.test(request.headers["authorization"] ?? "")) return Option.none()
+  if (/^bearer\s/i.test(request.headers.authorization ?? "")) return Option.none()
   const fetchSite = request.headers["sec-fetch-site"]
   if (fetchSite === "same-origin") return Option.none()
-  const origin = request.headers["origin"]
+  const origin = request.headers.origin
   if (origin !== undefined) {
     const normalized = origin.toLowerCase()
     const own = ownOrigin(request)
     if ((Option.isSome(own) && own.value === normalized) || allowedOrigins.includes(normalized)) return Option.none()
-    return Option.some(`cross-site request refused: Origin ${JSON.stringify(origin.slice(0, 100))} is not this service's`)
+    return Option.some(
+      `cross-site request refused: Origin ${JSON.stringify(origin.slice(0, 100))} is not this service's`
+    )
   }
   if (fetchSite !== undefined) {
     return Option.some(`cross-site request refused: Sec-Fetch-Site is ${JSON.stringify(fetchSite.slice(0, 20))}`)
   }
-  if ((request.cookies["session"] ?? "") !== "") {
+  if ((request.cookies.session ?? "") !== "") {
     return Option.some("a request signed in with the session cookie must carry an Origin header")
   }
   return Option.none()

@@ -21,7 +21,9 @@ export const EngineAuthenticatedLive = Layer.effect(
           onSome: (expected) =>
             sameToken(Redacted.value(token), Redacted.value(expected))
               ? Effect.void
-              : Effect.fail(new Unauthorized({ message: "the engine route accepts only the workflow engine's credential" }))
+              : Effect.fail(
+                  new Unauthorized({ message: "the engine route accepts only the workflow engine's credential" })
+                )
         })
     }
   })

@@ -5,11 +5,16 @@ import { quote, shorten } from "../messages/inputExcerpt"
 import { databaseFaultOf } from "../db/DatabaseFault"
 import { answerDatabaseFault } from "./serverFaults"
 
-const internalError = HttpServerResponse.unsafeJson({ _tag: "InternalError", message: "internal error" }, { status: 500 })
+const internalError = HttpServerResponse.unsafeJson(
+  { _tag: "InternalError", message: "internal error" },
+  { status: 500 }
+)
 
 /** A failure that says when to come back (429, 503): its `retryAfter` seconds. */
 const retryAfterOf = (error: unknown): Option.Option<number> =>
-  Predicate.hasProperty(error, "retryAfter") && typeof error.retryAfter === "number" && Number.isFinite(error.retryAfter)
+  Predicate.hasProperty(error, "retryAfter") &&
+  typeof error.retryAfter === "number" &&
+  Number.isFinite(error.retryAfter)
     ? Option.some(Math.max(0, Math.ceil(error.retryAfter)))
     : Option.none()
 
@@ -39,7 +44,9 @@ const shortDecodeError = (error: HttpApiError.HttpApiDecodeError) =>
 const databaseFaultAnswer = (cause: Cause.Cause<unknown>) =>
   Cause.isInterruptedOnly(cause)
     ? Option.none()
-    : Option.flatMap(databaseFaultOf(cause), (fault) => Option.map(answerDatabaseFault(fault), (error) => ({ fault, error })))
+    : Option.flatMap(databaseFaultOf(cause), (fault) =>
+        Option.map(answerDatabaseFault(fault), (error) => ({ fault, error }))
+      )
 
 /**
  * Answers what no endpoint answered, in the API's JSON error shape: an
@@ -71,7 +78,10 @@ export const ErrorResponsesLive = HttpApiBuilder.middleware(Api, (app) =>
       if (Option.isSome(failure) && isRouteNotFound(failure.value)) {
         const request = yield* HttpServerRequest.HttpServerRequest
         return HttpServerResponse.unsafeJson(
-          { _tag: "NotFound", message: `no route for ${shorten(request.method, 16)} ${quote(request.url.split("?")[0] ?? "")}` },
+          {
+            _tag: "NotFound",
+            message: `no route for ${shorten(request.method, 16)} ${quote(request.url.split("?")[0] ?? "")}`
+          },
           { status: 404 }
         )
       }

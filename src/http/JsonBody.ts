@@ -28,7 +28,8 @@ export const depthBeyond = (text: string, limit: number): number | undefined => 
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (inString) {
-      if (c === 0x5c) i++ // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++ // backslash: skip the escaped character
       else if (c === 0x22) inString = false
     } else if (c === 0x22) {
       inString = true
@@ -43,7 +44,10 @@ export const depthBeyond = (text: string, limit: number): number | undefined => 
 
 /** `body.values.name`, `body.writes[3]`: where in the body a value sits. */
 const pathText = (path: ReadonlyArray<string | number>) =>
-  path.reduce<string>((text, key) => (typeof key === "number" ? `${text}[${key}]` : `${text}.${shorten(key, quoteLimit)}`), "body")
+  path.reduce<string>(
+    (text, key) => (typeof key === "number" ? `${text}[${key}]` : `${text}.${shorten(key, quoteLimit)}`),
+    "body"
+  )
 
 /**
  * The first string (a value or a key) that cannot be stored, with its path.
@@ -57,7 +61,9 @@ export const firstBadString = (value: unknown): string | undefined => {
       const flaw = flawOf(current)
       if (flaw !== undefined) return `${pathText(item.path)} ${flaw}`
     } else if (Array.isArray(current)) {
-      current.forEach((element, index) => stack.push({ value: element, path: [...item.path, index] }))
+      current.forEach((element, index) => {
+        stack.push({ value: element, path: [...item.path, index] })
+      })
     } else if (typeof current === "object" && current !== null) {
       for (const [key, element] of Object.entries(current)) {
         const flaw = flawOf(key)

@@ -12,7 +12,10 @@ import { routeTable } from "./RouteTable"
 /** `application/json`, optionally with `charset=utf-8`; nothing else is a JSON body here. */
 const isJson = (contentType: string | undefined) => {
   if (contentType === undefined) return false
-  const [type = "", ...parameters] = contentType.toLowerCase().split(";").map((part) => part.trim())
+  const [type = "", ...parameters] = contentType
+    .toLowerCase()
+    .split(";")
+    .map((part) => part.trim())
   return (
     type === "application/json" &&
     parameters.every((parameter) => !parameter.startsWith("charset=") || /^charset="?utf-8"?$/.test(parameter))
@@ -25,7 +28,10 @@ const closeAfterAnswer = HttpApp.appendPreResponseHandler((_request, response) =
 )
 
 const tooLarge = (limit: number) =>
-  Effect.zipRight(closeAfterAnswer, Effect.fail(new PayloadTooLarge({ message: `the body is over this route's limit of ${limit} bytes` })))
+  Effect.zipRight(
+    closeAfterAnswer,
+    Effect.fail(new PayloadTooLarge({ message: `the body is over this route's limit of ${limit} bytes` }))
+  )
 
 /**
  * `request` with its body already read and parsed: the endpoint's payload
@@ -90,7 +96,10 @@ export const RequestGuardLive = HttpApiBuilder.middleware(
           })
         }
 
-        const limit = Option.getOrElse(Option.flatMap(route, (r) => r.maxBodyBytes), () => config.maxBodyBytes)
+        const limit = Option.getOrElse(
+          Option.flatMap(route, (r) => r.maxBodyBytes),
+          () => config.maxBodyBytes
+        )
         if (declared > limit) return yield* tooLarge(limit)
         if (!takesJson && !hasBody) return yield* app
 
@@ -104,7 +113,11 @@ export const RequestGuardLive = HttpApiBuilder.middleware(
         if (!takesJson) return yield* app
         const json = parseJsonBody(bytes)
         if (Either.isLeft(json)) return yield* new BadRequest({ message: json.left })
-        return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, withParsedBody(request, bytes, json.right))
+        return yield* Effect.provideService(
+          app,
+          HttpServerRequest.HttpServerRequest,
+          withParsedBody(request, bytes, json.right)
+        )
       })
     return guard
   })

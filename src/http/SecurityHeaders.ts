@@ -39,7 +39,12 @@ export const commonHeaders = (hstsMaxAge: Option.Option<number>): Record<string,
 export const inlineScriptHashes = (html: string): ReadonlyArray<string> =>
   [...html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/gi)]
     .filter((match) => !/type\s*=\s*"application\/json"/i.test(match[1] ?? ""))
-    .map((match) => `sha256-${createHash("sha256").update(match[2] ?? "").digest("base64")}`)
+    .map(
+      (match) =>
+        `sha256-${createHash("sha256")
+          .update(match[2] ?? "")
+          .digest("base64")}`
+    )
 
 const docsPath = "/api/docs"
 
@@ -54,7 +59,11 @@ const docsPolicyOf = (response: HttpServerResponse.HttpServerResponse) => {
 }
 
 const policyOf = (pathname: string, response: HttpServerResponse.HttpServerResponse) =>
-  pathname === docsPath ? docsPolicyOf(response) : pathname === "/api" || pathname.startsWith("/api/") ? apiPolicy : pagePolicy
+  pathname === docsPath
+    ? docsPolicyOf(response)
+    : pathname === "/api" || pathname.startsWith("/api/")
+      ? apiPolicy
+      : pagePolicy
 
 /**
  * Security headers on every response that goes through the HTTP server:

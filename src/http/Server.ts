@@ -28,7 +28,17 @@ import { WebPageLive } from "./WebPage"
 
 /** The API with every handler and the authentication middleware. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([HealthHttp, AuthHttp, BusinessObjectsHttp, RecordsHttp, AuditHttp, BroadcastHttp, PresenceHttp, ChatHttp, EngineHttp]),
+  Layer.provide([
+    HealthHttp,
+    AuthHttp,
+    BusinessObjectsHttp,
+    RecordsHttp,
+    AuditHttp,
+    BroadcastHttp,
+    PresenceHttp,
+    ChatHttp,
+    EngineHttp
+  ]),
   Layer.provide([AuthenticatedLive, EngineAuthenticatedLive]),
   Layer.provide([Authentication.Default, Access.Default, BusinessObjectGuard.Default])
 )
@@ -78,7 +88,4 @@ export const HttpServerLive = Layer.unwrapEffect(
 )
 
 /** The running server; its `HttpServer` stays visible so tests can read the bound address. */
-export const ServerLive = HttpAppLive.pipe(
-  HttpServer.withLogAddress,
-  Layer.provideMerge(HttpServerLive)
-)
+export const ServerLive = HttpAppLive.pipe(HttpServer.withLogAddress, Layer.provideMerge(HttpServerLive))

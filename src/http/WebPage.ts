@@ -49,7 +49,8 @@ export const WebPageLive = HttpApiBuilder.Router.use((router) =>
       if (pathname === "/api" || pathname.startsWith("/api/")) return yield* notFound
       const fs = yield* FileSystem.FileSystem
       const file = Option.getOrUndefined(fileUnder(root, pathname))
-      const info = file === undefined ? undefined : yield* fs.stat(file).pipe(Effect.option, Effect.map(Option.getOrUndefined))
+      const info =
+        file === undefined ? undefined : yield* fs.stat(file).pipe(Effect.option, Effect.map(Option.getOrUndefined))
       if (file !== undefined && info?.type === "File") {
         return yield* HttpServerResponse.file(file, { headers: { "cache-control": cacheControl(pathname) } })
       }

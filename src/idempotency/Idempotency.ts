@@ -118,12 +118,16 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         const sameRoute = first.method === request.method && first.path === request.path
         const where = sameRoute ? "with another body" : `on ${first.method} ${shortPath(first.path)}`
         return Effect.fail(
-          new UnprocessableEntity({ message: `this Idempotency-Key was already used ${where}: use a new key for a new request` })
+          new UnprocessableEntity({
+            message: `this Idempotency-Key was already used ${where}: use a new key for a new request`
+          })
         )
       }
       // Never committed so (the answer is stored in the claim's own transaction); refused rather than run twice.
       if (first.status === null) {
-        return Effect.fail(new Conflict({ message: "the first request with this Idempotency-Key has not finished: retry later" }))
+        return Effect.fail(
+          new Conflict({ message: "the first request with this Idempotency-Key has not finished: retry later" })
+        )
       }
       return Effect.succeed(replay(first.status, first.response))
     }
@@ -132,7 +136,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       request: KeyedRequest,
       answer: Answer<A, I>,
       effect: Effect.Effect<A, E, R>
-    ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E | Conflict | UnprocessableEntity | SqlError, R | CurrentWorkspace> =>
+    ): Effect.Effect<
+      A | HttpServerResponse.HttpServerResponse,
+      E | Conflict | UnprocessableEntity | SqlError,
+      R | CurrentWorkspace
+    > =>
       Effect.gen(function* () {
         const workspace = yield* CurrentWorkspace
         const requestHash = payloadHash(request.payload)
@@ -157,8 +165,11 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         request: Option.Option<KeyedRequest>,
         answer: Answer<A, I>,
         effect: Effect.Effect<A, E, R>
-      ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E | Conflict | UnprocessableEntity | SqlError, R | CurrentWorkspace> =>
-        Option.isNone(request) ? effect : runKeyed(request.value, answer, effect)
+      ): Effect.Effect<
+        A | HttpServerResponse.HttpServerResponse,
+        E | Conflict | UnprocessableEntity | SqlError,
+        R | CurrentWorkspace
+      > => (Option.isNone(request) ? effect : runKeyed(request.value, answer, effect))
     } as const
   })
 }) {}

@@ -15,4 +15,7 @@ export const canonicalJson = (value: unknown): string =>
   }) ?? "null"
 
 /** SHA-256 (hex) of the canonical JSON of a request's decoded payload; `undefined` (no body) is `null`. */
-export const payloadHash = (payload: unknown): string => createHash("sha256").update(canonicalJson(payload ?? null)).digest("hex")
+export const payloadHash = (payload: unknown): string =>
+  createHash("sha256")
+    .update(canonicalJson(payload ?? null))
+    .digest("hex")

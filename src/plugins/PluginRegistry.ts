@@ -57,34 +57,45 @@ const refuseUnrepresentable = (plugin: Plugin) => {
 const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
   plugins.forEach(refuseUnrepresentable)
   const registered = plugins.flatMap((plugin) =>
-    Object.entries(plugin.businessObjects).map(([name, declaration]): RegisteredBusinessObject => ({
-      definition: new BusinessObjectDefinition({
-        name: `${plugin.namespace}/${name}`,
-        fields: declaration.fields,
-        actions: Object.keys(declaration.actions ?? {})
-      }),
-      actions: new Map(Object.entries(declaration.actions ?? {}))
-    }))
+    Object.entries(plugin.businessObjects).map(
+      ([name, declaration]): RegisteredBusinessObject => ({
+        definition: new BusinessObjectDefinition({
+          name: `${plugin.namespace}/${name}`,
+          fields: declaration.fields,
+          actions: Object.keys(declaration.actions ?? {})
+        }),
+        actions: new Map(Object.entries(declaration.actions ?? {}))
+      })
+    )
   )
   const byName = new Map(registered.map((entry) => [entry.definition.name, entry]))
   const listeners = plugins.flatMap((plugin) => plugin.listeners ?? [])
   const jobs = new Map<string, JobDeclaration>(
-    plugins.flatMap((plugin) => Object.entries(plugin.jobs ?? {}).map(([name, job]) => [`${plugin.namespace}/${name}`, job] as [string, JobDeclaration]))
+    plugins.flatMap((plugin) =>
+      Object.entries(plugin.jobs ?? {}).map(
+        ([name, job]) => [`${plugin.namespace}/${name}`, job] as [string, JobDeclaration]
+      )
+    )
   )
   const workflows = plugins.flatMap((plugin) =>
-    (plugin.workflows ?? []).map((declaration): RegisteredWorkflow => ({ id: `${plugin.namespace}/${declaration.id}`, declaration }))
+    (plugin.workflows ?? []).map(
+      (declaration): RegisteredWorkflow => ({ id: `${plugin.namespace}/${declaration.id}`, declaration })
+    )
   )
   return {
     plugins,
     businessObjects: registered.map((entry) => entry.definition),
     find: (name) => Option.fromNullable(byName.get(name)),
     listenersFor: (businessObject, operation) =>
-      listeners.filter((listener) => listener.businessObject === businessObject && listener.operations.includes(operation)),
+      listeners.filter(
+        (listener) => listener.businessObject === businessObject && listener.operations.includes(operation)
+      ),
     job: (name) => Option.fromNullable(jobs.get(name)),
     workflow: (id) => Option.fromNullable(workflows.find((workflow) => workflow.id === id)),
     workflowsFor: (businessObject, operation) =>
       workflows.filter(
-        ({ declaration: { trigger } }) => trigger.businessObject === businessObject && trigger.operations.includes(operation)
+        ({ declaration: { trigger } }) =>
+          trigger.businessObject === businessObject && trigger.operations.includes(operation)
       )
   }
 }

@@ -14,7 +14,9 @@ import { excerpt } from "../messages/inputExcerpt"
  * (fromEntries): a record id is data, and "__proto__" or "constructor" as
  * one must neither reach Object.prototype nor hide other records.
  */
-export const groupByRecord = (live: ReadonlyArray<LiveEditor>): { readonly [recordId: string]: ReadonlyArray<Editor> } => {
+export const groupByRecord = (
+  live: ReadonlyArray<LiveEditor>
+): { readonly [recordId: string]: ReadonlyArray<Editor> } => {
   const byRecord = new Map<string, Array<Editor>>()
   for (const editor of live) {
     const editors = byRecord.get(editor.recordId) ?? []
@@ -77,7 +79,12 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
       Effect.gen(function* () {
         yield* editable.pipe(Effect.tapError(() => dropEditor(key, editorId, caller)))
         const now = yield* Clock.currentTimeMillis
-        const outcome = yield* store.touch(key, { editorId, userId: caller.userId, name: caller.name }, now, now + lapseAfter)
+        const outcome = yield* store.touch(
+          key,
+          { editorId, userId: caller.userId, name: caller.name },
+          now,
+          now + lapseAfter
+        )
         if (outcome === "held-by-other") return yield* heldByOther(editorId)
         if (outcome === "arrived") yield* announce(key)
         return outcome

@@ -97,8 +97,10 @@ const MemberJson = Schema.parseJson(Schema.Tuple(Schema.String, Schema.String))
 const HolderJson = Schema.parseJson(Schema.Struct({ name: Schema.String }))
 
 /** A reply that does not match the script is a bug, not an outage. */
-const reply = <A, I>(schema: Schema.Schema<A, I>) => (value: unknown) =>
-  Effect.orDie(Schema.decodeUnknown(schema)(value))
+const reply =
+  <A, I>(schema: Schema.Schema<A, I>) =>
+  (value: unknown) =>
+    Effect.orDie(Schema.decodeUnknown(schema)(value))
 
 /** `reply` for a reply that needs no transformation: checked without a decoding effect (a heartbeat is one of these). */
 const literal = <A>(schema: Schema.Schema<A>) => {
@@ -115,13 +117,11 @@ const make = Effect.gen(function* () {
     touch: (key, editor, nowMs, lapseAtMs) => {
       const keys = presenceKeys(key.workspace, key.businessObject)
       const holder = JSON.stringify({ userId: editor.userId, name: editor.name })
-      return touch(command, [keys.lapse, keys.holder], [
-        member(key.recordId, editor.editorId),
-        editor.userId,
-        holder,
-        nowMs,
-        lapseAtMs
-      ]).pipe(Effect.flatMap(touchOutcome))
+      return touch(
+        command,
+        [keys.lapse, keys.holder],
+        [member(key.recordId, editor.editorId), editor.userId, holder, nowMs, lapseAtMs]
+      ).pipe(Effect.flatMap(touchOutcome))
     },
     leave: (key, editorId, userId, nowMs) => {
       const keys = presenceKeys(key.workspace, key.businessObject)

@@ -7,7 +7,13 @@ import { queueName } from "./DurableQueues"
 const FailedRow = Schema.Struct({
   id: Schema.String,
   queue_name: Schema.String,
-  element: Schema.parseJson(Schema.Struct({ workspace: Schema.Struct({ slug: Schema.String }), job: Schema.optional(Schema.String), workflowId: Schema.optional(Schema.String) })),
+  element: Schema.parseJson(
+    Schema.Struct({
+      workspace: Schema.Struct({ slug: Schema.String }),
+      job: Schema.optional(Schema.String),
+      workflowId: Schema.optional(Schema.String)
+    })
+  ),
   attempts: Schema.Number,
   last_failure: Schema.NullOr(Schema.String),
   updated_at: Schema.DateFromSelf
@@ -39,15 +45,17 @@ export class FailedWork extends Effect.Service<FailedWork>()("FailedWork", {
         ORDER BY updated_at`.pipe(
       Effect.flatMap(Schema.decodeUnknown(Schema.Array(FailedRow))),
       Effect.map((rows) =>
-        rows.map((row): FailedItem => ({
-          id: row.id,
-          kind: row.queue_name.endsWith(":jobs") ? "job" : "workflow",
-          name: row.element.job ?? row.element.workflowId ?? "?",
-          workspace: row.element.workspace.slug,
-          attempts: row.attempts,
-          lastFailure: row.last_failure ?? "",
-          failedAt: row.updated_at
-        }))
+        rows.map(
+          (row): FailedItem => ({
+            id: row.id,
+            kind: row.queue_name.endsWith(":jobs") ? "job" : "workflow",
+            name: row.element.job ?? row.element.workflowId ?? "?",
+            workspace: row.element.workspace.slug,
+            attempts: row.attempts,
+            lastFailure: row.last_failure ?? "",
+            failedAt: row.updated_at
+          })
+        )
       ),
       Effect.orDie
     )
@@ -56,7 +64,10 @@ export class FailedWork extends Effect.Service<FailedWork>()("FailedWork", {
     const retry = (id: string) =>
       sql`UPDATE ${sql(queueTable)} SET attempts = 0, last_failure = NULL, updated_at = NOW()
           WHERE id = ${id} AND queue_name IN ${sql.in(queues)} AND completed = FALSE AND attempts >= ${config.jobMaxAttempts}
-          RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
+          RETURNING id`.pipe(
+        Effect.map((rows) => rows.length === 1),
+        Effect.orDie
+      )
 
     return { list, retry } as const
   })

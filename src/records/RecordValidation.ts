@@ -20,7 +20,9 @@ const formatIssues = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
     if (/^Expected (null|undefined),/.test(message) && byField.has(field)) continue
     if (!byField.has(field) || /^Expected (null|undefined),/.test(byField.get(field) ?? "")) byField.set(field, message)
   }
-  const lines = [...byField].map(([field, message]) => (field.length > 0 ? `${shorten(field, 80)}: ${message}` : message))
+  const lines = [...byField].map(([field, message]) =>
+    field.length > 0 ? `${shorten(field, 80)}: ${message}` : message
+  )
   return shorten(lines.slice(0, 10).join("; "), 1000)
 }
 
@@ -82,7 +84,12 @@ const overlongValue = (field: Field, value: unknown, path: string): string | und
  * `maxLength` (`defaultStringMaxLength` unless the field sets one), and the
  * whole record, its values as JSON, within `maxRecordBytes`.
  */
-export const checkRecordLimits = (businessObject: string, fields: Fields, values: RecordValues, maxRecordBytes: number) =>
+export const checkRecordLimits = (
+  businessObject: string,
+  fields: Fields,
+  values: RecordValues,
+  maxRecordBytes: number
+) =>
   Effect.suspend(() => {
     const overlong = overlongString(fields, values, "")
     if (overlong !== undefined) {

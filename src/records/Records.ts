@@ -52,9 +52,13 @@ export class Records extends Effect.Service<Records>()("Records", {
 
     /** The record, locked for the rest of the unit. */
     const locked = (workspace: Workspace, businessObject: string, id: string) =>
-      store.find(workspace, businessObject, id, true).pipe(
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(businessObject, id)), onSome: Effect.succeed }))
-      )
+      store
+        .find(workspace, businessObject, id, true)
+        .pipe(
+          Effect.flatMap(
+            Option.match({ onNone: () => Effect.fail(notFound(businessObject, id)), onSome: Effect.succeed })
+          )
+        )
 
     const requireState = (record: StoredRecord, allowed: ReadonlyArray<RecordState>, verb: string) =>
       allowed.includes(record.state)
@@ -99,12 +103,14 @@ export class Records extends Effect.Service<Records>()("Records", {
         if (listeners.length === 0) return
         const ports = yield* pluginPortsInUnit
         for (const listener of listeners) {
-          yield* listener.run(event).pipe(
-            frame,
-            Effect.provide(ports),
-            Effect.provideService(CascadeDepth, depth + 1),
-            Effect.withSpan(`listener ${listener.name}`)
-          )
+          yield* listener
+            .run(event)
+            .pipe(
+              frame,
+              Effect.provide(ports),
+              Effect.provideService(CascadeDepth, depth + 1),
+              Effect.withSpan(`listener ${listener.name}`)
+            )
         }
       })
 
@@ -113,7 +119,9 @@ export class Records extends Effect.Service<Records>()("Records", {
         const registered = yield* businessObjectOf(businessObject)
         const values = mergeValues({}, yield* validateValues(businessObject, registered.definition.fields, input))
         yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
-        const record = yield* store.insert(yield* CurrentWorkspace, businessObject, options.draft ? "draft" : "operational", values).pipe(Effect.orDie)
+        const record = yield* store
+          .insert(yield* CurrentWorkspace, businessObject, options.draft ? "draft" : "operational", values)
+          .pipe(Effect.orDie)
         if (record.state === "operational") yield* dispatch(registered, "created", record, null, record.values)
         return record
       })
@@ -130,7 +138,8 @@ export class Records extends Effect.Service<Records>()("Records", {
         if (jsonEquals(current.values, values)) return current
         yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
         const updated = yield* store.setValues(workspace, current, values).pipe(Effect.orDie)
-        if (updated.state === "operational") yield* dispatch(registered, "updated", updated, current.values, updated.values)
+        if (updated.state === "operational")
+          yield* dispatch(registered, "updated", updated, current.values, updated.values)
         return updated
       })
 
@@ -144,7 +153,8 @@ export class Records extends Effect.Service<Records>()("Records", {
         if (current.state !== "draft") yield* dispatch(registered, "deleted", current, current.values, null)
       })
 
-    const transition = (from: RecordState, to: RecordState, operation: Operation, verb: string) =>
+    const transition =
+      (from: RecordState, to: RecordState, operation: Operation, verb: string) =>
       (businessObject: string, id: string) =>
         Effect.gen(function* () {
           const registered = yield* businessObjectOf(businessObject)
@@ -213,11 +223,14 @@ export class Records extends Effect.Service<Records>()("Records", {
           ),
         create: (businessObject, values) => create(businessObject, values).pipe(Effect.provide(unit)),
         update: (businessObject, id, values) => update(businessObject, id, values).pipe(Effect.provide(unit))
-      }).pipe(Context.add(PluginJobs, { enqueue: (job, payload) => jobs.enqueue(job, payload).pipe(Effect.provide(unit)) }))
+      }).pipe(
+        Context.add(PluginJobs, { enqueue: (job, payload) => jobs.enqueue(job, payload).pipe(Effect.provide(unit)) })
+      )
     )
 
     /** Runs plugin code (an action, a job, a workflow) in the unit of work in progress. */
-    const runPlugin = <A>(effect: PluginEffect<A>) => Effect.flatMap(pluginPortsInUnit, (ports) => Effect.provide(effect, ports))
+    const runPlugin = <A>(effect: PluginEffect<A>) =>
+      Effect.flatMap(pluginPortsInUnit, (ports) => Effect.provide(effect, ports))
 
     return { create, update, remove, publish, archive, restore, runAction, runPlugin, get, list } as const
   })

@@ -9,7 +9,8 @@ export const luaScript = (source: string) => {
   const sha = createHash("sha1").update(source).digest("hex")
   return (client: Redis, keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>): Promise<unknown> =>
     client.evalsha(sha, keys.length, ...keys, ...args).catch((error: unknown) => {
-      if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return client.eval(source, keys.length, ...keys, ...args)
+      if (error instanceof Error && error.message.startsWith("NOSCRIPT"))
+        return client.eval(source, keys.length, ...keys, ...args)
       throw error
     })
 }

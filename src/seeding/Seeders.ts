@@ -32,38 +32,41 @@ export class Seeders extends Effect.Service<Seeders>()("Seeders", {
     const units = yield* UnitOfWork
 
     const seedPlugin = (workspace: Workspace, plugin: Plugin, items: NonNullable<Plugin["seed"]>) =>
-      units.run(
-        workspace,
-        Effect.gen(function* () {
-          const seeds = sql(workspace.table("plugin_seeds"))
-          // Two seeders of one plugin at once: the second waits, then finds everything written.
-          yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`seed:${workspace.schema}:${plugin.namespace}`}))`
-          const rows = yield* sql`SELECT key, record_id FROM ${seeds} WHERE plugin = ${plugin.namespace}`.pipe(
-            Effect.flatMap(Schema.decodeUnknown(Schema.Array(SeededRow))),
-            Effect.orDie
-          )
-          const seeded = new Map(rows.map((row) => [row.key, row.recordId]))
-          let written = 0
-          for (const item of items) {
-            if (seeded.has(item.key)) continue
-            const values = item.values((key) => {
-              const id = seeded.get(key)
-              if (id === undefined) throw new Error(`seed item ${item.key} of ${plugin.namespace} refers to ${key}, not seeded before it`)
-              return id
-            })
-            const record = yield* records.create(item.businessObject, values)
-            yield* sql`INSERT INTO ${seeds} ${sql.insert({
-              plugin: plugin.namespace,
-              key: item.key,
-              businessObject: item.businessObject,
-              recordId: record.id
-            })}`
-            seeded.set(item.key, record.id)
-            written++
-          }
-          return { plugin: plugin.namespace, written }
-        })
-      ).pipe(withActor(seederActor(plugin.namespace)))
+      units
+        .run(
+          workspace,
+          Effect.gen(function* () {
+            const seeds = sql(workspace.table("plugin_seeds"))
+            // Two seeders of one plugin at once: the second waits, then finds everything written.
+            yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`seed:${workspace.schema}:${plugin.namespace}`}))`
+            const rows = yield* sql`SELECT key, record_id FROM ${seeds} WHERE plugin = ${plugin.namespace}`.pipe(
+              Effect.flatMap(Schema.decodeUnknown(Schema.Array(SeededRow))),
+              Effect.orDie
+            )
+            const seeded = new Map(rows.map((row) => [row.key, row.recordId]))
+            let written = 0
+            for (const item of items) {
+              if (seeded.has(item.key)) continue
+              const values = item.values((key) => {
+                const id = seeded.get(key)
+                if (id === undefined)
+                  throw new Error(`seed item ${item.key} of ${plugin.namespace} refers to ${key}, not seeded before it`)
+                return id
+              })
+              const record = yield* records.create(item.businessObject, values)
+              yield* sql`INSERT INTO ${seeds} ${sql.insert({
+                plugin: plugin.namespace,
+                key: item.key,
+                businessObject: item.businessObject,
+                recordId: record.id
+              })}`
+              seeded.set(item.key, record.id)
+              written++
+            }
+            return { plugin: plugin.namespace, written }
+          })
+        )
+        .pipe(withActor(seederActor(plugin.namespace)))
 
     /** Seeds every plugin that has seed data. */
     const seedWorkspace = (workspace: Workspace) =>

@@ -47,7 +47,10 @@ const drain = Effect.gen(function* () {
   yield* readiness.startDraining
   const steps = yield* shutdown.steps
   yield* Effect.logInfo("shutdown: draining").pipe(
-    Effect.annotateLogs({ drainTimeoutMs: Duration.toMillis(config.drainTimeout), steps: steps.map((step) => step.name) })
+    Effect.annotateLogs({
+      drainTimeoutMs: Duration.toMillis(config.drainTimeout),
+      steps: steps.map((step) => step.name)
+    })
   )
   yield* Effect.forEach(steps, (step) => step.announce, { discard: true })
   const pending = new Set(steps.map((step) => step.name))
@@ -77,9 +80,10 @@ const drain = Effect.gen(function* () {
  * the app's scope closes, the drain runs while the server, the workers and
  * every service are still up.
  */
-export const DrainOnShutdownLive: Layer.Layer<never, never, AppConfig | Readiness | GracefulShutdown> = Layer.scopedDiscard(
-  Effect.gen(function* () {
-    const context = yield* Effect.context<AppConfig | Readiness | GracefulShutdown>()
-    yield* Effect.addFinalizer(() => Effect.provide(drain, context))
-  })
-)
+export const DrainOnShutdownLive: Layer.Layer<never, never, AppConfig | Readiness | GracefulShutdown> =
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      const context = yield* Effect.context<AppConfig | Readiness | GracefulShutdown>()
+      yield* Effect.addFinalizer(() => Effect.provide(drain, context))
+    })
+  )

@@ -28,7 +28,7 @@ const inOneTransaction = (sql: SqlClient.SqlClient, schema: string, migrations: 
     const table = `${schema}.${migrationsTable}`
     yield* sql`SET LOCAL lock_timeout = 0`
     yield* sql`SET LOCAL statement_timeout = 0`
-    yield* sql`SELECT pg_advisory_xact_lock(hashtext(${"migrate:" + schema}))`
+    yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`migrate:${schema}`}))`
     yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`
     yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
       migration_id integer PRIMARY KEY,

@@ -15,7 +15,10 @@ import { WorkspaceWork } from "./WorkspaceWork"
 const decodeSlug = (input: string) =>
   Schema.decodeUnknown(WorkspaceSlug)(input).pipe(
     Effect.mapError(
-      (error) => new BadRequest({ message: `invalid workspace slug: ${shorten(ParseResult.TreeFormatter.formatErrorSync(error), 200)}` })
+      (error) =>
+        new BadRequest({
+          message: `invalid workspace slug: ${shorten(ParseResult.TreeFormatter.formatErrorSync(error), 200)}`
+        })
     )
   )
 
@@ -46,16 +49,20 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
 
     const findBySlug = (slug: string) =>
       read`SELECT id, slug, name FROM ${workspaces} WHERE slug = ${slug}`.pipe(
-        Effect.flatMap((rows) => (rows[0] ? Effect.map(decodeRow(rows[0]), Option.some) : Effect.succeed(Option.none()))),
+        Effect.flatMap((rows) =>
+          rows[0] ? Effect.map(decodeRow(rows[0]), Option.some) : Effect.succeed(Option.none())
+        ),
         Effect.orDie
       )
 
     const get = (slug: string) =>
       findBySlug(slug).pipe(
-        Effect.flatMap(Option.match({
-          onNone: () => Effect.fail(new NotFound({ message: `unknown workspace: ${excerpt(slug)}` })),
-          onSome: Effect.succeed
-        }))
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.fail(new NotFound({ message: `unknown workspace: ${excerpt(slug)}` })),
+            onSome: Effect.succeed
+          })
+        )
       )
 
     const list = sql`SELECT id, slug, name FROM ${workspaces} ORDER BY slug`.pipe(

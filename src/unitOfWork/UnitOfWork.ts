@@ -23,7 +23,10 @@ interface Retries {
  * connection), twice after a serialization failure or deadlock. A drained
  * pool, a lock or statement timeout and a bug are answered at once.
  */
-const nextRetry = (fault: DatabaseFault, retries: Retries): Option.Option<{ retries: Retries; delay: Duration.Duration }> => {
+const nextRetry = (
+  fault: DatabaseFault,
+  retries: Retries
+): Option.Option<{ retries: Retries; delay: Duration.Duration }> => {
   if (fault.kind === "connection" && fault.retryable && retries.connection < 1) {
     return Option.some({ retries: { ...retries, connection: retries.connection + 1 }, delay: Duration.millis(100) })
   }
@@ -91,7 +94,10 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         return { exit, outbox, committing }
       })
 
-    const begin = <A, E, R>(workspace: Workspace, effect: Effect.Effect<A, E, R | InUnit>): Effect.Effect<A, E | SqlError, R> =>
+    const begin = <A, E, R>(
+      workspace: Workspace,
+      effect: Effect.Effect<A, E, R | InUnit>
+    ): Effect.Effect<A, E | SqlError, R> =>
       Effect.gen(function* () {
         // Kept across retries: the attempts that rolled back left nothing under it but log lines.
         const correlationId = crypto.randomUUID()
@@ -122,7 +128,10 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
      * Runs `effect` in a unit of work on `workspace`, or in the one already in
      * progress (which must be on the same workspace: a unit never spans two).
      */
-    const run = <A, E, R>(workspace: Workspace, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, Exclude<R, InUnit>> =>
+    const run = <A, E, R>(
+      workspace: Workspace,
+      effect: Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | SqlError, Exclude<R, InUnit>> =>
       Effect.flatMap(Effect.serviceOption(CurrentWorkspace), (current) => {
         if (Option.isNone(current)) {
           return begin<A, E, Exclude<R, InUnit>>(workspace, effect as Effect.Effect<A, E, Exclude<R, InUnit> | InUnit>)
@@ -137,4 +146,3 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
     return { run } as const
   })
 }) {}
-

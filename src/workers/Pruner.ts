@@ -13,9 +13,13 @@ export const PrunerLive = Layer.scopedDiscard(
     const config = yield* AppConfig
     const pass = pruneOnce().pipe(
       Effect.tap((report) =>
-        report.sessions + report.completedRuns + report.idempotencyKeys > 0 ? Effect.logInfo("pruned", report) : Effect.void
+        report.sessions + report.completedRuns + report.idempotencyKeys > 0
+          ? Effect.logInfo("pruned", report)
+          : Effect.void
       ),
-      Effect.catchAllCause((cause) => Effect.logWarning("pruning failed; the next pass tries again", Cause.pretty(cause)))
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning("pruning failed; the next pass tries again", Cause.pretty(cause))
+      )
     )
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(config.pruneInterval), pass)))
   })

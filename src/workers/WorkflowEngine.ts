@@ -28,16 +28,18 @@ export const WorkflowEngineLive = Layer.scopedDiscard(
       run: (run, id) =>
         Effect.gen(function* () {
           const workflow = registry.workflow(run.workflowId)
-          if (Option.isNone(workflow)) return yield* Effect.dieMessage(`no plugin declares the workflow ${run.workflowId}`)
-          yield* units.run(
-            run.workspace,
-            Effect.gen(function* () {
-              if (!(yield* claimRun(id, "workflow", run.workflowId))) return
-              yield* records.runPlugin(workflow.value.declaration.run(run.event))
-            })
-          ).pipe(asWorkflowRun(run.workflowId, triggerCause(run.event)))
+          if (Option.isNone(workflow))
+            return yield* Effect.dieMessage(`no plugin declares the workflow ${run.workflowId}`)
+          yield* units
+            .run(
+              run.workspace,
+              Effect.gen(function* () {
+                if (!(yield* claimRun(id, "workflow", run.workflowId))) return
+                yield* records.runPlugin(workflow.value.declaration.run(run.event))
+              })
+            )
+            .pipe(asWorkflowRun(run.workflowId, triggerCause(run.event)))
         })
     })
   })
 )
-

@@ -69,8 +69,10 @@ export const runDurableWorker = <A, E, R>(
         // A failure because the workspace went away meanwhile (its schema dropped under the unit, or the
         // unit chosen as a deadlock victim against DROP SCHEMA) is no failure: the element is done.
         Effect.catchAllCause((cause) =>
-          Effect.flatMap(Effect.orElseSucceed(isGone, () => false), (gone) =>
-            gone ? Effect.logInfo(`${work.kind} stopped: its workspace was dropped`) : Effect.failCause(cause)
+          Effect.flatMap(
+            Effect.orElseSucceed(isGone, () => false),
+            (gone) =>
+              gone ? Effect.logInfo(`${work.kind} stopped: its workspace was dropped`) : Effect.failCause(cause)
           )
         ),
         Effect.tapErrorCause((cause) =>

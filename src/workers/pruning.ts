@@ -35,15 +35,14 @@ const deleteInBatches = (table: Identifier, due: Fragment, limits: PruneLimits) 
     const sql = yield* SqlClient.SqlClient
     let deleted = 0
     for (let batch = 0; batch < limits.maxBatches; batch++) {
-      const rows = yield* sql
-        .withTransaction(
-          Effect.zipRight(
-            sql`SELECT set_config('lock_timeout', ${pruneLockTimeout}, true)`,
-            sql`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
+      const rows = yield* sql.withTransaction(
+        Effect.zipRight(
+          sql`SELECT set_config('lock_timeout', ${pruneLockTimeout}, true)`,
+          sql`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
                 SELECT ctid FROM ${table} AS due WHERE ${due} LIMIT ${limits.batchSize} FOR UPDATE SKIP LOCKED
               )) RETURNING 1 AS gone`
-          )
         )
+      )
       deleted += rows.length
       if (rows.length < limits.batchSize) break
     }

@@ -22,17 +22,19 @@ export class WorkflowQueue extends Effect.Service<WorkflowQueue>()("WorkflowQueu
     const stage = (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>) =>
       Effect.forEach(
         events.flatMap((event) =>
-          registry.workflowsFor(event.businessObject, event.operation).map((workflow): WorkflowRun => ({
-            workspace,
-            workflowId: workflow.id,
-            event: {
-              operation: event.operation,
-              businessObject: event.businessObject,
-              businessObjectId: event.businessObjectId,
-              before: event.before,
-              after: event.after
-            }
-          }))
+          registry.workflowsFor(event.businessObject, event.operation).map(
+            (workflow): WorkflowRun => ({
+              workspace,
+              workflowId: workflow.id,
+              event: {
+                operation: event.operation,
+                businessObject: event.businessObject,
+                businessObjectId: event.businessObjectId,
+                before: event.before,
+                after: event.after
+              }
+            })
+          )
         ),
         (run) => queue.offer(run),
         { discard: true }

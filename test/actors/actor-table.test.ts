@@ -18,7 +18,10 @@ const activity = "crm/activity"
 const company = "crm/company"
 
 const listOf = (client: Client, businessObject: string) =>
-  Effect.map(client.get(`/api/records/${businessObject}`), (r) => (expectStatus(200)(r) as { records: Array<RecordBody> }).records)
+  Effect.map(
+    client.get(`/api/records/${businessObject}`),
+    (r) => (expectStatus(200)(r) as { records: Array<RecordBody> }).records
+  )
 
 /** The only row of a record's timeline. */
 const onlyRow = (client: Client, businessObject: string, id: string) =>
@@ -39,53 +42,61 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
     })
   )
 
-  it.scoped("HTTP request with an API key: {kind: service-account, id: the key's id, name}; refused where its roles do not reach", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const base = yield* baseUrl
-      const { client: admin } = yield* signedInMember(base, workspace)
-      yield* (yield* Roles).grant(workspace, "deal-writer", deal, "update")
-      const { apiKey, key } = yield* (yield* ApiKeys).create(workspace, "Importer", "deal-writer")
-      const importer = bearerClient(base, key)
+  it.scoped(
+    "HTTP request with an API key: {kind: service-account, id: the key's id, name}; refused where its roles do not reach",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const base = yield* baseUrl
+        const { client: admin } = yield* signedInMember(base, workspace)
+        yield* (yield* Roles).grant(workspace, "deal-writer", deal, "update")
+        const { apiKey, key } = yield* (yield* ApiKeys).create(workspace, "Importer", "deal-writer")
+        const importer = bearerClient(base, key)
 
-      const created = yield* createRecord(importer, deal, { title: "Imported" })
-      const row = yield* onlyRow(admin, deal, created.id)
-      expect(row.actor).toEqual({ kind: "service-account", id: apiKey.id, name: "Importer" })
-      expect(row.cause).toBeNull()
+        const created = yield* createRecord(importer, deal, { title: "Imported" })
+        const row = yield* onlyRow(admin, deal, created.id)
+        expect(row.actor).toEqual({ kind: "service-account", id: apiKey.id, name: "Importer" })
+        expect(row.cause).toBeNull()
 
-      const refused = yield* importer.post(`/api/records/${company}`, { values: { name: "Not mine to make" } })
-      expect(refused.status).toBe(403)
-      expect(refused.body).toEqual({ _tag: "Forbidden", message: "service-account Importer may not update crm/company" })
-      expect(yield* listOf(admin, company)).toEqual([])
-    })
+        const refused = yield* importer.post(`/api/records/${company}`, { values: { name: "Not mine to make" } })
+        expect(refused.status).toBe(403)
+        expect(refused.body).toEqual({
+          _tag: "Forbidden",
+          message: "service-account Importer may not update crm/company"
+        })
+        expect(yield* listOf(admin, company)).toEqual([])
+      })
   )
 
-  it.scoped("seeder: {kind: system, name: seeder:crm} when a workspace is provisioned; seeding again writes nothing", () =>
-    Effect.gen(function* () {
-      const workspaces = yield* Workspaces
-      const { seeded, workspace } = yield* Effect.acquireRelease(provisionWorkspace(`t-${uniqueSuffix()}`), ({ workspace }) =>
-        workspaces.drop(workspace)
-      )
-      expect(seeded).toEqual([{ plugin: "crm", written: 2 }])
-      const { client } = yield* signedInMember(yield* baseUrl, workspace)
-      const [acme, ...otherCompanies] = yield* listOf(client, company)
-      const [pilot, ...otherDeals] = yield* listOf(client, deal)
-      expect(otherCompanies).toEqual([])
-      expect(otherDeals).toEqual([])
-      expect(acme?.values.name).toBe("Acme Corporation")
-      expect(pilot?.values).toMatchObject({ title: "Acme pilot", company: acme?.id, amount: "12500.00" })
+  it.scoped(
+    "seeder: {kind: system, name: seeder:crm} when a workspace is provisioned; seeding again writes nothing",
+    () =>
+      Effect.gen(function* () {
+        const workspaces = yield* Workspaces
+        const { seeded, workspace } = yield* Effect.acquireRelease(
+          provisionWorkspace(`t-${uniqueSuffix()}`),
+          ({ workspace }) => workspaces.drop(workspace)
+        )
+        expect(seeded).toEqual([{ plugin: "crm", written: 2 }])
+        const { client } = yield* signedInMember(yield* baseUrl, workspace)
+        const [acme, ...otherCompanies] = yield* listOf(client, company)
+        const [pilot, ...otherDeals] = yield* listOf(client, deal)
+        expect(otherCompanies).toEqual([])
+        expect(otherDeals).toEqual([])
+        expect(acme?.values.name).toBe("Acme Corporation")
+        expect(pilot?.values).toMatchObject({ title: "Acme pilot", company: acme?.id, amount: "12500.00" })
 
-      const row = yield* onlyRow(client, deal, pilot!.id)
-      expect(row).toMatchObject({ operation: "created", record: pilot!.values })
-      expect(row.actor).toEqual({ kind: "system", name: "seeder:crm" })
-      expect(row.cause).toBeNull()
+        const row = yield* onlyRow(client, deal, pilot!.id)
+        expect(row).toMatchObject({ operation: "created", record: pilot!.values })
+        expect(row.actor).toEqual({ kind: "system", name: "seeder:crm" })
+        expect(row.cause).toBeNull()
 
-      // On demand (the CLI's `workspace seed`): idempotent.
-      expect(yield* (yield* Seeders).seedWorkspace(workspace)).toEqual([{ plugin: "crm", written: 0 }])
-      expect((yield* listOf(client, company)).map((r) => r.id)).toEqual([acme!.id])
-      expect((yield* listOf(client, deal)).map((r) => r.id)).toEqual([pilot!.id])
-      yield* onlyRow(client, deal, pilot!.id)
-    })
+        // On demand (the CLI's `workspace seed`): idempotent.
+        expect(yield* (yield* Seeders).seedWorkspace(workspace)).toEqual([{ plugin: "crm", written: 0 }])
+        expect((yield* listOf(client, company)).map((r) => r.id)).toEqual([acme!.id])
+        expect((yield* listOf(client, deal)).map((r) => r.id)).toEqual([pilot!.id])
+        yield* onlyRow(client, deal, pilot!.id)
+      })
   )
 
   it.scoped("workflow run: {kind: system, name: workflow:<id>}, caused by the committed event that triggered it", () =>
@@ -96,12 +107,20 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       const old = yield* createRecord(client, deal, { title: "Old one", company: acme.id })
       expectStatus(200)(yield* client.post(`/api/records/${deal}/${old.id}/archive`))
 
-      yield* eventually("the workflow has run", Effect.map(listOf(client, activity), (records) => records.length === 1))
+      yield* eventually(
+        "the workflow has run",
+        Effect.map(listOf(client, activity), (records) => records.length === 1)
+      )
       const [note] = yield* listOf(client, activity)
       expect(note?.values).toEqual({ subject: 'Deal "Old one" was archived', company: acme.id })
       const row = yield* onlyRow(client, activity, note!.id)
       expect(row.actor).toEqual({ kind: "system", name: "workflow:crm/note-archived-deal" })
-      expect(row.cause).toEqual({ kind: "event", businessObject: deal, businessObjectId: old.id, operation: "archived" })
+      expect(row.cause).toEqual({
+        kind: "event",
+        businessObject: deal,
+        businessObjectId: old.id,
+        operation: "archived"
+      })
     })
   )
 
@@ -111,7 +130,12 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       const base = yield* baseUrl
       const { client: admin, cookie } = yield* signedInMember(base, workspace)
       const { key } = yield* (yield* ApiKeys).create(workspace, "Admin key", "admin")
-      const trigger = { kind: "event", businessObject: deal, businessObjectId: crypto.randomUUID(), operation: "archived" }
+      const trigger = {
+        kind: "event",
+        businessObject: deal,
+        businessObjectId: crypto.randomUUID(),
+        operation: "archived"
+      }
       const body = {
         workflowId: "crm/note-archived-deal",
         trigger,
@@ -151,7 +175,11 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       yield* roles.grant(workspace, "note-taker", deal, "read")
       const { agent, key } = yield* (yield* Agents).create(workspace, "Note taker", "note-taker")
       const bot = bearerClient(base, key)
-      expect(expectStatus(200)(yield* bot.get("/api/auth/me"))).toMatchObject({ kind: "agent", id: agent.id, name: "Note taker" })
+      expect(expectStatus(200)(yield* bot.get("/api/auth/me"))).toMatchObject({
+        kind: "agent",
+        id: agent.id,
+        name: "Note taker"
+      })
 
       const note = yield* createRecord(bot, activity, { subject: "Called the customer" })
       const row = yield* onlyRow(admin, activity, note.id)
@@ -165,47 +193,55 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
     })
   )
 
-  it.scoped("chat turn: the user stays the actor, within the user's grants; the cause names the conversation and the agent", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const base = yield* baseUrl
-      const { client: admin } = yield* signedInMember(base, workspace)
-      yield* (yield* Roles).grant(workspace, "deal-editor", deal, "update")
-      const { client, user } = yield* signedInMember(base, workspace, "deal-editor")
-      // The agent's own grants are wide; in a chat turn they do not count.
-      const { agent, key } = yield* (yield* Agents).create(workspace, "Sales assistant", "admin")
-      const target = yield* createRecord(admin, deal, { title: "Chatty", stage: "lead" })
-      const turn = (calls: ReadonlyArray<unknown>, agentId = agent.id) =>
-        client.post("/api/conversations/conv-42/tool-calls", { agent: agentId, calls })
+  it.scoped(
+    "chat turn: the user stays the actor, within the user's grants; the cause names the conversation and the agent",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const base = yield* baseUrl
+        const { client: admin } = yield* signedInMember(base, workspace)
+        yield* (yield* Roles).grant(workspace, "deal-editor", deal, "update")
+        const { client, user } = yield* signedInMember(base, workspace, "deal-editor")
+        // The agent's own grants are wide; in a chat turn they do not count.
+        const { agent, key } = yield* (yield* Agents).create(workspace, "Sales assistant", "admin")
+        const target = yield* createRecord(admin, deal, { title: "Chatty", stage: "lead" })
+        const turn = (calls: ReadonlyArray<unknown>, agentId = agent.id) =>
+          client.post("/api/conversations/conv-42/tool-calls", { agent: agentId, calls })
 
-      const done = expectStatus(200)(
-        yield* turn([{ tool: "update", businessObject: deal, id: target.id, values: { stage: "proposal" } }])
-      ) as { records: Array<RecordBody> }
-      expect(done.records[0]?.values.stage).toBe("proposal")
-      const [row, ...older] = (yield* timelineOf(admin, deal, target.id)).entries
-      expect(older).toHaveLength(1)
-      expect(row?.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
-      expect(row?.cause).toEqual({ kind: "conversation", conversationId: "conv-42", agent: { id: agent.id, name: "Sales assistant" } })
+        const done = expectStatus(200)(
+          yield* turn([{ tool: "update", businessObject: deal, id: target.id, values: { stage: "proposal" } }])
+        ) as { records: Array<RecordBody> }
+        expect(done.records[0]?.values.stage).toBe("proposal")
+        const [row, ...older] = (yield* timelineOf(admin, deal, target.id)).entries
+        expect(older).toHaveLength(1)
+        expect(row?.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
+        expect(row?.cause).toEqual({
+          kind: "conversation",
+          conversationId: "conv-42",
+          agent: { id: agent.id, name: "Sales assistant" }
+        })
 
-      // One call beyond the user's grants refuses the whole turn: nothing is written.
-      const refused = yield* turn([
-        { tool: "update", businessObject: deal, id: target.id, values: { stage: "won" } },
-        { tool: "create", businessObject: company, values: { name: "Not the user's to make" } }
-      ])
-      expect(refused.status).toBe(403)
-      expect(refused.body).toEqual({ _tag: "Forbidden", message: `user ${user.name} may not update crm/company` })
-      expect((yield* timelineOf(admin, deal, target.id)).entries).toHaveLength(2)
-      expect(yield* listOf(admin, company)).toEqual([])
+        // One call beyond the user's grants refuses the whole turn: nothing is written.
+        const refused = yield* turn([
+          { tool: "update", businessObject: deal, id: target.id, values: { stage: "won" } },
+          { tool: "create", businessObject: company, values: { name: "Not the user's to make" } }
+        ])
+        expect(refused.status).toBe(403)
+        expect(refused.body).toEqual({ _tag: "Forbidden", message: `user ${user.name} may not update crm/company` })
+        expect((yield* timelineOf(admin, deal, target.id)).entries).toHaveLength(2)
+        expect(yield* listOf(admin, company)).toEqual([])
 
-      expect((yield* turn([], agent.id)).status).toBe(400)
-      expect((yield* turn([{ tool: "create", businessObject: deal, values: {} }], crypto.randomUUID())).status).toBe(404)
-      // A chat turn is a user's: not an API key's or an agent's.
-      const byAgent = yield* bearerClient(base, key).post("/api/conversations/conv-42/tool-calls", {
-        agent: agent.id,
-        calls: [{ tool: "create", businessObject: deal, values: {} }]
+        expect((yield* turn([], agent.id)).status).toBe(400)
+        expect((yield* turn([{ tool: "create", businessObject: deal, values: {} }], crypto.randomUUID())).status).toBe(
+          404
+        )
+        // A chat turn is a user's: not an API key's or an agent's.
+        const byAgent = yield* bearerClient(base, key).post("/api/conversations/conv-42/tool-calls", {
+          agent: agent.id,
+          calls: [{ tool: "create", businessObject: deal, values: {} }]
+        })
+        expect(byAgent.status).toBe(403)
       })
-      expect(byAgent.status).toBe(403)
-    })
   )
 
   it.scoped("background job: enqueued as U, run by the worker's own fiber, written as U with the job as cause", () =>
@@ -218,7 +254,10 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       // The action only enqueues; the activity comes later, from the worker.
       expectStatus(200)(yield* client.post("/api/actions/crm/deal/follow-up", { id: target.id }))
 
-      yield* eventually("the job has run", Effect.map(listOf(client, activity), (records) => records.length === 1))
+      yield* eventually(
+        "the job has run",
+        Effect.map(listOf(client, activity), (records) => records.length === 1)
+      )
       const [note] = yield* listOf(client, activity)
       expect(note?.values).toEqual({ subject: "Follow up on Needs a call", company: acme.id })
       const row = yield* onlyRow(client, activity, note!.id)

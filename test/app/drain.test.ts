@@ -32,17 +32,18 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
         const release = yield* Deferred.make<void>()
         const holder = yield* sql
           .withTransaction(
-            sql.unsafe(`LOCK TABLE ${workspace.table("records")} IN EXCLUSIVE MODE`).pipe(
-              Effect.zipRight(Deferred.succeed(locked, undefined)),
-              Effect.zipRight(Deferred.await(release))
-            )
+            sql
+              .unsafe(`LOCK TABLE ${workspace.table("records")} IN EXCLUSIVE MODE`)
+              .pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(release)))
           )
           .pipe(Effect.orDie, Effect.fork)
         yield* Deferred.await(locked)
         const write = yield* Effect.fork(client.post("/api/records/crm/deal", { values: { title: "In flight" } }))
         yield* eventually(
           "the write waits",
-          sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE relation = ${workspace.table("records")}::regclass AND NOT granted`.pipe(
+          sql<{
+            n: number
+          }>`SELECT count(*)::int AS n FROM pg_locks WHERE relation = ${workspace.table("records")}::regclass AND NOT granted`.pipe(
             Effect.map((rows) => rows[0]?.n === 1),
             Effect.orDie
           )
@@ -92,7 +93,10 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
         })
         const ask = Effect.sync(() => socket.write(`GET /api/health/live HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`))
         const answers = (n: number) =>
-          Effect.iterate(text, { while: (t) => (t.match(/HTTP\/1\.1 200/g) ?? []).length < n && ended === undefined, body: () => Queue.take(received) })
+          Effect.iterate(text, {
+            while: (t) => (t.match(/HTTP\/1\.1 200/g) ?? []).length < n && ended === undefined,
+            body: () => Queue.take(received)
+          })
 
         yield* ask
         yield* answers(1)

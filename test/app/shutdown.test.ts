@@ -24,7 +24,11 @@ const holdLock = (lock: string) =>
     const locked = yield* Deferred.make<void>()
     const released = yield* Deferred.make<void>()
     const holder = yield* sql
-      .withTransaction(sql.unsafe(lock).pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(released))))
+      .withTransaction(
+        sql
+          .unsafe(lock)
+          .pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(released)))
+      )
       .pipe(Effect.orDie, Effect.forkScoped)
     yield* Deferred.await(locked)
     const release = Deferred.succeed(released, undefined).pipe(Effect.zipRight(Fiber.join(holder)))
@@ -34,8 +38,10 @@ const holdLock = (lock: string) =>
 
 /** How many lock requests on `table` are waiting. */
 const waitingOn = (table: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE relation = ${table}::regclass AND NOT granted`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE relation = ${table}::regclass AND NOT granted`
   ).pipe(
     Effect.map((rows) => rows[0]?.n ?? 0),
     Effect.orDie
@@ -53,16 +59,22 @@ const refusesConnections = (base: string) =>
   })
 
 const countRecords = (workspace: Workspace, businessObject: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(workspace.table("records"))} WHERE business_object = ${businessObject}`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{
+        n: number
+      }>`SELECT count(*)::int AS n FROM ${sql(workspace.table("records"))} WHERE business_object = ${businessObject}`
   ).pipe(
     Effect.map((rows) => rows[0]?.n ?? 0),
     Effect.orDie
   )
 
 const QueueRow = (queue: string, workspace: Workspace) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ completed: boolean; attempts: number; acquiredBy: string | null }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ completed: boolean; attempts: number; acquiredBy: string | null }>`
       SELECT completed, attempts, acquired_by FROM ${sql(queueTable)}
       WHERE queue_name = ${queue} AND (element::jsonb)->'workspace'->>'id' = ${workspace.id}`
   ).pipe(Effect.orDie)
@@ -86,10 +98,15 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
           const inFlight = 5
           const requests = yield* Effect.forEach(
             Array.from({ length: inFlight }, (_, i) => i),
-            (i) => Effect.fork(Effect.exit(client.post(`/api/records/${deal}`, { values: { title: `In flight ${i}` } }))),
+            (i) =>
+              Effect.fork(Effect.exit(client.post(`/api/records/${deal}`, { values: { title: `In flight ${i}` } }))),
             { concurrency: "unbounded" }
           )
-          yield* eventually("every write waits on the lock", Effect.map(waitingOn(workspace.table("records")), (n) => n === inFlight), "30 seconds")
+          yield* eventually(
+            "every write waits on the lock",
+            Effect.map(waitingOn(workspace.table("records")), (n) => n === inFlight),
+            "30 seconds"
+          )
 
           yield* service.signal(signal)
           yield* service.waitForLog("shutdown: draining")
@@ -113,7 +130,10 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
             if (Exit.isSuccess(answer)) {
               expect(answer.value.status).toBe(201)
               expect(answer.value.headers.get("connection")).toBe("close")
-              expect(answer.value.body).toMatchObject({ state: "operational", values: { title: expect.stringMatching(/^In flight/) } })
+              expect(answer.value.body).toMatchObject({
+                state: "operational",
+                values: { title: expect.stringMatching(/^In flight/) }
+              })
             }
           }
           const exit = yield* service.exited
@@ -132,70 +152,86 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
       // The job's claim (its first write) waits on the test's lock: the job is running, deterministically.
       const lock = yield* holdLock(`LOCK TABLE ${workspace.table("completed_runs")} IN EXCLUSIVE MODE`)
       expectStatus(200)(yield* client.post(`/api/actions/${deal}/follow-up`, { id: created.id })) as RecordBody
-      yield* eventually("the job waits on the lock", Effect.map(waitingOn(workspace.table("completed_runs")), (n) => n === 1), "30 seconds")
+      yield* eventually(
+        "the job waits on the lock",
+        Effect.map(waitingOn(workspace.table("completed_runs")), (n) => n === 1),
+        "30 seconds"
+      )
       return lock
     })
 
-  it.scoped("a job running at SIGTERM finishes within the drain: done once, exit 0", () =>
-    Effect.gen(function* () {
-      const prefix = `t-${uniqueSuffix()}`
-      const service = yield* startService({ DRAIN_TIMEOUT_MS: "30000", QUEUE_PREFIX: prefix })
-      const workspace = yield* freshWorkspace
-      const lock = yield* followUpJob(service, workspace)
+  it.scoped(
+    "a job running at SIGTERM finishes within the drain: done once, exit 0",
+    () =>
+      Effect.gen(function* () {
+        const prefix = `t-${uniqueSuffix()}`
+        const service = yield* startService({ DRAIN_TIMEOUT_MS: "30000", QUEUE_PREFIX: prefix })
+        const workspace = yield* freshWorkspace
+        const lock = yield* followUpJob(service, workspace)
 
-      yield* service.signal("SIGTERM")
-      yield* service.waitForLog("shutdown: draining")
-      yield* lock.release
-      expect(yield* service.exited).toEqual({ code: 0, signal: null })
-      expect(yield* messages(service)).toContain("shutdown: drained")
-      expect(yield* QueueRow(`${prefix}:jobs`, workspace)).toEqual([{ completed: true, attempts: 1, acquiredBy: null }])
-      expect(yield* countRecords(workspace, "crm/activity")).toBe(1)
-    }),
+        yield* service.signal("SIGTERM")
+        yield* service.waitForLog("shutdown: draining")
+        yield* lock.release
+        expect(yield* service.exited).toEqual({ code: 0, signal: null })
+        expect(yield* messages(service)).toContain("shutdown: drained")
+        expect(yield* QueueRow(`${prefix}:jobs`, workspace)).toEqual([
+          { completed: true, attempts: 1, acquiredBy: null }
+        ])
+        expect(yield* countRecords(workspace, "crm/activity")).toBe(1)
+      }),
     120_000
   )
 
-  it.scoped("a job still running at the drain's deadline goes back to the queue at once, and runs exactly once after a restart", () =>
-    Effect.gen(function* () {
-      const prefix = `t-${uniqueSuffix()}`
-      const first = yield* startService({ DRAIN_TIMEOUT_MS: "1000", QUEUE_PREFIX: prefix })
-      const workspace = yield* freshWorkspace
-      const lock = yield* followUpJob(first, workspace)
+  it.scoped(
+    "a job still running at the drain's deadline goes back to the queue at once, and runs exactly once after a restart",
+    () =>
+      Effect.gen(function* () {
+        const prefix = `t-${uniqueSuffix()}`
+        const first = yield* startService({ DRAIN_TIMEOUT_MS: "1000", QUEUE_PREFIX: prefix })
+        const workspace = yield* freshWorkspace
+        const lock = yield* followUpJob(first, workspace)
 
-      yield* first.signal("SIGTERM")
-      const timedOut = yield* first.waitForLog("shutdown: drain timed out; what was left has been cut")
-      expect(timedOut.annotations["cut"]).toEqual(["job"])
-      expect(yield* first.exited).toEqual({ code: 0, signal: null })
-      // Released, not left locked for the queue's lock expiry; the interruption counts no attempt; nothing written.
-      expect(yield* QueueRow(`${prefix}:jobs`, workspace)).toEqual([{ completed: false, attempts: 0, acquiredBy: null }])
-      expect(yield* countRecords(workspace, "crm/activity")).toBe(0)
+        yield* first.signal("SIGTERM")
+        const timedOut = yield* first.waitForLog("shutdown: drain timed out; what was left has been cut")
+        expect(timedOut.annotations.cut).toEqual(["job"])
+        expect(yield* first.exited).toEqual({ code: 0, signal: null })
+        // Released, not left locked for the queue's lock expiry; the interruption counts no attempt; nothing written.
+        expect(yield* QueueRow(`${prefix}:jobs`, workspace)).toEqual([
+          { completed: false, attempts: 0, acquiredBy: null }
+        ])
+        expect(yield* countRecords(workspace, "crm/activity")).toBe(0)
 
-      yield* lock.release
-      const second = yield* startService({ QUEUE_PREFIX: prefix })
-      yield* eventually(
-        "the job is done after the restart",
-        Effect.map(QueueRow(`${prefix}:jobs`, workspace), (rows) => rows[0]?.completed === true),
-        "30 seconds"
-      )
-      expect(yield* QueueRow(`${prefix}:jobs`, workspace)).toEqual([{ completed: true, attempts: 1, acquiredBy: null }])
-      expect(yield* countRecords(workspace, "crm/activity")).toBe(1)
-      yield* second.signal("SIGTERM")
-      expect(yield* second.exited).toEqual({ code: 0, signal: null })
-    }),
+        yield* lock.release
+        const second = yield* startService({ QUEUE_PREFIX: prefix })
+        yield* eventually(
+          "the job is done after the restart",
+          Effect.map(QueueRow(`${prefix}:jobs`, workspace), (rows) => rows[0]?.completed === true),
+          "30 seconds"
+        )
+        expect(yield* QueueRow(`${prefix}:jobs`, workspace)).toEqual([
+          { completed: true, attempts: 1, acquiredBy: null }
+        ])
+        expect(yield* countRecords(workspace, "crm/activity")).toBe(1)
+        yield* second.signal("SIGTERM")
+        expect(yield* second.exited).toEqual({ code: 0, signal: null })
+      }),
     180_000
   )
 })
 
 describe("npm start", () => {
   layer(TestServices, { excludeTestServices: true })("signals", (it) => {
-    it.scoped("SIGTERM to npm stops the service: npm exits 0 and nothing of its process group is left", () =>
-      Effect.gen(function* () {
-        const service = yield* startService({ QUEUE_PREFIX: `t-${uniqueSuffix()}` }, ["npm", "start", "--silent"])
-        expect(groupAlive(service.pid)).toBe(true)
-        yield* service.signal("SIGTERM")
-        expect(yield* service.exited).toEqual({ code: 0, signal: null })
-        expect(yield* messages(service)).toContain("shutdown: drained")
-        expect(groupAlive(service.pid)).toBe(false)
-      }),
+    it.scoped(
+      "SIGTERM to npm stops the service: npm exits 0 and nothing of its process group is left",
+      () =>
+        Effect.gen(function* () {
+          const service = yield* startService({ QUEUE_PREFIX: `t-${uniqueSuffix()}` }, ["npm", "start", "--silent"])
+          expect(groupAlive(service.pid)).toBe(true)
+          yield* service.signal("SIGTERM")
+          expect(yield* service.exited).toEqual({ code: 0, signal: null })
+          expect(yield* messages(service)).toContain("shutdown: drained")
+          expect(groupAlive(service.pid)).toBe(false)
+        }),
       240_000
     )
   })

@@ -72,8 +72,13 @@ layer(appLayer(testConfig()).pipe(Layer.provideMerge(CollectedLogs)), { excludeT
         const [line] = lines
         expect(line?.message).toBe("request")
         expect(line?.logLevel).toBe("INFO")
-        expect(line?.annotations).toEqual({ method: "GET", path: "/api/health", status: 200, durationMs: expect.any(Number) })
-        expect(line?.annotations["durationMs"]).toBeGreaterThanOrEqual(0)
+        expect(line?.annotations).toEqual({
+          method: "GET",
+          path: "/api/health",
+          status: 200,
+          durationMs: expect.any(Number)
+        })
+        expect(line?.annotations.durationMs).toBeGreaterThanOrEqual(0)
       })
     )
 
@@ -81,7 +86,13 @@ layer(appLayer(testConfig()).pipe(Layer.provideMerge(CollectedLogs)), { excludeT
       Effect.gen(function* () {
         const base = yield* baseUrl
         const cases = [
-          { url: `${base}/api/auth/login`, init: { method: "POST", json: { workspace: 1 } }, method: "POST", path: "/api/auth/login", status: 400 },
+          {
+            url: `${base}/api/auth/login`,
+            init: { method: "POST", json: { workspace: 1 } },
+            method: "POST",
+            path: "/api/auth/login",
+            status: 400
+          },
           { url: `${base}/api/auth/me`, init: {}, method: "GET", path: "/api/auth/me", status: 401 },
           { url: `${base}/api/no-such-route`, init: {}, method: "GET", path: "/api/no-such-route", status: 404 }
         ]
@@ -100,7 +111,9 @@ layer(appLayer(testConfig()).pipe(Layer.provideMerge(CollectedLogs)), { excludeT
         const base = yield* baseUrl
         const secret = "ak_nobody.00000000-0000-0000-0000-000000000000.secretsecretsecretsecretsecretsecretsecr"
         const [response, lines] = yield* linesDuring(
-          request(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${secret}`, cookie: "session=also-secret" } })
+          request(`${base}/api/auth/me`, {
+            headers: { authorization: `Bearer ${secret}`, cookie: "session=also-secret" }
+          })
         )
         expect(response.status).toBe(401)
         expect(lines).toHaveLength(1)

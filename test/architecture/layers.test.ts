@@ -192,10 +192,17 @@ describe("layers: api <- domain <- http <- app <- main", () => {
     expect(violation(edge("src/client/records.ts", "src/records/Records.ts"))).toMatch(/never a server folder/)
     expect(violation(edge("web/src/App.tsx", "src/diff/diff.ts"))).toBe("web may not import domain")
     expect(violation(edge("web/src/App.tsx", "src/client/index.ts"))).toBeUndefined()
-    expect(violation({ from: join(root, "src/api/Api.ts"), specifier: "node:fs", to: undefined })).toMatch(/only effect/)
+    expect(violation({ from: join(root, "src/api/Api.ts"), specifier: "node:fs", to: undefined })).toMatch(
+      /only effect/
+    )
     expect(violation(edge("src/records/Records.ts", "src/api/errors.ts"))).toBeUndefined()
     const a = join(root, "src/a.ts")
     const b = join(root, "src/b.ts")
-    expect(cyclesOf([{ from: a, specifier: "./b", to: b }, { from: b, specifier: "./a", to: a }])).toHaveLength(1)
+    expect(
+      cyclesOf([
+        { from: a, specifier: "./b", to: b },
+        { from: b, specifier: "./a", to: a }
+      ])
+    ).toHaveLength(1)
   })
 })

@@ -36,7 +36,9 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
       expect(refused.status).toBe(409)
       expect(refused.body).toEqual({ _tag: "Conflict", message: "widget refused by its listener" })
       expect(yield* countRows(workspace)).toEqual(before)
-      const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as { records: Array<unknown> }
+      const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as {
+        records: Array<unknown>
+      }
       expect(activities.records).toEqual([])
     })
   )
@@ -64,7 +66,9 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
       expect(yield* countRows(workspace)).toEqual({ records: 0, audit: 0 })
 
       // The next unit's hint is the first one to arrive: the failed unit published nothing.
-      const written = yield* units.run(workspace, records.create("crm/company", { name: "With actor" })).pipe(withActor(someone))
+      const written = yield* units
+        .run(workspace, records.create("crm/company", { name: "With actor" }))
+        .pipe(withActor(someone))
       const first = yield* Queue.take(hints).pipe(Effect.timeout("5 seconds"))
       expect(first.data.businessObjectId).toBe(written.id)
       expect(yield* countRows(workspace)).toEqual({ records: 1, audit: 1 })
@@ -128,7 +132,9 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
         FOR EACH STATEMENT EXECUTE FUNCTION ${workspace.schema}.count_insert()`)
 
       expectStatus(200)(yield* client.post("/api/actions/test/widget/spawn", { id: spawner.id }))
-      const [statements] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql(workspace.table("insert_statements"))}`
+      const [statements] = yield* sql<{
+        n: number
+      }>`SELECT count(*)::int AS n FROM ${sql(workspace.table("insert_statements"))}`
       expect(statements?.n).toBe(1)
       const rows = yield* sql<{ at: string; name: string; cause: unknown }>`
         SELECT at::text AS at, record->>'name' AS name, cause FROM ${sql(workspace.table("audit_entries"))}

@@ -23,7 +23,13 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       expectStatus(204)(yield* client.del(path))
       const { entries } = yield* timelineOf(client, deal, created.id)
       expect(entries.map((e) => e.operation)).toEqual(["deleted", "restored", "archived", "updated", "created"])
-      const [deleted, restored, archived, updated, born] = entries as [EntryBody, EntryBody, EntryBody, EntryBody, EntryBody]
+      const [deleted, restored, archived, updated, born] = entries as [
+        EntryBody,
+        EntryBody,
+        EntryBody,
+        EntryBody,
+        EntryBody
+      ]
       expect(keysOf(born)).toEqual([...base, "record"].sort())
       expect(born.record).toEqual({ title: "Kiosk", stage: "open", amount: "1200.00" })
       expect(keysOf(updated)).toEqual([...base, "changes"].sort())
@@ -99,12 +105,16 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
       const company = yield* createRecord(client, "crm/company", { name: "Acme", wonDeals: 2 })
       const opened = yield* createRecord(client, deal, { title: "Big one", stage: "negotiation", company: company.id })
-      const closed = expectStatus(200)(yield* client.post("/api/actions/crm/deal/close", { id: opened.id })) as RecordBody
+      const closed = expectStatus(200)(
+        yield* client.post("/api/actions/crm/deal/close", { id: opened.id })
+      ) as RecordBody
       expect(closed.values.stage).toBe("won")
 
       const [a] = (yield* timelineOf(client, deal, opened.id)).entries
       const [b] = (yield* timelineOf(client, "crm/company", company.id)).entries
-      const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as { records: Array<RecordBody> }
+      const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as {
+        records: Array<RecordBody>
+      }
       expect(activities.records).toHaveLength(1)
       const activity = activities.records[0] as RecordBody
       expect(activity.values).toEqual({ subject: "Acme has won 3 deals", company: company.id })
@@ -114,11 +124,22 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       expect(a).toMatchObject({ operation: "updated", changes: { stage: { from: "negotiation", to: "won" } } })
       expect(a.cause).toEqual({ kind: "action", action: "crm/deal/close" })
       expect(b).toMatchObject({ operation: "updated", changes: { wonDeals: { from: 2, to: 3 } } })
-      expect(b.cause).toEqual({ kind: "event", businessObject: deal, businessObjectId: opened.id, operation: "updated" })
+      expect(b.cause).toEqual({
+        kind: "event",
+        businessObject: deal,
+        businessObjectId: opened.id,
+        operation: "updated"
+      })
       expect(c).toMatchObject({ operation: "created", record: activity.values })
-      expect(c.cause).toEqual({ kind: "event", businessObject: "crm/company", businessObjectId: company.id, operation: "updated" })
+      expect(c.cause).toEqual({
+        kind: "event",
+        businessObject: "crm/company",
+        businessObjectId: company.id,
+        operation: "updated"
+      })
 
-      for (const row of [a, b, c]) expect(row.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
+      for (const row of [a, b, c])
+        expect(row.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
       expect(new Set([a, b, c].map((row) => row.correlationId)).size).toBe(1)
       expect(new Set([a, b, c].map((row) => row.at)).size).toBe(1)
       // The unit that created the deal is another one.
@@ -195,9 +216,11 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       // A struct appearing and clearing; a collection only growing: no empty buckets.
       const plain = yield* createRecord(client, deal, { title: "Plain" })
       const plainPath = `/api/records/${deal}/${plain.id}`
-      expectStatus(200)(yield* client.patch(plainPath, {
-        values: { address: { city: "Bergen" }, lineItems: [{ id: "x", product: "p" }] }
-      }))
+      expectStatus(200)(
+        yield* client.patch(plainPath, {
+          values: { address: { city: "Bergen" }, lineItems: [{ id: "x", product: "p" }] }
+        })
+      )
       expectStatus(200)(yield* client.patch(plainPath, { values: { address: null } }))
       const [cleared, appeared] = (yield* timelineOf(client, deal, plain.id)).entries
       expect(appeared?.changes).toEqual({

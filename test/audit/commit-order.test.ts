@@ -23,11 +23,22 @@ const patch = fc.record(
     title: fc.constantFrom("Kiosk", "Fleet", "Pilot", "Renewal", null),
     amount: fc.constantFrom("10.00", "12.50", "99.99", null),
     stage: fc.constantFrom("lead", "open", "proposal", null),
-    address: fc.option(fc.record({ street: fc.constantFrom("Main 1", "Side 2"), city: fc.constantFrom("Oslo", "Bergen") }), {
-      nil: null
-    }),
+    address: fc.option(
+      fc.record({ street: fc.constantFrom("Main 1", "Side 2"), city: fc.constantFrom("Oslo", "Bergen") }),
+      {
+        nil: null
+      }
+    ),
     lineItems: fc.subarray(["a", "b", "c"]).chain((ids) =>
-      fc.tuple(...ids.map((id) => fc.record({ id: fc.constant(id), product: fc.constantFrom("p", "q"), quantity: fc.integer({ min: 1, max: 3 }) })))
+      fc.tuple(
+        ...ids.map((id) =>
+          fc.record({
+            id: fc.constant(id),
+            product: fc.constantFrom("p", "q"),
+            quantity: fc.integer({ min: 1, max: 3 })
+          })
+        )
+      )
     )
   },
   { requiredKeys: [] }
@@ -37,7 +48,9 @@ const patch = fc.record(
 const unit = fc.array(fc.record({ record: fc.nat({ max: 2 }), values: patch }), { minLength: 1, maxLength: 3 })
 
 const idOf = (value: unknown) =>
-  typeof value === "object" && value !== null && "id" in value && typeof value.id === "string" ? value.id : JSON.stringify(value)
+  typeof value === "object" && value !== null && "id" in value && typeof value.id === "string"
+    ? value.id
+    : JSON.stringify(value)
 
 /**
  * The normal form the checks compare: arrays of entries as sets, by id, at
@@ -84,9 +97,10 @@ const replay = (entries: ReadonlyArray<AuditEntry>) =>
     for (const entry of updates) {
       expect(entry.operation).toBe("updated")
       const next = applyChanges(fields, state, entry.changes ?? null)
-      expect(normal(diffValues(fields, state, next)), `update ${entry.id} does not start where the entry below it ends`).toEqual(
-        normal(entry.changes)
-      )
+      expect(
+        normal(diffValues(fields, state, next)),
+        `update ${entry.id} does not start where the entry below it ends`
+      ).toEqual(normal(entry.changes))
       state = next
     }
     return state
@@ -101,8 +115,9 @@ layer(TestServices, { excludeTestServices: true })("timeline order is each recor
         const workspace = yield* freshWorkspace
         const records = yield* Records
         const unitsOfWork = yield* UnitOfWork
-        const created = yield* Effect.forEach(Array.from({ length: recordCount }, (_, i) => i), (i) =>
-          unitsOfWork.run(workspace, records.create(deal, { title: `deal ${i}`, stage: "lead" }))
+        const created = yield* Effect.forEach(
+          Array.from({ length: recordCount }, (_, i) => i),
+          (i) => unitsOfWork.run(workspace, records.create(deal, { title: `deal ${i}`, stage: "lead" }))
         )
         const recordId = (index: number) => created[index % recordCount]?.id ?? ""
 
@@ -134,69 +149,77 @@ layer(TestServices, { excludeTestServices: true })("timeline order is each recor
     { timeout: 180_000, fastCheck: { numRuns: 6 } }
   )
 
-  it.scoped("a reader paging newest first while writers commit sees no row twice and misses none committed before its first page", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const workspace = yield* freshWorkspace
-      const records = yield* Records
-      const unitsOfWork = yield* UnitOfWork
-      const timeline = yield* Timeline
-      const target = yield* unitsOfWork.run(workspace, records.create(deal, { title: "watched", stage: "lead" }))
-      const other = yield* unitsOfWork.run(workspace, records.create(deal, { title: "neighbour", stage: "lead" }))
-      const committedIds = Effect.map(
-        sql<{ readonly id: string }>`SELECT id::text AS id FROM ${sql(workspace.table("audit_entries"))}
+  it.scoped(
+    "a reader paging newest first while writers commit sees no row twice and misses none committed before its first page",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const workspace = yield* freshWorkspace
+        const records = yield* Records
+        const unitsOfWork = yield* UnitOfWork
+        const timeline = yield* Timeline
+        const target = yield* unitsOfWork.run(workspace, records.create(deal, { title: "watched", stage: "lead" }))
+        const other = yield* unitsOfWork.run(workspace, records.create(deal, { title: "neighbour", stage: "lead" }))
+        const committedIds = Effect.map(
+          sql<{ readonly id: string }>`SELECT id::text AS id FROM ${sql(workspace.table("audit_entries"))}
           WHERE business_object = ${deal} AND business_object_id = ${target.id}`,
-        (rows) => new Set(rows.map((row) => row.id))
-      )
+          (rows) => new Set(rows.map((row) => row.id))
+        )
 
-      // Eight writers keep committing on the record (some units also write its neighbour first) until the reader is done.
-      const done = yield* Deferred.make<void>()
-      const written = yield* Ref.make(0)
-      const writer = (n: number) =>
-        Effect.gen(function* () {
-          for (let i = 0; !(yield* Deferred.isDone(done)); i++) {
-            const values = { title: `writer ${n} step ${i}`, amount: `${n}.${String(i % 100).padStart(2, "0")}` }
-            yield* unitsOfWork
-              .run(
-                workspace,
-                Effect.gen(function* () {
-                  if (i % 3 === 0) yield* records.update(deal, other.id, { title: `neighbour ${n} ${i}` })
-                  yield* records.update(deal, target.id, values)
-                })
-              )
-              .pipe(Effect.either)
-            yield* Ref.update(written, (count) => count + 1)
-          }
-        })
-      const writers = yield* Effect.forkAll(Array.from({ length: 8 }, (_, n) => writer(n)))
+        // Eight writers keep committing on the record (some units also write its neighbour first) until the reader is done.
+        const done = yield* Deferred.make<void>()
+        const written = yield* Ref.make(0)
+        const writer = (n: number) =>
+          Effect.gen(function* () {
+            for (let i = 0; !(yield* Deferred.isDone(done)); i++) {
+              const values = { title: `writer ${n} step ${i}`, amount: `${n}.${String(i % 100).padStart(2, "0")}` }
+              yield* unitsOfWork
+                .run(
+                  workspace,
+                  Effect.gen(function* () {
+                    if (i % 3 === 0) yield* records.update(deal, other.id, { title: `neighbour ${n} ${i}` })
+                    yield* records.update(deal, target.id, values)
+                  })
+                )
+                .pipe(Effect.either)
+              yield* Ref.update(written, (count) => count + 1)
+            }
+          })
+        const writers = yield* Effect.forkAll(Array.from({ length: 8 }, (_, n) => writer(n)))
 
-      // Start reading once the timeline is long enough to need many pages.
-      while ((yield* committedIds).size < 40) yield* Effect.yieldNow()
-      const before = yield* committedIds
-      const seen: Array<AuditEntry> = []
-      let page = yield* timeline.page(workspace, deal, target.id, Option.none(), 3)
-      const afterFirstPage = yield* committedIds
-      seen.push(...page.entries)
-      const writtenAtFirstPage = yield* Ref.get(written)
-      while (page.nextCursor !== null) {
-        page = yield* timeline.page(workspace, deal, target.id, decodeCursor(page.nextCursor), 3)
+        // Start reading once the timeline is long enough to need many pages.
+        while ((yield* committedIds).size < 40) yield* Effect.yieldNow()
+        const before = yield* committedIds
+        const seen: Array<AuditEntry> = []
+        let page = yield* timeline.page(workspace, deal, target.id, Option.none(), 3)
+        const afterFirstPage = yield* committedIds
         seen.push(...page.entries)
-      }
-      const writtenWhileReading = (yield* Ref.get(written)) - writtenAtFirstPage
-      yield* Deferred.succeed(done, undefined)
-      yield* Fiber.join(writers)
+        const writtenAtFirstPage = yield* Ref.get(written)
+        while (page.nextCursor !== null) {
+          page = yield* timeline.page(workspace, deal, target.id, decodeCursor(page.nextCursor), 3)
+          seen.push(...page.entries)
+        }
+        const writtenWhileReading = (yield* Ref.get(written)) - writtenAtFirstPage
+        yield* Deferred.succeed(done, undefined)
+        yield* Fiber.join(writers)
 
-      // The writers really did commit while the reader paged.
-      expect(writtenWhileReading).toBeGreaterThan(0)
-      expect((yield* committedIds).size).toBeGreaterThan(afterFirstPage.size)
-      const ids = seen.map((entry) => entry.id)
-      expect(new Set(ids).size, "a row served twice").toBe(ids.length)
-      const seenIds = new Set(ids)
-      expect([...before].filter((id) => !seenIds.has(id)), "rows committed before the first page, missed").toEqual([])
-      // Nothing committed after the first page slipped under the cursor: the reader saw the timeline as it stood then.
-      expect(ids.filter((id) => !afterFirstPage.has(id)), "rows committed after the first page, served below it").toEqual([])
-      // And what it saw replays: every from is the state before it.
-      yield* replay(seen)
-    }).pipe(withActor(someone))
+        // The writers really did commit while the reader paged.
+        expect(writtenWhileReading).toBeGreaterThan(0)
+        expect((yield* committedIds).size).toBeGreaterThan(afterFirstPage.size)
+        const ids = seen.map((entry) => entry.id)
+        expect(new Set(ids).size, "a row served twice").toBe(ids.length)
+        const seenIds = new Set(ids)
+        expect(
+          [...before].filter((id) => !seenIds.has(id)),
+          "rows committed before the first page, missed"
+        ).toEqual([])
+        // Nothing committed after the first page slipped under the cursor: the reader saw the timeline as it stood then.
+        expect(
+          ids.filter((id) => !afterFirstPage.has(id)),
+          "rows committed after the first page, served below it"
+        ).toEqual([])
+        // And what it saw replays: every from is the state before it.
+        yield* replay(seen)
+      }).pipe(withActor(someone))
   )
 })

@@ -26,7 +26,12 @@ const atAsText = `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'
  */
 const insertAuditRows = (
   workspace: Workspace,
-  options: { readonly businessObjectId: string; readonly count: number; readonly at?: string; readonly businessObject?: string }
+  options: {
+    readonly businessObjectId: string
+    readonly count: number
+    readonly at?: string
+    readonly businessObject?: string
+  }
 ) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -46,8 +51,10 @@ const insertAuditRows = (
  * by the text output column of the same name (seq "9" after "10").
  */
 const expectedOrder = (workspace: Workspace, businessObjectId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ readonly id: string; readonly at: string; readonly seq: string }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ readonly id: string; readonly at: string; readonly seq: string }>`
       SELECT id::text AS id, ${sql.literal(atAsText)} AS at, seq::text AS seq
       FROM ${sql(workspace.table("audit_entries"))} AS e
       WHERE business_object = ${deal} AND business_object_id = ${businessObjectId}
@@ -113,58 +120,62 @@ const planNodes = (value: unknown): Array<PlanNode> => {
           }
         ]
       : []
-  return [...here, ...planNodes(value["Plan"]), ...planNodes(value["Plans"])]
+  return [...here, ...planNodes(value.Plan), ...planNodes(value.Plans)]
 }
 
 layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:businessObject/:id", (it) => {
-  it.scoped("keyset paging follows seq (commit order), not at: every row once, seq desc, old cursors still page on", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* freshWorkspace
-      const { client } = yield* signedInMember(base, workspace)
-      const recordId = crypto.randomUUID()
-      // 120 rows inserted in a shuffled order of i, with `at` a function of i:
-      // `at` and seq disagree, and several rows share one exact instant.
-      yield* insertAuditRows(workspace, {
-        businessObjectId: recordId,
-        count: 120,
-        at: "'2026-03-14T09:26:53.589Z'::timestamptz + (i % 3) * interval '1 millisecond' + (i % 4) * interval '211 microseconds'"
+  it.scoped(
+    "keyset paging follows seq (commit order), not at: every row once, seq desc, old cursors still page on",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const { client } = yield* signedInMember(base, workspace)
+        const recordId = crypto.randomUUID()
+        // 120 rows inserted in a shuffled order of i, with `at` a function of i:
+        // `at` and seq disagree, and several rows share one exact instant.
+        yield* insertAuditRows(workspace, {
+          businessObjectId: recordId,
+          count: 120,
+          at: "'2026-03-14T09:26:53.589Z'::timestamptz + (i % 3) * interval '1 millisecond' + (i % 4) * interval '211 microseconds'"
+        })
+        // Rows for a neighbouring record must not leak into this timeline.
+        yield* insertAuditRows(workspace, { businessObjectId: crypto.randomUUID(), count: 15 })
+
+        const expected = yield* expectedOrder(workspace, recordId)
+        expect(expected).toHaveLength(120)
+        // The test is meaningful: seq order is not at order.
+        const ats = expected.map((row) => row.at)
+        expect([...ats].sort().reverse()).not.toEqual(ats)
+        const seqs = expected.map((row) => BigInt(row.seq))
+        seqs.slice(1).forEach((seq, index) => {
+          expect(seq < (seqs[index] ?? 0n)).toBe(true)
+        })
+
+        const pages = yield* allPages(client, recordId, 7)
+        expect(pages).toHaveLength(Math.ceil(120 / 7))
+        pages.forEach((page, index) => {
+          const last = index === pages.length - 1
+          expect(page.entries).toHaveLength(last ? 120 - 7 * (pages.length - 1) : 7)
+          if (last) expect(page.nextCursor).toBeNull()
+          else expect(page.nextCursor).toMatch(/^[A-Za-z0-9_-]+$/)
+        })
+        const served = pages.flatMap((page) => page.entries)
+        expect(served.map((entry) => entry.id)).toEqual(expected.map((row) => row.id))
+        expect(new Set(served.map((entry) => entry.id)).size).toBe(120)
+        expect(served.map((entry) => entry.at)).toEqual(expected.map((row) => row.at))
+        for (const entry of served) {
+          expect(entry.at).toMatch(isoMicrosPattern)
+          expect(entry.businessObjectId).toBe(recordId)
+        }
+
+        // A cursor of the earlier form, [at, seq], names its last row by the same seq: paging goes on after it.
+        const tenth = expected[9]
+        if (tenth === undefined) throw new Error("no tenth row")
+        const oldCursor = Buffer.from(JSON.stringify([tenth.at, tenth.seq])).toString("base64url")
+        const afterOld = yield* timelineOf(client, deal, recordId, `?limit=5&cursor=${oldCursor}`)
+        expect(afterOld.entries.map((entry) => entry.id)).toEqual(expected.slice(10, 15).map((row) => row.id))
       })
-      // Rows for a neighbouring record must not leak into this timeline.
-      yield* insertAuditRows(workspace, { businessObjectId: crypto.randomUUID(), count: 15 })
-
-      const expected = yield* expectedOrder(workspace, recordId)
-      expect(expected).toHaveLength(120)
-      // The test is meaningful: seq order is not at order.
-      const ats = expected.map((row) => row.at)
-      expect([...ats].sort().reverse()).not.toEqual(ats)
-      const seqs = expected.map((row) => BigInt(row.seq))
-      seqs.slice(1).forEach((seq, index) => expect(seq < (seqs[index] ?? 0n)).toBe(true))
-
-      const pages = yield* allPages(client, recordId, 7)
-      expect(pages).toHaveLength(Math.ceil(120 / 7))
-      pages.forEach((page, index) => {
-        const last = index === pages.length - 1
-        expect(page.entries).toHaveLength(last ? 120 - 7 * (pages.length - 1) : 7)
-        if (last) expect(page.nextCursor).toBeNull()
-        else expect(page.nextCursor).toMatch(/^[A-Za-z0-9_-]+$/)
-      })
-      const served = pages.flatMap((page) => page.entries)
-      expect(served.map((entry) => entry.id)).toEqual(expected.map((row) => row.id))
-      expect(new Set(served.map((entry) => entry.id)).size).toBe(120)
-      expect(served.map((entry) => entry.at)).toEqual(expected.map((row) => row.at))
-      for (const entry of served) {
-        expect(entry.at).toMatch(isoMicrosPattern)
-        expect(entry.businessObjectId).toBe(recordId)
-      }
-
-      // A cursor of the earlier form, [at, seq], names its last row by the same seq: paging goes on after it.
-      const tenth = expected[9]
-      if (tenth === undefined) throw new Error("no tenth row")
-      const oldCursor = Buffer.from(JSON.stringify([tenth.at, tenth.seq])).toString("base64url")
-      const afterOld = yield* timelineOf(client, deal, recordId, `?limit=5&cursor=${oldCursor}`)
-      expect(afterOld.entries.map((entry) => entry.id)).toEqual(expected.slice(10, 15).map((row) => row.id))
-    })
   )
 
   it.scoped("rows written by real units come back newest first, with exactly the keys of their verb and no seq", () =>
@@ -173,7 +184,11 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
       const workspace = yield* freshWorkspace
       const { user, client } = yield* signedInMember(base, workspace)
       const created = yield* createRecord(client, deal, { title: "Fleet renewal", stage: "lead", amount: "1200.50" })
-      const patches = [{ stage: "qualified" }, { amount: "1300.00", closeDate: "2026-06-30" }, { title: "Fleet renewal 2026" }]
+      const patches = [
+        { stage: "qualified" },
+        { amount: "1300.00", closeDate: "2026-06-30" },
+        { title: "Fleet renewal 2026" }
+      ]
       for (const values of patches) {
         expectStatus(200)(yield* client.patch(`/api/records/${deal}/${created.id}`, { values }))
       }
@@ -209,7 +224,9 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
       expect([...ats].sort().reverse()).toEqual(ats)
       // One unit per request: seven correlation ids.
       expect(new Set(page.entries.map((entry) => entry.correlationId)).size).toBe(7)
-      const updates = page.entries.filter((entry): entry is EntryBody & { changes: Record<string, unknown> } => entry.operation === "updated")
+      const updates = page.entries.filter(
+        (entry): entry is EntryBody & { changes: Record<string, unknown> } => entry.operation === "updated"
+      )
       expect(updates.map((entry) => entry.changes)).toEqual([
         { title: { from: "Fleet renewal", to: "Fleet renewal 2026" } },
         { amount: { from: "1200.50", to: "1300.00" }, closeDate: { from: null, to: "2026-06-30" } },
@@ -252,7 +269,12 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
       expect(huge.nextCursor).not.toBeNull()
       const exact = yield* timelineOf(client, deal, many, "?limit=200")
       expect(exact.entries.map((entry) => entry.id)).toEqual(huge.entries.map((entry) => entry.id))
-      const rest = yield* timelineOf(client, deal, many, `?limit=200&cursor=${encodeURIComponent(huge.nextCursor ?? "")}`)
+      const rest = yield* timelineOf(
+        client,
+        deal,
+        many,
+        `?limit=200&cursor=${encodeURIComponent(huge.nextCursor ?? "")}`
+      )
       expect(rest.entries).toHaveLength(50)
       expect(rest.nextCursor).toBeNull()
 
@@ -261,7 +283,9 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         const response = yield* client.get(timelinePath(many, `?limit=${limit}`))
         expect(response.status, `limit=${limit}`).toBe(400)
         expect(response.headers.get("content-type")).toContain("application/json")
-        expect(response.body).toEqual(expect.objectContaining({ _tag: expect.any(String), message: expect.any(String) }))
+        expect(response.body).toEqual(
+          expect.objectContaining({ _tag: expect.any(String), message: expect.any(String) })
+        )
       }
       expect(yield* auditRowCount(workspace)).toBe(before)
       expect((yield* timelineOf(client, deal, many, "?limit=3")).entries).toHaveLength(3)
@@ -335,50 +359,56 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         const { client } = yield* signedInMember(base, workspace)
         const recordId = crypto.randomUUID()
         yield* insertAuditRows(workspace, { businessObjectId: recordId, count: 3 })
-        const response = yield* client.get(timelinePath(recordId, `?cursor=${Buffer.from(position).toString("base64url")}`))
+        const response = yield* client.get(
+          timelinePath(recordId, `?cursor=${Buffer.from(position).toString("base64url")}`)
+        )
         expect(response.status, `cursor ${position}: ${JSON.stringify(response.body)}`).toBe(400)
         expect(response.body).toEqual(errorBody("BadRequest"))
       })
     )
   }
 
-  it.scoped("404 for an unknown or unencoded business object, 403 without read, empty page for a record with no rows", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* freshWorkspace
-      const { client } = yield* signedInMember(base, workspace)
-      const recordId = crypto.randomUUID()
-      yield* insertAuditRows(workspace, { businessObjectId: recordId, count: 3 })
+  it.scoped(
+    "404 for an unknown or unencoded business object, 403 without read, empty page for a record with no rows",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const { client } = yield* signedInMember(base, workspace)
+        const recordId = crypto.randomUUID()
+        yield* insertAuditRows(workspace, { businessObjectId: recordId, count: 3 })
 
-      const unknown = yield* client.get(`/api/audit/business-object/${encodeURIComponent("crm/nothing")}/${recordId}`)
-      expect(unknown.status).toBe(404)
-      expect(unknown.body).toEqual({ _tag: "NotFound", message: "unknown business object: crm/nothing" })
-      const unencoded = yield* client.get(`/api/audit/business-object/crm/deal/${recordId}`)
-      expect(unencoded.status).toBe(404)
-      // The same path, encoded, is the timeline.
-      expect((yield* timelineOf(client, deal, recordId)).entries).toHaveLength(3)
+        const unknown = yield* client.get(`/api/audit/business-object/${encodeURIComponent("crm/nothing")}/${recordId}`)
+        expect(unknown.status).toBe(404)
+        expect(unknown.body).toEqual({ _tag: "NotFound", message: "unknown business object: crm/nothing" })
+        const unencoded = yield* client.get(`/api/audit/business-object/crm/deal/${recordId}`)
+        expect(unencoded.status).toBe(404)
+        // The same path, encoded, is the timeline.
+        expect((yield* timelineOf(client, deal, recordId)).entries).toHaveLength(3)
 
-      const empty = yield* client.get(timelinePath(crypto.randomUUID()))
-      expect(empty.status).toBe(200)
-      expect(empty.body).toEqual({ entries: [], nextCursor: null })
-      const notAUuid = yield* client.get(timelinePath("not-a-record-id"))
-      expect(notAUuid.status).toBe(200)
-      expect(notAUuid.body).toEqual({ entries: [], nextCursor: null })
+        const empty = yield* client.get(timelinePath(crypto.randomUUID()))
+        expect(empty.status).toBe(200)
+        expect(empty.body).toEqual({ entries: [], nextCursor: null })
+        const notAUuid = yield* client.get(timelinePath("not-a-record-id"))
+        expect(notAUuid.status).toBe(200)
+        expect(notAUuid.body).toEqual({ entries: [], nextCursor: null })
 
-      yield* (yield* Roles).grant(workspace, "company-reader", "crm/company", "read")
-      const reader = yield* signedInMember(base, workspace, "company-reader")
-      const denied = yield* reader.client.get(timelinePath(recordId))
-      expect(denied.status).toBe(403)
-      expect(denied.body).toEqual({ _tag: "Forbidden", message: `user ${reader.user.name} may not read crm/deal` })
-      // The grant it holds does open the other business object's timelines.
-      const company = yield* reader.client.get(`/api/audit/business-object/${encodeURIComponent("crm/company")}/${recordId}`)
-      expect(company.status).toBe(200)
-      expect(company.body).toEqual({ entries: [], nextCursor: null })
+        yield* (yield* Roles).grant(workspace, "company-reader", "crm/company", "read")
+        const reader = yield* signedInMember(base, workspace, "company-reader")
+        const denied = yield* reader.client.get(timelinePath(recordId))
+        expect(denied.status).toBe(403)
+        expect(denied.body).toEqual({ _tag: "Forbidden", message: `user ${reader.user.name} may not read crm/deal` })
+        // The grant it holds does open the other business object's timelines.
+        const company = yield* reader.client.get(
+          `/api/audit/business-object/${encodeURIComponent("crm/company")}/${recordId}`
+        )
+        expect(company.status).toBe(200)
+        expect(company.body).toEqual({ entries: [], nextCursor: null })
 
-      const anonymous = yield* request(`${base}${timelinePath(recordId)}`)
-      expect(anonymous.status).toBe(401)
-      expect(anonymous.body).toEqual(errorBody("Unauthorized"))
-    })
+        const anonymous = yield* request(`${base}${timelinePath(recordId)}`)
+        expect(anonymous.status).toBe(401)
+        expect(anonymous.body).toEqual(errorBody("Unauthorized"))
+      })
   )
 
   it.scoped("a page, first or after a cursor, is one range scan of audit_entries_timeline with no sort", () =>
@@ -411,10 +441,15 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params)
         const nodes = planNodes(rows.flatMap((row) => Object.values(row)))
         const scans = nodes.filter(
-          (node) => (node.nodeType === "Index Scan" || node.nodeType === "Index Only Scan") && node.indexName === "audit_entries_timeline"
+          (node) =>
+            (node.nodeType === "Index Scan" || node.nodeType === "Index Only Scan") &&
+            node.indexName === "audit_entries_timeline"
         )
         expect(scans, JSON.stringify(nodes)).toHaveLength(1)
-        expect(nodes.filter((node) => /Sort/.test(node.nodeType)), JSON.stringify(nodes)).toEqual([])
+        expect(
+          nodes.filter((node) => /Sort/.test(node.nodeType)),
+          JSON.stringify(nodes)
+        ).toEqual([])
         expect(nodes.filter((node) => node.nodeType === "Seq Scan" || node.nodeType === "Bitmap Heap Scan")).toEqual([])
         // The cursor is part of the index condition, not a filter: page 200 starts where it is.
         if (Option.isSome(position)) expect(scans[0]?.indexCond).toMatch(/\(seq < /)

@@ -93,7 +93,10 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
         WHERE user_id = ${user.id}`
       const expired = yield* request(`${base}/api/auth/me`, { headers: { cookie } })
       expect(expired.status).toBe(401)
-      expect(expired.body).toEqual({ _tag: "Unauthorized", message: "the session is unknown or has expired: sign in again" })
+      expect(expired.body).toEqual({
+        _tag: "Unauthorized",
+        message: "the session is unknown or has expired: sign in again"
+      })
     })
   )
 
@@ -144,8 +147,16 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       const reader = yield* freshUser({ workspace, role: "deal-reader" })
       const nobody = yield* freshUser({ workspace })
       const { key } = yield* (yield* ApiKeys).create(workspace, "deal bot", "deal-reader")
-      const readerCookie = yield* signIn(base, { workspace: workspace.slug, email: reader.email, password: testPassword })
-      const nobodyCookie = yield* signIn(base, { workspace: workspace.slug, email: nobody.email, password: testPassword })
+      const readerCookie = yield* signIn(base, {
+        workspace: workspace.slug,
+        email: reader.email,
+        password: testPassword
+      })
+      const nobodyCookie = yield* signIn(base, {
+        workspace: workspace.slug,
+        email: nobody.email,
+        password: testPassword
+      })
       const deal = `${base}/api/business-objects/crm%2Fdeal`
       const company = `${base}/api/business-objects/crm%2Fcompany`
 
@@ -156,7 +167,9 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       expect(denied.body).toEqual({ _tag: "Forbidden", message: `user ${reader.name} may not read crm/company` })
       expect((yield* request(company, { headers: { authorization: `Bearer ${key}` } })).status).toBe(403)
       expect((yield* request(deal, { headers: { cookie: nobodyCookie } })).status).toBe(403)
-      const unknown = yield* request(`${base}/api/business-objects/crm%2Fnothing`, { headers: { cookie: readerCookie } })
+      const unknown = yield* request(`${base}/api/business-objects/crm%2Fnothing`, {
+        headers: { cookie: readerCookie }
+      })
       expect(unknown.status).toBe(404)
       expect(unknown.body).toEqual({ _tag: "NotFound", message: "unknown business object: crm/nothing" })
 
@@ -167,4 +180,3 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
     })
   )
 })
-

@@ -60,16 +60,22 @@ describe("allows", () => {
     ([names, asked]) => {
       const [target, ...others] = names
       if (target === undefined) return
-      const held = others.flatMap((businessObject): Array<Grant> => [
-        { businessObject, permission: "read" },
-        { businessObject, permission: "update" }
-      ])
+      const held = others.flatMap(
+        (businessObject): Array<Grant> => [
+          { businessObject, permission: "read" },
+          { businessObject, permission: "update" }
+        ]
+      )
       expect(allows(held, target, asked)).toBe(false)
       expect(allows([...held, { businessObject: target, permission: "update" }], target, asked)).toBe(true)
     }
   )
 
-  it.prop("adding a grant never takes a permission away", [grants, grant, businessObject, permission], ([held, extra, name, asked]) => {
-    if (allows(held, name, asked)) expect(allows([...held, extra], name, asked)).toBe(true)
-  })
+  it.prop(
+    "adding a grant never takes a permission away",
+    [grants, grant, businessObject, permission],
+    ([held, extra, name, asked]) => {
+      if (allows(held, name, asked)) expect(allows([...held, extra], name, asked)).toBe(true)
+    }
+  )
 })

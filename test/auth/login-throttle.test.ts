@@ -14,7 +14,17 @@ import type { AppConfig } from "../../src/config/AppConfig"
 import { TooManyRequests } from "../../src/api/errors"
 import { RedisConnection } from "../../src/redis/RedisConnection"
 import { eventually } from "../broadcast/streamHelpers"
-import { baseUrl, freshUser, freshWorkspace, testApp, testConfig, testPassword, testRedisUrl, testServices, uniqueSuffix } from "../support/TestApp"
+import {
+  baseUrl,
+  freshUser,
+  freshWorkspace,
+  testApp,
+  testConfig,
+  testPassword,
+  testRedisUrl,
+  testServices,
+  uniqueSuffix
+} from "../support/TestApp"
 import { request } from "../support/http"
 import type { TestResponse } from "../support/http"
 
@@ -57,20 +67,19 @@ const rules = {
       for (const n of [1, 2, 3]) expect(yield* waitOf(email, `10.0.1.${n}`)).toBe(0)
     }),
 
-  "5 failures per address and minute, over any accounts; a success gives its attempt back":
-    Effect.gen(function* () {
-      const throttle = yield* LoginThrottle
-      const address = `192.0.2.${uniqueSuffix()}`
-      const email = (n: number) => `guess-${n}-${uniqueSuffix()}@example.com`
-      for (const n of [1, 2, 3, 4]) expect(yield* waitOf(email(n), address)).toBe(0)
-      const mine = email(5)
-      expect(yield* waitOf(mine, address)).toBe(0)
-      yield* throttle.succeeded({ email: mine, address })
-      expect(yield* waitOf(email(6), address)).toBe(0)
-      expect(yield* waitOf(email(7), address)).toBe(60)
-      yield* TestClock.adjust(Duration.minutes(1))
-      expect(yield* waitOf(email(8), address)).toBe(0)
-    })
+  "5 failures per address and minute, over any accounts; a success gives its attempt back": Effect.gen(function* () {
+    const throttle = yield* LoginThrottle
+    const address = `192.0.2.${uniqueSuffix()}`
+    const email = (n: number) => `guess-${n}-${uniqueSuffix()}@example.com`
+    for (const n of [1, 2, 3, 4]) expect(yield* waitOf(email(n), address)).toBe(0)
+    const mine = email(5)
+    expect(yield* waitOf(mine, address)).toBe(0)
+    yield* throttle.succeeded({ email: mine, address })
+    expect(yield* waitOf(email(6), address)).toBe(0)
+    expect(yield* waitOf(email(7), address)).toBe(60)
+    yield* TestClock.adjust(Duration.minutes(1))
+    expect(yield* waitOf(email(8), address)).toBe(0)
+  })
 }
 
 describe("login throttle rules (TestClock)", () => {
@@ -78,9 +87,13 @@ describe("login throttle rules (TestClock)", () => {
     for (const [name, rule] of Object.entries(rules)) it.effect(name, () => rule)
   })
   // The Redis connection is built on the real clock; each rule then runs on a TestClock.
-  layer(throttleOver(LoginThrottleRedis.layer), { excludeTestServices: true })("in Redis, shared by instances", (it) => {
-    for (const [name, rule] of Object.entries(rules)) it.effect(name, () => Effect.provide(rule, TestContext.TestContext))
-  })
+  layer(throttleOver(LoginThrottleRedis.layer), { excludeTestServices: true })(
+    "in Redis, shared by instances",
+    (it) => {
+      for (const [name, rule] of Object.entries(rules))
+        it.effect(name, () => Effect.provide(rule, TestContext.TestContext))
+    }
+  )
 })
 
 describe("login throttle while Redis is unreachable", () => {
@@ -107,7 +120,11 @@ describe("login throttle while Redis is unreachable", () => {
 /** The 429 as the HTTP API answers it. */
 const expectThrottled = (response: TestResponse) => {
   expect(response.status).toBe(429)
-  expect(response.body).toEqual({ _tag: "TooManyRequests", message: "too many sign-in attempts: wait before trying again", retryAfter: expect.any(Number) })
+  expect(response.body).toEqual({
+    _tag: "TooManyRequests",
+    message: "too many sign-in attempts: wait before trying again",
+    retryAfter: expect.any(Number)
+  })
   const retryAfter = (response.body as { retryAfter: number }).retryAfter
   expect(response.headers.get("retry-after")).toBe(String(retryAfter))
   expect(response.headers.get("set-cookie")).toBeNull()
@@ -115,24 +132,26 @@ const expectThrottled = (response: TestResponse) => {
 }
 
 describe("POST /api/auth/login, throttled", () => {
-  it.scopedLive("a known and an unknown email are refused alike (429 with Retry-After) after LOGIN_MAX_FAILURES, even with the right password", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* freshWorkspace
-      const user = yield* freshUser({ workspace })
-      const login = (email: string, password: string) =>
-        request(`${base}/api/auth/login`, { method: "POST", json: { workspace: workspace.slug, email, password } })
-      const unknown = `nobody-${uniqueSuffix()}@example.com`
-      for (const email of [user.email, unknown]) {
-        for (const _ of [1, 2]) expect((yield* login(email, "wrong password")).status).toBe(401)
-      }
-      const known = expectThrottled(yield* login(user.email, testPassword))
-      const other = expectThrottled(yield* login(unknown, testPassword))
-      for (const retryAfter of [known, other]) {
-        expect(retryAfter).toBeGreaterThan(windowMs / 1000 - 60)
-        expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000)
-      }
-    }).pipe(Effect.scoped, Effect.provide(testApp({ loginMaxFailures: 2, loginWindow: window })))
+  it.scopedLive(
+    "a known and an unknown email are refused alike (429 with Retry-After) after LOGIN_MAX_FAILURES, even with the right password",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const user = yield* freshUser({ workspace })
+        const login = (email: string, password: string) =>
+          request(`${base}/api/auth/login`, { method: "POST", json: { workspace: workspace.slug, email, password } })
+        const unknown = `nobody-${uniqueSuffix()}@example.com`
+        for (const email of [user.email, unknown]) {
+          for (const _ of [1, 2]) expect((yield* login(email, "wrong password")).status).toBe(401)
+        }
+        const known = expectThrottled(yield* login(user.email, testPassword))
+        const other = expectThrottled(yield* login(unknown, testPassword))
+        for (const retryAfter of [known, other]) {
+          expect(retryAfter).toBeGreaterThan(windowMs / 1000 - 60)
+          expect(retryAfter).toBeLessThanOrEqual(windowMs / 1000)
+        }
+      }).pipe(Effect.scoped, Effect.provide(testApp({ loginMaxFailures: 2, loginWindow: window })))
   )
 
   it.scopedLive("the right password works again once the window has passed, and a success forgets the failures", () =>
@@ -141,14 +160,23 @@ describe("POST /api/auth/login, throttled", () => {
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })
       const login = (password: string) =>
-        request(`${base}/api/auth/login`, { method: "POST", json: { workspace: workspace.slug, email: user.email, password } })
+        request(`${base}/api/auth/login`, {
+          method: "POST",
+          json: { workspace: workspace.slug, email: user.email, password }
+        })
       for (const _ of [1, 2]) expect((yield* login("wrong password")).status).toBe(401)
       expectThrottled(yield* login(testPassword))
       // Waits on the condition, not a duration: refused attempts count nothing, so the first one past the window passes.
-      yield* eventually("the right password works after the window", Effect.map(login(testPassword), (r) => r.status === 200))
+      yield* eventually(
+        "the right password works after the window",
+        Effect.map(login(testPassword), (r) => r.status === 200)
+      )
       // The success forgot the failures: two wrong ones in a row are 401s again, not 429s.
       for (const _ of [1, 2]) expect((yield* login("wrong password")).status).toBe(401)
-    }).pipe(Effect.scoped, Effect.provide(testApp({ loginMaxFailures: 2, loginWindow: Duration.millis(500), loginMaxPerAddress: 10_000 })))
+    }).pipe(
+      Effect.scoped,
+      Effect.provide(testApp({ loginMaxFailures: 2, loginWindow: Duration.millis(500), loginMaxPerAddress: 10_000 }))
+    )
   )
 
   it.scopedLive("per client address: the socket's, or X-Forwarded-For's last entry only with TRUST_PROXY", () =>
@@ -195,13 +223,26 @@ const CountingUsers = Layer.effect(
   Effect.map(Users, (real) =>
     Users.make({
       ...real,
-      findCredentials: (email) => Effect.zipRight(Ref.update(lookups, (n) => n + 1), real.findCredentials(email))
+      findCredentials: (email) =>
+        Effect.zipRight(
+          Ref.update(lookups, (n) => n + 1),
+          real.findCredentials(email)
+        )
     })
   )
 ).pipe(Layer.provide(Users.Default))
 
 const AuthenticationCountingLookups = Authentication.DefaultWithoutDependencies.pipe(
-  Layer.provide(Layer.mergeAll(CountingUsers, Sessions.Default, Memberships.Default, ApiKeys.Default, Workspaces.Default, LoginThrottle.Default)),
+  Layer.provide(
+    Layer.mergeAll(
+      CountingUsers,
+      Sessions.Default,
+      Memberships.Default,
+      ApiKeys.Default,
+      Workspaces.Default,
+      LoginThrottle.Default
+    )
+  ),
   Layer.provideMerge(testServices({ loginMaxFailures: 1 }))
 )
 
@@ -212,7 +253,12 @@ layer(AuthenticationCountingLookups, { excludeTestServices: true })("a throttled
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })
       const signIn = (password: string) =>
-        authentication.signIn({ workspace: workspace.slug, email: user.email, password: Redacted.make(password), address: "192.0.2.1" })
+        authentication.signIn({
+          workspace: workspace.slug,
+          email: user.email,
+          password: Redacted.make(password),
+          address: "192.0.2.1"
+        })
       expect((yield* Effect.flip(signIn("wrong password")))._tag).toBe("Unauthorized")
       const before = yield* Ref.get(lookups)
       const refused = yield* Effect.flip(signIn(testPassword))

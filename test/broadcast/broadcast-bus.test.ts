@@ -40,7 +40,8 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
         yield* bus.publish(hint(a, "a2"))
         expect((yield* next(fromA)).data.businessObjectId).toBe("a2")
         expect(yield* Queue.size(fromB)).toBe(0)
-      }))
+      })
+    )
 
     it.effect("closing the scopes releases every subscription", () =>
       Effect.gen(function* () {
@@ -53,7 +54,8 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
         expect(yield* bus.subscriberCount).toBe(50)
         yield* Scope.close(scope, Exit.void)
         expect(yield* bus.subscriberCount).toBe(0)
-      }))
+      })
+    )
 
     it.scoped("a stream that never reads blocks neither the publisher nor another stream", () =>
       Effect.gen(function* () {
@@ -70,7 +72,8 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
         expect(yield* Queue.size(stalled)).toBe(BroadcastHub.defaultCapacity)
         const all = yield* Queue.takeAll(stalled)
         expect([...all].at(-1)?.data.businessObjectId).toBe(last)
-      }))
+      })
+    )
   })
 
 describe("BroadcastHub", () => {
@@ -90,7 +93,8 @@ describe("BroadcastHub", () => {
       expect([yield* hub.workspaceCount, yield* hub.subscriberCount]).toEqual([0, 0])
       // Nobody listening: delivering is a no-op.
       yield* hub.deliver(hint(a, "r1"))
-    }))
+    })
+  )
 })
 
 busSuite("BroadcastBus (in-process)", BroadcastBusInProcess.layer)
@@ -123,7 +127,8 @@ describe("BroadcastBus (redis) across instances", () => {
       yield* one.bus.publish(hint(ws, "r1"))
       expect((yield* next(onTwo)).data.businessObjectId).toBe("r1")
       expect((yield* next(onOne)).data.businessObjectId).toBe("r1")
-    }))
+    })
+  )
 
   it.scopedLive("a malformed message is dropped and delivery goes on", () =>
     Effect.gen(function* () {
@@ -136,7 +141,8 @@ describe("BroadcastBus (redis) across instances", () => {
       )
       yield* bus.publish(hint(ws, "r1"))
       expect((yield* next(stream)).data.businessObjectId).toBe("r1")
-    }))
+    })
+  )
 
   it.scopedLive("with Redis gone, publish and subscribe fail fast with PubSubUnavailable", () =>
     Effect.gen(function* () {
@@ -149,7 +155,8 @@ describe("BroadcastBus (redis) across instances", () => {
       expect(subscribed._tag).toBe("PubSubUnavailable")
       expect(yield* bus.isHealthy).toBe(false)
       expect(yield* bus.subscriberCount).toBe(0)
-    }))
+    })
+  )
 
   it.live("building the layer against an unreachable Redis fails after a bounded wait", () =>
     Effect.gen(function* () {
@@ -160,5 +167,6 @@ describe("BroadcastBus (redis) across instances", () => {
       ).pipe(Effect.scoped, Effect.flip)
       expect(failure._tag).toBe("PubSubUnavailable")
       expect(failure.message).toContain("not ready")
-    }))
+    })
+  )
 })

@@ -21,7 +21,10 @@ describe("BroadcastInbox (the shared subscription's Effect PubSub)", () => {
       inbox.offer(envelope("b", 2))
       inbox.offer(envelope("a", 3))
       inbox.offer(envelope("nobody", 4))
-      yield* eventually("both delivered", Effect.sync(() => got.a!.length === 2 && got.b!.length === 1))
+      yield* eventually(
+        "both delivered",
+        Effect.sync(() => got.a!.length === 2 && got.b!.length === 1)
+      )
       expect(got).toEqual({ a: ["d1", "d3"], b: ["d2"] })
     }).pipe(Effect.scoped)
   )
@@ -35,7 +38,10 @@ describe("BroadcastInbox (the shared subscription's Effect PubSub)", () => {
       const burst = inboxCapacity + 1_000
       // Offered synchronously, as from one ioredis callback after another: the router cannot run in between.
       for (let n = 0; n < burst; n++) inbox.offer(envelope("a", n))
-      yield* eventually("the burst is routed", Effect.sync(() => got.at(-1) === `d${burst - 1}`))
+      yield* eventually(
+        "the burst is routed",
+        Effect.sync(() => got.at(-1) === `d${burst - 1}`)
+      )
       expect(got).toHaveLength(inboxCapacity)
       expect(got[0]).toBe(`d${burst - inboxCapacity}`)
     }).pipe(Effect.scoped)

@@ -23,7 +23,11 @@ const deal = "crm/deal"
  * The warning of a failed publish about one record. The workspace may be
  * named by its id or its slug (the spec only asks that it be named).
  */
-const isPublishFailure = (entry: Logged, workspace: { readonly id: string; readonly slug: string }, businessObjectId: string) =>
+const isPublishFailure = (
+  entry: Logged,
+  workspace: { readonly id: string; readonly slug: string },
+  businessObjectId: string
+) =>
   entry.level === "WARN" &&
   typeof entry.message[0] === "string" &&
   entry.message[0].endsWith("broadcast publish failed") &&
@@ -56,85 +60,107 @@ const PublishAlwaysFails = Layer.effectContext(
 // ---------------------------------------------------------------------------
 
 describe("broadcast when the shared pub/sub store misbehaves", () => {
-  it.scopedLive("rule 3: the local save never depends on the publish; a failed publish is logged with the workspace and the object", () =>
-    Effect.gen(function* () {
-      const logs = collectLogs()
-      const app = yield* Layer.build(testApp({}, undefined, PublishAlwaysFails).pipe(Layer.provide(logs.layer)))
-      yield* Effect.gen(function* () {
-        const base = yield* baseUrl
-        const workspace = yield* freshWorkspace
-        const { client, cookie } = yield* signedInMember(base, workspace)
-        const stream = yield* openSse(`${base}/api/broadcast`, { cookie })
-        expect(stream.status).toBe(200)
+  it.scopedLive(
+    "rule 3: the local save never depends on the publish; a failed publish is logged with the workspace and the object",
+    () =>
+      Effect.gen(function* () {
+        const logs = collectLogs()
+        const app = yield* Layer.build(testApp({}, undefined, PublishAlwaysFails).pipe(Layer.provide(logs.layer)))
+        yield* Effect.gen(function* () {
+          const base = yield* baseUrl
+          const workspace = yield* freshWorkspace
+          const { client, cookie } = yield* signedInMember(base, workspace)
+          const stream = yield* openSse(`${base}/api/broadcast`, { cookie })
+          expect(stream.status).toBe(200)
 
-        const created = yield* createRecord(client, deal, { title: "Saved anyway" })
-        const updated = expectStatus(200)(yield* client.patch(`/api/records/${deal}/${created.id}`, { values: { stage: "open" } })) as RecordBody
-        expect(updated.values).toEqual({ title: "Saved anyway", stage: "open" })
-        const stored = expectStatus(200)(yield* client.get(`/api/records/${deal}/${created.id}`)) as RecordBody
-        expect(stored.values).toEqual({ title: "Saved anyway", stage: "open" })
-        const { entries } = yield* timelineOf(client, deal, created.id)
-        expect(entries.map((entry) => entry.operation)).toEqual(["updated", "created"])
+          const created = yield* createRecord(client, deal, { title: "Saved anyway" })
+          const updated = expectStatus(200)(
+            yield* client.patch(`/api/records/${deal}/${created.id}`, { values: { stage: "open" } })
+          ) as RecordBody
+          expect(updated.values).toEqual({ title: "Saved anyway", stage: "open" })
+          const stored = expectStatus(200)(yield* client.get(`/api/records/${deal}/${created.id}`)) as RecordBody
+          expect(stored.values).toEqual({ title: "Saved anyway", stage: "open" })
+          const { entries } = yield* timelineOf(client, deal, created.id)
+          expect(entries.map((entry) => entry.operation)).toEqual(["updated", "created"])
 
-        // One warning per unit (publishing runs detached from the writer, so wait for it).
-        const failures = () => logs.entries.filter((entry) => isPublishFailure(entry, workspace, created.id))
-        yield* eventually("two publish failures logged", Effect.sync(() => failures().length === 2))
-        expect(failures()[0]?.message).toEqual([expect.stringMatching(/broadcast publish failed$/), "redis: publish refused by the test"])
-        expect(yield* stream.events).toEqual([])
-      }).pipe(Effect.scoped, Effect.provide(app))
-    })
+          // One warning per unit (publishing runs detached from the writer, so wait for it).
+          const failures = () => logs.entries.filter((entry) => isPublishFailure(entry, workspace, created.id))
+          yield* eventually(
+            "two publish failures logged",
+            Effect.sync(() => failures().length === 2)
+          )
+          expect(failures()[0]?.message).toEqual([
+            expect.stringMatching(/broadcast publish failed$/),
+            "redis: publish refused by the test"
+          ])
+          expect(yield* stream.events).toEqual([])
+        }).pipe(Effect.scoped, Effect.provide(app))
+      })
   )
 
-  it.scopedLive("rule 4: with Redis down the stream is 503 at once and health says so; after a restart the subscription comes back by itself", () =>
-    Effect.gen(function* () {
-      const redis = yield* ownRedis
-      const logs = collectLogs()
-      const app = yield* Layer.build(
-        testApp({ redisUrl: Option.some(Redacted.make(redis.url)) }).pipe(Layer.provide(logs.layer))
-      )
-      yield* Effect.gen(function* () {
-        const base = yield* baseUrl
-        const workspace = yield* freshWorkspace
-        const { client, cookie } = yield* signedInMember(base, workspace)
-        expect(yield* redis.subscribers).toBe(1)
-        const early = yield* openSse(`${base}/api/broadcast`, { cookie })
-        const d1 = yield* createRecord(client, deal, { title: "Before the outage" })
-        expect(yield* awaitHint(early, d1.id)).toEqual([changed(deal, d1.id)])
-
-        yield* redis.stop
-        // ioredis notices the closed sockets on its own; health reports it.
-        yield* eventually("health reports pub/sub down", Effect.map(probe(`${base}/api/health`), (r) => r.status === 503), "5 seconds")
-        const health = yield* probe(`${base}/api/health`)
-        expect(health.status).toBe(503)
-        expect(health.body).toMatchObject({
-          _tag: "Unhealthy",
-          database: { status: "up", kind: "postgres" },
-          pubsub: { status: "down", kind: "redis" }
-        })
-        const refused = yield* probe(`${base}/api/broadcast`, { cookie })
-        expect(refused.status).toBe(503)
-        expect(refused.body).toEqual({ _tag: "PubSubUnavailable", message: expect.any(String) })
-        expect(refused.millis).toBeLessThan(1_000)
-
-        // Saving still works while Redis is down; its hint is lost (logged), never replayed.
-        const d2 = yield* createRecord(client, deal, { title: "During the outage" })
-        yield* eventually(
-          "the lost publish is logged",
-          Effect.sync(() => logs.entries.some((entry) => isPublishFailure(entry, workspace, d2.id)))
+  it.scopedLive(
+    "rule 4: with Redis down the stream is 503 at once and health says so; after a restart the subscription comes back by itself",
+    () =>
+      Effect.gen(function* () {
+        const redis = yield* ownRedis
+        const logs = collectLogs()
+        const app = yield* Layer.build(
+          testApp({ redisUrl: Option.some(Redacted.make(redis.url)) }).pipe(Layer.provide(logs.layer))
         )
+        yield* Effect.gen(function* () {
+          const base = yield* baseUrl
+          const workspace = yield* freshWorkspace
+          const { client, cookie } = yield* signedInMember(base, workspace)
+          expect(yield* redis.subscribers).toBe(1)
+          const early = yield* openSse(`${base}/api/broadcast`, { cookie })
+          const d1 = yield* createRecord(client, deal, { title: "Before the outage" })
+          expect(yield* awaitHint(early, d1.id)).toEqual([changed(deal, d1.id)])
 
-        yield* redis.start
-        // The instance's one subscriber re-subscribes by itself, and commands answer again.
-        yield* eventually("re-subscribed to the broadcast channel", Effect.map(redis.subscribers, (n) => n === 1))
-        yield* eventually("health reports pub/sub up", Effect.map(probe(`${base}/api/health`), (r) => r.status === 200))
+          yield* redis.stop
+          // ioredis notices the closed sockets on its own; health reports it.
+          yield* eventually(
+            "health reports pub/sub down",
+            Effect.map(probe(`${base}/api/health`), (r) => r.status === 503),
+            "5 seconds"
+          )
+          const health = yield* probe(`${base}/api/health`)
+          expect(health.status).toBe(503)
+          expect(health.body).toMatchObject({
+            _tag: "Unhealthy",
+            database: { status: "up", kind: "postgres" },
+            pubsub: { status: "down", kind: "redis" }
+          })
+          const refused = yield* probe(`${base}/api/broadcast`, { cookie })
+          expect(refused.status).toBe(503)
+          expect(refused.body).toEqual({ _tag: "PubSubUnavailable", message: expect.any(String) })
+          expect(refused.millis).toBeLessThan(1_000)
 
-        const late = yield* openSse(`${base}/api/broadcast`, { cookie })
-        expect(late.status).toBe(200)
-        const d3 = yield* createRecord(client, deal, { title: "After the restart" })
-        expect(yield* awaitHint(late, d3.id)).toEqual([changed(deal, d3.id)])
-        // The stream opened before the outage stayed open and receives again; the hint lost meanwhile is not replayed.
-        expect(yield* awaitHint(early, d3.id)).toEqual([changed(deal, d1.id), changed(deal, d3.id)])
-      }).pipe(Effect.scoped, Effect.provide(app))
-    }),
+          // Saving still works while Redis is down; its hint is lost (logged), never replayed.
+          const d2 = yield* createRecord(client, deal, { title: "During the outage" })
+          yield* eventually(
+            "the lost publish is logged",
+            Effect.sync(() => logs.entries.some((entry) => isPublishFailure(entry, workspace, d2.id)))
+          )
+
+          yield* redis.start
+          // The instance's one subscriber re-subscribes by itself, and commands answer again.
+          yield* eventually(
+            "re-subscribed to the broadcast channel",
+            Effect.map(redis.subscribers, (n) => n === 1)
+          )
+          yield* eventually(
+            "health reports pub/sub up",
+            Effect.map(probe(`${base}/api/health`), (r) => r.status === 200)
+          )
+
+          const late = yield* openSse(`${base}/api/broadcast`, { cookie })
+          expect(late.status).toBe(200)
+          const d3 = yield* createRecord(client, deal, { title: "After the restart" })
+          expect(yield* awaitHint(late, d3.id)).toEqual([changed(deal, d3.id)])
+          // The stream opened before the outage stayed open and receives again; the hint lost meanwhile is not replayed.
+          expect(yield* awaitHint(early, d3.id)).toEqual([changed(deal, d1.id), changed(deal, d3.id)])
+        }).pipe(Effect.scoped, Effect.provide(app))
+      }),
     { timeout: 45_000 }
   )
 

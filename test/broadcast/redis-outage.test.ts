@@ -12,7 +12,9 @@ import { awaitHint, changed, eventually, hintId, probe } from "./streamHelpers"
 const deal = "crm/deal"
 
 const logged = (entries: ReadonlyArray<Logged>, level: string, message: string) =>
-  entries.filter((entry) => entry.level === level && typeof entry.message[0] === "string" && entry.message[0].startsWith(message))
+  entries.filter(
+    (entry) => entry.level === level && typeof entry.message[0] === "string" && entry.message[0].startsWith(message)
+  )
 
 describe("Redis outage accounting", () => {
   it.scopedLive(
@@ -22,8 +24,13 @@ describe("Redis outage accounting", () => {
         const redis = yield* ownRedis
         const logs = collectLogs()
         // Info lines too (the restoration is one), kept instead of printed.
-        const logging = Layer.merge(Logger.replace(Logger.defaultLogger, logs.logger), Logger.minimumLogLevel(LogLevel.Info))
-        const app = yield* Layer.build(appLayer(testConfig({ redisUrl: Option.some(Redacted.make(redis.url)) })).pipe(Layer.provide(logging)))
+        const logging = Layer.merge(
+          Logger.replace(Logger.defaultLogger, logs.logger),
+          Logger.minimumLogLevel(LogLevel.Info)
+        )
+        const app = yield* Layer.build(
+          appLayer(testConfig({ redisUrl: Option.some(Redacted.make(redis.url)) })).pipe(Layer.provide(logging))
+        )
         yield* Effect.gen(function* () {
           const base = yield* baseUrl
           const bus = yield* BroadcastBus
@@ -31,20 +38,42 @@ describe("Redis outage accounting", () => {
           const workspace = yield* freshWorkspace
           const { client, cookie } = yield* signedInMember(base, workspace)
           const stream = yield* openSse(`${base}/api/broadcast`, { cookie })
-          expect(yield* bus.status).toEqual({ subscribed: true, lostSince: null, outages: 0, lastOutageMs: null, droppedPublishes: 0 })
+          expect(yield* bus.status).toEqual({
+            subscribed: true,
+            lostSince: null,
+            outages: 0,
+            lastOutageMs: null,
+            droppedPublishes: 0
+          })
 
           yield* redis.stop
-          yield* eventually("the subscription is known lost", Effect.map(bus.status, (status) => !status.subscribed), "5 seconds")
+          yield* eventually(
+            "the subscription is known lost",
+            Effect.map(bus.status, (status) => !status.subscribed),
+            "5 seconds"
+          )
           expect(logged(logs.entries, "WARN", "broadcast subscription lost")).toHaveLength(1)
 
           // Saves go on; their hints cannot be published and are counted.
-          const lost = [yield* createRecord(client, deal, { title: "During 1" }), yield* createRecord(client, deal, { title: "During 2" })]
-          yield* eventually("two dropped publishes", Effect.map(bus.status, (status) => status.droppedPublishes === 2))
+          const lost = [
+            yield* createRecord(client, deal, { title: "During 1" }),
+            yield* createRecord(client, deal, { title: "During 2" })
+          ]
+          yield* eventually(
+            "two dropped publishes",
+            Effect.map(bus.status, (status) => status.droppedPublishes === 2)
+          )
           const health = yield* probe(`${base}/api/health`)
           expect(health.status).toBe(503)
           expect(health.body).toMatchObject({
             pubsub: { status: "down", kind: "redis" },
-            broadcast: { subscribed: false, lostSince: expect.any(String), outages: 1, lastOutageMs: null, droppedPublishes: 2 }
+            broadcast: {
+              subscribed: false,
+              lostSince: expect.any(String),
+              outages: 1,
+              lastOutageMs: null,
+              droppedPublishes: 2
+            }
           })
           expect(yield* Queue.size(resubscribed)).toBe(0)
 
@@ -53,7 +82,13 @@ describe("Redis outage accounting", () => {
           expect(signal).toEqual({ outageMs: expect.any(Number), droppedPublishes: 2 })
           expect(signal.outageMs).toBeGreaterThan(0)
           const status = yield* bus.status
-          expect(status).toEqual({ subscribed: true, lostSince: null, outages: 1, lastOutageMs: signal.outageMs, droppedPublishes: 2 })
+          expect(status).toEqual({
+            subscribed: true,
+            lostSince: null,
+            outages: 1,
+            lastOutageMs: signal.outageMs,
+            droppedPublishes: 2
+          })
           const restoredLogs = logged(logs.entries, "INFO", "broadcast subscription restored")
           expect(restoredLogs).toHaveLength(1)
           expect(restoredLogs[0]?.annotations).toMatchObject({ outageMs: signal.outageMs, droppedPublishes: 2 })
@@ -63,7 +98,10 @@ describe("Redis outage accounting", () => {
           const events = yield* awaitHint(stream, after.id)
           expect(events).toContainEqual(changed(deal, after.id))
           expect(events.map(hintId)).not.toContain(lost[0]?.id)
-          yield* eventually("health is up again", Effect.map(probe(`${base}/api/health`), (r) => r.status === 200))
+          yield* eventually(
+            "health is up again",
+            Effect.map(probe(`${base}/api/health`), (r) => r.status === 200)
+          )
           // Exactly one resubscription for one outage.
           expect(yield* Queue.size(resubscribed)).toBe(0)
           expect(logged(logs.entries, "WARN", "broadcast subscription lost")).toHaveLength(1)

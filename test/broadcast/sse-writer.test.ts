@@ -46,7 +46,8 @@ class FakeSocket implements SseSocket {
 }
 
 const head = Buffer.from(": connected\n\n")
-const hint = (id: string, businessObject = "crm/deal"): Hint => makeHint("changed", { businessObject, businessObjectId: id })
+const hint = (id: string, businessObject = "crm/deal"): Hint =>
+  makeHint("changed", { businessObject, businessObjectId: id })
 const event = (id: string, businessObject = "crm/deal") =>
   `event: changed\ndata: ${JSON.stringify({ businessObject, businessObjectId: id })}\n\n`
 const ids = (written: ReadonlyArray<string>) =>
@@ -212,5 +213,6 @@ describe("BroadcastHub sinks", () => {
       expect(yield* hub.subscriberCount).toBe(2)
       for (const done of detach) done()
       expect([yield* hub.subscriberCount, yield* hub.workspaceCount]).toEqual([0, 0])
-    }))
+    })
+  )
 })

@@ -10,7 +10,10 @@ export const changed = (businessObject: string, businessObjectId: string): SseEv
 /** The record id a hint names, if it names one. */
 export const hintId = (event: SseEvent): string | undefined => {
   const data = event.data
-  return typeof data === "object" && data !== null && "businessObjectId" in data && typeof data.businessObjectId === "string"
+  return typeof data === "object" &&
+    data !== null &&
+    "businessObjectId" in data &&
+    typeof data.businessObjectId === "string"
     ? data.businessObjectId
     : undefined
 }

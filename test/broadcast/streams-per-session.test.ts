@@ -22,38 +22,50 @@ const openUntilEnd = (url: string, cookie: string) =>
   })
 
 layer(testApp({ maxStreamsPerSession: cap }), { excludeTestServices: true })("MAX_STREAMS_PER_SESSION", (it) => {
-  it.scoped("one stream past the cap closes the session's oldest; the others and another session's stay and get hints", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const bus = yield* BroadcastBus
-      const url = `${base}/api/broadcast`
-      const workspace = yield* freshWorkspace
-      const { user, cookie, client } = yield* signedInMember(base, workspace)
-      // The same user's second sign-in is another session, with a cap of its own.
-      const otherCookie = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
-      const others = yield* Effect.forEach(Array.from({ length: cap }), () => openSse(url, { cookie: otherCookie }))
+  it.scoped(
+    "one stream past the cap closes the session's oldest; the others and another session's stay and get hints",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const bus = yield* BroadcastBus
+        const url = `${base}/api/broadcast`
+        const workspace = yield* freshWorkspace
+        const { user, cookie, client } = yield* signedInMember(base, workspace)
+        // The same user's second sign-in is another session, with a cap of its own.
+        const otherCookie = yield* signIn(base, {
+          workspace: workspace.slug,
+          email: user.email,
+          password: testPassword
+        })
+        const others = yield* Effect.forEach(Array.from({ length: cap }), () => openSse(url, { cookie: otherCookie }))
 
-      const oldest = yield* openUntilEnd(url, cookie)
-      const rest = yield* Effect.forEach(Array.from({ length: cap - 1 }), () => openSse(url, { cookie }))
-      // Still at the cap: nothing closed.
-      expect(oldest.unsafePoll()).toBeNull()
-      const before = yield* bus.subscriberCount
+        const oldest = yield* openUntilEnd(url, cookie)
+        const rest = yield* Effect.forEach(Array.from({ length: cap - 1 }), () => openSse(url, { cookie }))
+        // Still at the cap: nothing closed.
+        expect(oldest.unsafePoll()).toBeNull()
+        const before = yield* bus.subscriberCount
 
-      const newest = yield* openSse(url, { cookie })
-      expect(newest.status).toBe(200)
-      const received = yield* oldest.await.pipe(
-        Effect.flatten,
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the oldest stream was not closed") }),
-        Effect.orDie
-      )
-      expect(received).toContain(": connected")
-      // One in, one out.
-      yield* eventually("the evicted stream leaves the hub", Effect.map(bus.subscriberCount, (n) => n === before))
+        const newest = yield* openSse(url, { cookie })
+        expect(newest.status).toBe(200)
+        const received = yield* oldest.await.pipe(
+          Effect.flatten,
+          Effect.timeoutFail({
+            duration: "10 seconds",
+            onTimeout: () => new Error("the oldest stream was not closed")
+          }),
+          Effect.orDie
+        )
+        expect(received).toContain(": connected")
+        // One in, one out.
+        yield* eventually(
+          "the evicted stream leaves the hub",
+          Effect.map(bus.subscriberCount, (n) => n === before)
+        )
 
-      const record = yield* createRecord(client, deal, { title: "Still hinted" })
-      for (const stream of [...rest, newest, ...others]) {
-        expect(yield* awaitHint(stream, record.id)).toEqual([changed(deal, record.id)])
-      }
-    })
+        const record = yield* createRecord(client, deal, { title: "Still hinted" })
+        for (const stream of [...rest, newest, ...others]) {
+          expect(yield* awaitHint(stream, record.id)).toEqual([changed(deal, record.id)])
+        }
+      })
   )
 })

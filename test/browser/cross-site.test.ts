@@ -1,4 +1,4 @@
-import { Effect, Scope } from "effect"
+import { Effect, type Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Browser, BrowserContext, Page } from "playwright-core"
@@ -47,7 +47,8 @@ const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) => {
   return harness.run(effect)
 }
 
-const html = (body: string) => `<!doctype html><html><head><meta charset="utf-8"><title>Win a prize</title></head><body>${body}</body></html>`
+const html = (body: string) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>Win a prize</title></head><body>${body}</body></html>`
 
 /** The attacker's pages: each one fires its request as soon as it loads. */
 const attackPages = (): Record<string, string> => ({
@@ -82,13 +83,14 @@ const attackPages = (): Record<string, string> => ({
 
 const startAttacker = () =>
   new Promise<void>((resolve) => {
-    attacker = http.createServer((request, response) => {
+    const server = http.createServer((request, response) => {
       const page = attackPages()[request.url ?? ""]
       response.writeHead(page === undefined ? 404 : 200, { "content-type": "text/html; charset=utf-8" })
       response.end(page ?? "")
     })
-    attacker.listen(0, "127.0.0.1", () => {
-      attackerOrigin = `http://127.0.0.1:${(attacker?.address() as AddressInfo).port}`
+    attacker = server
+    server.listen(0, "127.0.0.1", () => {
+      attackerOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
       resolve()
     })
   })
@@ -104,7 +106,11 @@ beforeAll(async () => {
   victim = await person("Victor Victim")
   mallory = await person("Mallory Attacker")
   const api = clientFor(base, await Effect.runPromise(signIn(base, victim)), { origin: base })
-  dealId = (await Effect.runPromise(createRecord(api, "crm/deal", { title: "Harbour kiosks", stage: "negotiation", amount: "900.00" }))).id
+  dealId = (
+    await Effect.runPromise(
+      createRecord(api, "crm/deal", { title: "Harbour kiosks", stage: "negotiation", amount: "900.00" })
+    )
+  ).id
   await startAttacker()
 }, 240_000)
 
@@ -140,13 +146,21 @@ const signedInAs = (page: Page) =>
   })
 
 const dealOf = async (page: Page): Promise<RecordBody> =>
-  JSON.parse(await page.evaluate(async (id) => (await fetch(`/api/records/crm/deal/${id}`)).text(), dealId)) as RecordBody
+  JSON.parse(
+    await page.evaluate(async (id) => (await fetch(`/api/records/crm/deal/${id}`)).text(), dealId)
+  ) as RecordBody
 
 describe("cross-site requests against a signed-in victim (Chromium, PostgreSQL, Redis)", () => {
-  it("the page runs under its CSP without a violation; every forged request is refused and changes nothing", { timeout: 180_000 }, async () => {
+  it("the page runs under its CSP without a violation; every forged request is refused and changes nothing", {
+    timeout: 180_000
+  }, async () => {
     requireChromium()
     if (browser === undefined) throw new Error("no browser")
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB", timezoneId: "UTC" })
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      locale: "en-GB",
+      timezoneId: "UTC"
+    })
     const violations: Array<string> = []
     await watchPolicy(context, violations)
 
@@ -154,7 +168,9 @@ describe("cross-site requests against a signed-in victim (Chromium, PostgreSQL, 
     const page = await context.newPage()
     const served = await page.goto(`${base}/`)
     // Soft: the forgery checks below still run and report when this one fails.
-    expect.soft(served?.headers()["content-security-policy"] ?? "", "the page's Content-Security-Policy header").not.toBe("")
+    expect
+      .soft(served?.headers()["content-security-policy"] ?? "", "the page's Content-Security-Policy header")
+      .not.toBe("")
     await signInThroughForm(page, base, victim)
     await page.getByRole("navigation", { name: "Business objects" }).getByRole("link", { name: "Deals" }).click()
     await page.getByRole("link", { name: "Harbour kiosks" }).click()
@@ -169,17 +185,21 @@ describe("cross-site requests against a signed-in victim (Chromium, PostgreSQL, 
 
     const before = await checksum()
     const dealBefore = await dealOf(page)
-    expect(dealBefore.values["stage"]).toBe("negotiation")
+    expect(dealBefore.values.stage).toBe("negotiation")
 
     // The attacker's pages, opened in the victim's browser (same cookies).
     const attacks: Array<string> = []
     for (const path of ["/login", "/action", "/create"]) {
       const attack = await context.newPage()
-      const answer = attack.waitForResponse((response) => response.url().startsWith(base) && response.request().method() === "POST")
+      const answer = attack.waitForResponse(
+        (response) => response.url().startsWith(base) && response.request().method() === "POST"
+      )
       await attack.goto(`${attackerOrigin}${path}`)
       const response = await answer
       attacks.push(`${path}: ${response.status()}`)
-      expect.soft([403, 415], `the form post of ${attackerOrigin}${path} answered ${response.status()}`).toContain(response.status())
+      expect
+        .soft([403, 415], `the form post of ${attackerOrigin}${path} answered ${response.status()}`)
+        .toContain(response.status())
       await attack.close()
     }
     for (const path of ["/fetch-json", "/fetch-text", "/fetch-form"]) {
@@ -195,8 +215,11 @@ describe("cross-site requests against a signed-in victim (Chromium, PostgreSQL, 
       await attack.goto(`${attackerOrigin}${path}`)
       await expect.poll(() => attack.title(), live).toMatch(/^done /)
       // A request that got through to the service must have been refused there (one the browser hid behind CORS shows no status).
-      for (const status of answers) expect.soft([403, 415], `${attackerOrigin}${path} reached the service and got ${status}`).toContain(status)
-      attacks.push(`${path}: ${sent.length === 0 ? "not requested" : `requested ${sent.join(",")}, answered ${answers.join(",") || "(hidden by CORS)"}`}`)
+      for (const status of answers)
+        expect.soft([403, 415], `${attackerOrigin}${path} reached the service and got ${status}`).toContain(status)
+      attacks.push(
+        `${path}: ${sent.length === 0 ? "not requested" : `requested ${sent.join(",")}, answered ${answers.join(",") || "(hidden by CORS)"}`}`
+      )
       await attack.close()
     }
 

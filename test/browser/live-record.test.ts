@@ -1,4 +1,4 @@
-import { Effect, Scope } from "effect"
+import { Effect, type Scope } from "effect"
 import { readFile, rename } from "node:fs/promises"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -29,7 +29,8 @@ const live = { timeout: 8_000, interval: 100 }
  * Every run takes the screenshot into `test-results/` (git-ignored);
  * `UPDATE_SCREENSHOT=1 npm test` refreshes the one the README shows.
  */
-const screenshotPath = process.env.UPDATE_SCREENSHOT === "1" ? "docs/screenshot-timeline.png" : "test-results/screenshot-timeline.png"
+const screenshotPath =
+  process.env.UPDATE_SCREENSHOT === "1" ? "docs/screenshot-timeline.png" : "test-results/screenshot-timeline.png"
 
 const dealValues = {
   title: "Kiosk rollout",
@@ -161,7 +162,17 @@ describe("the web page, two people on one deal (Chromium, PostgreSQL, Redis)", (
     const newest = a.timelineRows.first()
     expect(await newest.getByRole("heading").textContent()).toBe("Updated by Grace Hopper")
     const newestText = (await newest.textContent()) ?? ""
-    for (const shown of ["1200.00", "1350.00", "Oslo", "Bergen", "added", "Stand", "removed", "Installation", "direct edit"]) {
+    for (const shown of [
+      "1200.00",
+      "1350.00",
+      "Oslo",
+      "Bergen",
+      "added",
+      "Stand",
+      "removed",
+      "Installation",
+      "direct edit"
+    ]) {
       expect(newestText, shown).toContain(shown)
     }
     // Saving ended B's editing.
@@ -186,7 +197,9 @@ describe("the web page, two people on one deal (Chromium, PostgreSQL, Redis)", (
     await contextB.close()
   })
 
-  it("the API reference at /api/docs renders under its Content-Security-Policy, nothing blocked", { timeout: 60_000 }, async () => {
+  it("the API reference at /api/docs renders under its Content-Security-Policy, nothing blocked", {
+    timeout: 60_000
+  }, async () => {
     requireChromium()
     const context = await openContext()
     const page = await context.newPage()

@@ -32,7 +32,8 @@ const failureMessage = <E>(exit: Exit.Exit<void, E>) =>
   Exit.isFailure(exit)
     ? Option.match(Cause.failureOption(exit.cause), {
         onNone: () => undefined,
-        onSome: (error) => (typeof error === "object" && error !== null && "message" in error ? String(error.message) : undefined)
+        onSome: (error) =>
+          typeof error === "object" && error !== null && "message" in error ? String(error.message) : undefined
       })
     : undefined
 
@@ -89,28 +90,30 @@ const countRows = (workspace: Workspace, table: string) =>
 const password = "cli password 123"
 
 layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestServices: true })("admin CLI", (it) => {
-  it.scoped("workspace create: the row, the migrated schema with the admin role, the seed data, and what was done", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const slug = yield* slugCleanedUp
-      const run = yield* runCli("workspace", "create", "--name", "Acme Inc.", slug)
-      expect(outcome(run.exit)).toBe("success")
-      expect(run.stdout).toEqual([
-        `workspace ${slug} created (schema ${schemaNameOf(slug)}, role admin holds every grant)`,
-        "seed data: crm 2 new records"
-      ])
-      const workspace = yield* (yield* Workspaces).get(slug)
-      expect(workspace.name).toBe("Acme Inc.")
-      const grants = yield* sql`SELECT role, business_object, permission FROM ${sql(workspace.table("role_grants"))}
+  it.scoped(
+    "workspace create: the row, the migrated schema with the admin role, the seed data, and what was done",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const slug = yield* slugCleanedUp
+        const run = yield* runCli("workspace", "create", "--name", "Acme Inc.", slug)
+        expect(outcome(run.exit)).toBe("success")
+        expect(run.stdout).toEqual([
+          `workspace ${slug} created (schema ${schemaNameOf(slug)}, role admin holds every grant)`,
+          "seed data: crm 2 new records"
+        ])
+        const workspace = yield* (yield* Workspaces).get(slug)
+        expect(workspace.name).toBe("Acme Inc.")
+        const grants = yield* sql`SELECT role, business_object, permission FROM ${sql(workspace.table("role_grants"))}
         ORDER BY permission`
-      expect(grants).toEqual([
-        { role: "admin", businessObject: "*", permission: "read" },
-        { role: "admin", businessObject: "*", permission: "update" }
-      ])
+        expect(grants).toEqual([
+          { role: "admin", businessObject: "*", permission: "read" },
+          { role: "admin", businessObject: "*", permission: "update" }
+        ])
 
-      const defaultName = yield* cliWorkspace
-      expect(defaultName.name).toBe(defaultName.slug)
-    })
+        const defaultName = yield* cliWorkspace
+        expect(defaultName.name).toBe(defaultName.slug)
+      })
   )
 
   it.scoped("user create, role grant, member add: the user signs in holding the granted role", () =>
@@ -130,13 +133,30 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       expect((yield* Effect.flip(authentication.signIn(credentials)))._tag).toBe("Unauthorized")
 
       const granted = yield* runCli(
-        "role", "grant", "--workspace", workspace.slug, "--role", "deal-editor",
-        "--business-object", "crm/deal", "--permission", "update"
+        "role",
+        "grant",
+        "--workspace",
+        workspace.slug,
+        "--role",
+        "deal-editor",
+        "--business-object",
+        "crm/deal",
+        "--permission",
+        "update"
       )
       expect(outcome(granted.exit)).toBe("success")
       expect(granted.stdout).toEqual([`role deal-editor in ${workspace.slug} may update crm/deal`])
 
-      const added = yield* runCli("member", "add", "--workspace", workspace.slug, "--email", email, "--role", "deal-editor")
+      const added = yield* runCli(
+        "member",
+        "add",
+        "--workspace",
+        workspace.slug,
+        "--email",
+        email,
+        "--role",
+        "deal-editor"
+      )
       expect(outcome(added.exit)).toBe("success")
       expect(added.stdout).toEqual([`${email} is a member of ${workspace.slug} with role deal-editor`])
       expect(yield* (yield* Memberships).isMember(workspace.id, user.id)).toBe(true)
@@ -153,16 +173,32 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     Effect.gen(function* () {
       const authentication = yield* Authentication
       const workspace = yield* cliWorkspace
-      const created = yield* runCli("apikey", "create", "--workspace", workspace.slug, "--name", "importer", "--role", "admin")
+      const created = yield* runCli(
+        "apikey",
+        "create",
+        "--workspace",
+        workspace.slug,
+        "--name",
+        "importer",
+        "--role",
+        "admin"
+      )
       expect(outcome(created.exit)).toBe("success")
       expect(created.stdout).toHaveLength(2)
       const [announcement = "", key = ""] = created.stdout
-      const id = /^API key ([0-9a-f-]{36}) \(importer\) created with role admin\. It is shown only this once:$/.exec(announcement)?.[1]
+      const id = /^API key ([0-9a-f-]{36}) \(importer\) created with role admin\. It is shown only this once:$/.exec(
+        announcement
+      )?.[1]
       expect(id).toBeDefined()
       expect(key).toMatch(new RegExp(`^ak_${workspace.slug}\\.${id}\\.[A-Za-z0-9_-]{43}$`))
 
       const principal = yield* authentication.fromApiKey(Redacted.make(key))
-      expect({ kind: principal.kind, id: principal.id, name: principal.name, workspace: principal.workspace.slug }).toEqual({
+      expect({
+        kind: principal.kind,
+        id: principal.id,
+        name: principal.name,
+        workspace: principal.workspace.slug
+      }).toEqual({
         kind: "service-account",
         id,
         name: "importer",
@@ -173,7 +209,9 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       expect(outcome(revoked.exit)).toBe("success")
       expect(revoked.stdout).toEqual([`API key ${id} revoked`])
       const refused = yield* Effect.flip(authentication.fromApiKey(Redacted.make(key)))
-      expect(refused).toEqual(expect.objectContaining({ _tag: "Unauthorized", message: "the API key is invalid or has been revoked" }))
+      expect(refused).toEqual(
+        expect.objectContaining({ _tag: "Unauthorized", message: "the API key is invalid or has been revoked" })
+      )
 
       const again = yield* runCli("apikey", "revoke", "--workspace", workspace.slug, "--id", id ?? "")
       expect(outcome(again.exit)).toBe("NotFound")
@@ -187,14 +225,32 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       const workspace = yield* cliWorkspace
       const user = yield* cliUser(password)
 
-      const member = yield* runCli("member", "add", "--workspace", workspace.slug, "--email", user.email, "--role", "no-such-role")
+      const member = yield* runCli(
+        "member",
+        "add",
+        "--workspace",
+        workspace.slug,
+        "--email",
+        user.email,
+        "--role",
+        "no-such-role"
+      )
       expect(outcome(member.exit)).toBe("NotFound")
       expect(failureMessage(member.exit)).toBe("unknown role: no-such-role")
       expect(member.stdout).toEqual([])
       // The membership and the role assignment are one transaction.
       expect(yield* (yield* Memberships).isMember(workspace.id, user.id)).toBe(false)
 
-      const key = yield* runCli("apikey", "create", "--workspace", workspace.slug, "--name", "bot", "--role", "no-such-role")
+      const key = yield* runCli(
+        "apikey",
+        "create",
+        "--workspace",
+        workspace.slug,
+        "--name",
+        "bot",
+        "--role",
+        "no-such-role"
+      )
       expect(outcome(key.exit)).toBe("NotFound")
       expect(key.stdout).toEqual([])
       expect(yield* countRows(workspace, "api_keys")).toBe(0)
@@ -207,8 +263,16 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       const workspace = yield* cliWorkspace
       const grant = (businessObject: string, permission: string) =>
         runCli(
-          "role", "grant", "--workspace", workspace.slug, "--role", "editor",
-          "--business-object", businessObject, "--permission", permission
+          "role",
+          "grant",
+          "--workspace",
+          workspace.slug,
+          "--role",
+          "editor",
+          "--business-object",
+          businessObject,
+          "--permission",
+          permission
         )
 
       const badPermission = yield* grant("crm/deal", "write")
@@ -221,8 +285,16 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
         expect(outcome(badObject.exit), businessObject).toBe("BadRequest")
       }
       const badRole = yield* runCli(
-        "role", "grant", "--workspace", workspace.slug, "--role", "Bad Role",
-        "--business-object", "crm/deal", "--permission", "read"
+        "role",
+        "grant",
+        "--workspace",
+        workspace.slug,
+        "--role",
+        "Bad Role",
+        "--business-object",
+        "crm/deal",
+        "--permission",
+        "read"
       )
       expect(outcome(badRole.exit)).toBe("BadRequest")
 
@@ -237,7 +309,18 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       const missing = `no-such-${uniqueSuffix()}`
       const runs = [
         yield* runCli("member", "add", "--workspace", missing, "--email", user.email, "--role", "admin"),
-        yield* runCli("role", "grant", "--workspace", missing, "--role", "r", "--business-object", "crm/deal", "--permission", "read"),
+        yield* runCli(
+          "role",
+          "grant",
+          "--workspace",
+          missing,
+          "--role",
+          "r",
+          "--business-object",
+          "crm/deal",
+          "--permission",
+          "read"
+        ),
         yield* runCli("apikey", "create", "--workspace", missing, "--name", "bot", "--role", "admin"),
         yield* runCli("apikey", "revoke", "--workspace", missing, "--id", "00000000-0000-0000-0000-000000000000")
       ]
@@ -256,7 +339,8 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       const again = yield* runCli("workspace", "create", "--name", "Other", workspace.slug)
       expect(outcome(again.exit)).toBe("Conflict")
       expect(failureMessage(again.exit)).toBe(`workspace ${workspace.slug} already exists`)
-      const rows = yield* sql`SELECT id, name FROM ${sql(`${platformSchema}.workspaces`)} WHERE slug = ${workspace.slug}`
+      const rows =
+        yield* sql`SELECT id, name FROM ${sql(`${platformSchema}.workspaces`)} WHERE slug = ${workspace.slug}`
       expect(rows).toEqual([{ id: workspace.id, name: workspace.name }])
     })
   )
@@ -266,28 +350,32 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       const user = yield* cliUser(password)
       const email = yield* emailCleanedUp
       const create = (...args: ReadonlyArray<string>) => runCli("user", "create", ...args)
-      expect(outcome((yield* create("--email", "not-an-email", "--name", "X", "--password", password)).exit)).toBe("BadRequest")
-      expect(outcome((yield* create("--email", email, "--name", "X", "--password", "short")).exit)).toBe("BadRequest")
-      expect(outcome((yield* create("--email", user.email.toUpperCase(), "--name", "X", "--password", password)).exit)).toBe(
-        "Conflict"
+      expect(outcome((yield* create("--email", "not-an-email", "--name", "X", "--password", password)).exit)).toBe(
+        "BadRequest"
       )
+      expect(outcome((yield* create("--email", email, "--name", "X", "--password", "short")).exit)).toBe("BadRequest")
+      expect(
+        outcome((yield* create("--email", user.email.toUpperCase(), "--name", "X", "--password", password)).exit)
+      ).toBe("Conflict")
       expect(outcome((yield* create("--email", email, "--name", "X")).exit)).toBe("ValidationError")
       expect(yield* (yield* Users).findByEmail(email)).toEqual(Option.none())
     })
   )
 
-  it.effect("as a process: a bad slug exits non-zero with exactly one `error:` line on stderr", () =>
-    Effect.gen(function* () {
-      const result = yield* runProcess("npx", ["tsx", "src/cli/main.ts", "workspace", "create", "bad slug!"], {
-        DATABASE_URL: testDatabaseUrl
-      }).pipe(Effect.timeout("60 seconds"))
-      expect(result.code).not.toBe(0)
-      expect(result.code).not.toBeNull()
-      const lines = meaningfulLines(result.stderr)
-      expect(lines).toHaveLength(1)
-      expect(lines[0]).toMatch(/^error: invalid workspace slug: /)
-      expect(meaningfulLines(result.stdout)).toEqual([])
-    }),
+  it.effect(
+    "as a process: a bad slug exits non-zero with exactly one `error:` line on stderr",
+    () =>
+      Effect.gen(function* () {
+        const result = yield* runProcess("npx", ["tsx", "src/cli/main.ts", "workspace", "create", "bad slug!"], {
+          DATABASE_URL: testDatabaseUrl
+        }).pipe(Effect.timeout("60 seconds"))
+        expect(result.code).not.toBe(0)
+        expect(result.code).not.toBeNull()
+        const lines = meaningfulLines(result.stderr)
+        expect(lines).toHaveLength(1)
+        expect(lines[0]).toMatch(/^error: invalid workspace slug: /)
+        expect(meaningfulLines(result.stdout)).toEqual([])
+      }),
     90_000
   )
 
@@ -295,12 +383,28 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     Effect.gen(function* () {
       const authentication = yield* Authentication
       const workspace = yield* cliWorkspace
-      const created = yield* runCli("agent", "create", "--workspace", workspace.slug, "--name", "Night shift", "--role", "admin")
+      const created = yield* runCli(
+        "agent",
+        "create",
+        "--workspace",
+        workspace.slug,
+        "--name",
+        "Night shift",
+        "--role",
+        "admin"
+      )
       expect(outcome(created.exit)).toBe("success")
       const [announcement = "", key = ""] = created.stdout
-      const id = /^agent ([0-9a-f-]{36}) \(Night shift\) created with role admin\. Its key is shown only this once:$/.exec(announcement)?.[1]
+      const id =
+        /^agent ([0-9a-f-]{36}) \(Night shift\) created with role admin\. Its key is shown only this once:$/.exec(
+          announcement
+        )?.[1]
       const principal = yield* authentication.fromApiKey(Redacted.make(key))
-      expect({ kind: principal.kind, id: principal.id, name: principal.name }).toEqual({ kind: "agent", id, name: "Night shift" })
+      expect({ kind: principal.kind, id: principal.id, name: principal.name }).toEqual({
+        kind: "agent",
+        id,
+        name: "Night shift"
+      })
       expect(yield* (yield* Roles).grantsOf(workspace, principal)).toEqual([
         { businessObject: "*", permission: "read" },
         { businessObject: "*", permission: "update" }
@@ -329,5 +433,4 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       expect(outcome(retry.exit)).toBe("NotFound")
     })
   )
-
 })

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "@effect/vitest"
+import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from "@effect/vitest"
 import { ApiError, createClient, Decimal, HydrationError, PlainDate, ResponseShapeError } from "../../src/client"
 import type { BroadcastData, EventSourceConstructor } from "../../src/client"
 import { deal } from "./hydration/fixtures"
@@ -12,7 +12,7 @@ import { fakeFetch, FakeEventSource, json, noContent } from "./support/fakes"
  */
 
 // The browser's own EventSource fits the option (checked by the compiler).
-export const browserEventSourceFits = (): EventSourceConstructor => EventSource
+expectTypeOf<typeof EventSource>().toExtend<EventSourceConstructor>()
 
 const storedRecord = (values: Record<string, unknown>) => ({
   id: "r1",
@@ -22,7 +22,13 @@ const storedRecord = (values: Record<string, unknown>) => ({
   createdAt: "2026-03-01T09:30:00.123456Z",
   updatedAt: "2026-03-01T09:30:00.123456Z"
 })
-const me = { kind: "user", id: "u1", name: "Ann", email: "ann@example.com", workspace: { id: "w1", slug: "acme", name: "Acme" } }
+const me = {
+  kind: "user",
+  id: "u1",
+  name: "Ann",
+  email: "ann@example.com",
+  workspace: { id: "w1", slug: "acme", name: "Acme" }
+}
 const auditRow = {
   id: "a1",
   at: "2026-03-01T09:30:00.123456Z",
@@ -42,9 +48,11 @@ const service = (call: FetchCall): Response => {
   if (path === "/api/auth/login" || path === "/api/auth/me") return json(200, me)
   if (path === "/api/business-objects") return json(200, definitions)
   if (path.startsWith("/api/audit/")) return json(200, { entries: [auditRow], nextCursor: "opaque" })
-  if (path.startsWith("/api/presence/") && call.method === "GET") return json(200, { records: { r1: [{ id: "form-1", name: "Ann" }] } })
+  if (path.startsWith("/api/presence/") && call.method === "GET")
+    return json(200, { records: { r1: [{ id: "form-1", name: "Ann" }] } })
   if (call.method === "DELETE" || call.method === "PUT" || path === "/api/auth/logout") return noContent()
-  if (path === "/api/records/crm/deal" && call.method === "GET") return json(200, { records: [storedRecord({ title: "Kiosk" })] })
+  if (path === "/api/records/crm/deal" && call.method === "GET")
+    return json(200, { records: [storedRecord({ title: "Kiosk" })] })
   return json(call.method === "POST" && !path.includes("/r1/") ? 201 : 200, storedRecord({ title: "Kiosk" }))
 }
 
@@ -118,7 +126,13 @@ describe("client requests", () => {
       title: null
     })
     expect(calls[0]?.body).toEqual({
-      values: { amount: "1350.00", closeDate: "2026-04-30", closedAt: "2026-04-30T10:00:00.000Z", lineItems: [{ id: "l1", price: "9.90" }], title: null }
+      values: {
+        amount: "1350.00",
+        closeDate: "2026-04-30",
+        closedAt: "2026-04-30T10:00:00.000Z",
+        lineItems: [{ id: "l1", price: "9.90" }],
+        title: null
+      }
     })
   })
 
@@ -145,25 +159,42 @@ describe("client errors", () => {
 
   it("a 400 keeps the whole body (HttpApiDecodeError issues); a body not in the error shape is UnexpectedResponse", async () => {
     const body = { _tag: "HttpApiDecodeError", message: "bad limit", issues: [{ path: ["limit"] }] }
-    const bad = await setup(() => json(400, body)).client.records.list("crm/deal").catch((e: unknown) => e)
+    const bad = await setup(() => json(400, body))
+      .client.records.list("crm/deal")
+      .catch((e: unknown) => e)
     expect(bad).toMatchObject({ status: 400, _tag: "HttpApiDecodeError", body })
-    const proxy = await setup(() => new Response("<html>Bad gateway</html>", { status: 502, statusText: "Bad Gateway" }))
+    const proxy = await setup(
+      () => new Response("<html>Bad gateway</html>", { status: 502, statusText: "Bad Gateway" })
+    )
       .client.auth.me()
       .catch((e: unknown) => e)
     expect(proxy).toBeInstanceOf(ApiError)
-    expect(proxy).toMatchObject({ status: 502, _tag: "UnexpectedResponse", message: "502 Bad Gateway", body: "<html>Bad gateway</html>" })
+    expect(proxy).toMatchObject({
+      status: 502,
+      _tag: "UnexpectedResponse",
+      message: "502 Bad Gateway",
+      body: "<html>Bad gateway</html>"
+    })
   })
 
   it("a 2xx answer of the wrong shape fails loudly with ResponseShapeError naming the call and the schema's complaint", async () => {
-    const wrong = await setup(() => json(200, { id: 1 })).client.records.get("crm/deal", "r1").catch((e: unknown) => e)
+    const wrong = await setup(() => json(200, { id: 1 }))
+      .client.records.get("crm/deal", "r1")
+      .catch((e: unknown) => e)
     expect(wrong).toBeInstanceOf(ResponseShapeError)
     expect((wrong as ResponseShapeError).message).toContain("GET http://svc.test/api/records/crm/deal/r1")
     expect((wrong as ResponseShapeError).issues).toContain("StoredRecord")
-    const notJson = await setup(() => new Response("ok", { status: 200 })).client.auth.me().catch((e: unknown) => e)
+    const notJson = await setup(() => new Response("ok", { status: 200 }))
+      .client.auth.me()
+      .catch((e: unknown) => e)
     expect(notJson).toBeInstanceOf(ResponseShapeError)
     const badRow = await setup((call) =>
-      call.url.includes("/api/audit/") ? json(200, { entries: [{ ...auditRow, operation: "renamed" }], nextCursor: null }) : service(call)
-    ).client.audit.timeline("crm/deal", "r1").catch((e: unknown) => e)
+      call.url.includes("/api/audit/")
+        ? json(200, { entries: [{ ...auditRow, operation: "renamed" }], nextCursor: null })
+        : service(call)
+    )
+      .client.audit.timeline("crm/deal", "r1")
+      .catch((e: unknown) => e)
     expect(badRow).toBeInstanceOf(ResponseShapeError)
   })
 })
@@ -178,11 +209,13 @@ describe("client retries of writes (Idempotency-Key)", () => {
       headers: retryAfter === undefined ? {} : { "retry-after": retryAfter }
     })
   /** Answers with `answers` in turn (a thrown error is a rejected fetch), then like the service. */
-  const scripted = (...answers: Array<Response | Error>) => (call: FetchCall) => {
-    const next = answers.shift()
-    if (next instanceof Error) throw next
-    return next ?? service(call)
-  }
+  const scripted =
+    (...answers: Array<Response | Error>) =>
+    (call: FetchCall) => {
+      const next = answers.shift()
+      if (next instanceof Error) throw next
+      return next ?? service(call)
+    }
 
   it("every record write sends a new Idempotency-Key; reads, sign-in and presence send none", async () => {
     const { client, calls } = setup()
@@ -266,7 +299,9 @@ describe("client retries of writes (Idempotency-Key)", () => {
   it("never retries another error (4xx, 500, 502), nor a read (TanStack Query retries those)", async () => {
     for (const status of [400, 409, 422, 429, 500, 502]) {
       const { client, calls } = setup(() => json(status, { _tag: "Whatever", message: "no" }))
-      expect(await client.records.create("crm/deal", { title: "Kiosk" }).catch((e: unknown) => e)).toMatchObject({ status })
+      expect(await client.records.create("crm/deal", { title: "Kiosk" }).catch((e: unknown) => e)).toMatchObject({
+        status
+      })
       expect(calls, String(status)).toHaveLength(1)
     }
     const { client, calls } = setup(scripted(unavailable("0")))
@@ -297,19 +332,25 @@ describe("client.audit.timeline", () => {
     // Not in the type; a caller forcing it in gets no paging anyway.
     await client.audit.timeline("crm/deal", "r1", { limit: 5, cursor: "abc" } as { limit: number })
     const pages = calls.filter((c) => c.url.includes("/api/audit/")).map((c) => c.url.replace("http://svc.test", ""))
-    expect(pages).toEqual(["/api/audit/business-object/crm%2Fdeal/r1", "/api/audit/business-object/crm%2Fdeal/r1?limit=5"])
+    expect(pages).toEqual([
+      "/api/audit/business-object/crm%2Fdeal/r1",
+      "/api/audit/business-object/crm%2Fdeal/r1?limit=5"
+    ])
   })
 
   it("rejects with HydrationError when a field's kind changed; an unknown business object passes through raw", async () => {
     const changedKind = { businessObjects: [{ name: "crm/deal", fields: { amount: { kind: "number" } }, actions: [] }] }
-    const broken = await setup((call) => (call.url.endsWith("/api/business-objects") ? json(200, changedKind) : service(call)))
+    const broken = await setup((call) =>
+      call.url.endsWith("/api/business-objects") ? json(200, changedKind) : service(call)
+    )
       .client.audit.timeline("crm/deal", "r1")
       .catch((e: unknown) => e)
     expect(broken).toBeInstanceOf(HydrationError)
     expect(broken).toMatchObject({ fieldPath: "amount", expectedKind: "number", found: "string" })
 
-    const unknown = await setup((call) => (call.url.endsWith("/api/business-objects") ? json(200, { businessObjects: [] }) : service(call)))
-      .client.audit.timeline("crm/deal", "r1")
+    const unknown = await setup((call) =>
+      call.url.endsWith("/api/business-objects") ? json(200, { businessObjects: [] }) : service(call)
+    ).client.audit.timeline("crm/deal", "r1")
     expect(unknown[0]?.changes).toEqual(auditRow.changes)
   })
 })
@@ -320,7 +361,9 @@ describe("client.presence", () => {
     await expect(client.presence.heartbeat("crm/deal", "r1", "form-1")).resolves.toBeUndefined()
     await expect(client.presence.leave("crm/deal", "r1", "form-1")).resolves.toBeUndefined()
     expect(await client.presence.list("crm/deal")).toEqual({ r1: [{ id: "form-1", name: "Ann" }] })
-    expect(calls.map((c) => `${c.method} ${c.url.replace("http://svc.test", "")} keepalive=${String(c.init.keepalive)}`)).toEqual([
+    expect(
+      calls.map((c) => `${c.method} ${c.url.replace("http://svc.test", "")} keepalive=${String(c.init.keepalive)}`)
+    ).toEqual([
       "PUT /api/presence/crm/deal/r1/form-1 keepalive=undefined",
       "DELETE /api/presence/crm/deal/r1/form-1 keepalive=true",
       "GET /api/presence/crm/deal keepalive=undefined"

@@ -5,14 +5,23 @@ import { classifySqlError, CommitOutcomeUnknown, databaseFaultOf } from "../../s
 import type { DatabaseFaultKind } from "../../src/db/DatabaseFault"
 
 /** What the driver hands over: a server error with its SQLSTATE, a socket error, or a bare message. */
-const driverError = (message: string, code?: string) => Object.assign(new Error(message), code === undefined ? {} : { code })
+const driverError = (message: string, code?: string) =>
+  Object.assign(new Error(message), code === undefined ? {} : { code })
 const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
 
 const connection: DatabaseFaultKind = { kind: "connection", retryable: true }
 
 const table: ReadonlyArray<readonly [string, unknown, DatabaseFaultKind]> = [
-  ["backend terminated (57P01)", driverError("terminating connection due to administrator command", "57P01"), connection],
-  ["crash shutdown (57P02)", driverError("terminating connection because of crash of another server process", "57P02"), connection],
+  [
+    "backend terminated (57P01)",
+    driverError("terminating connection due to administrator command", "57P01"),
+    connection
+  ],
+  [
+    "crash shutdown (57P02)",
+    driverError("terminating connection because of crash of another server process", "57P02"),
+    connection
+  ],
   ["cannot connect now (57P03)", driverError("the database system is starting up", "57P03"), connection],
   ["too many connections (53300)", driverError("sorry, too many clients already", "53300"), connection],
   ["connection failure (08006)", driverError("connection failure", "08006"), connection],
@@ -21,15 +30,31 @@ const table: ReadonlyArray<readonly [string, unknown, DatabaseFaultKind]> = [
   ["reset", driverError("read ECONNRESET", "ECONNRESET"), connection],
   ["broken pipe", driverError("write EPIPE", "EPIPE"), connection],
   ["timed out", driverError("connect ETIMEDOUT", "ETIMEDOUT"), connection],
-  ["refused on every address", Object.assign(new AggregateError([driverError("connect ECONNREFUSED ::1:5432", "ECONNREFUSED")]), {}), connection],
+  [
+    "refused on every address",
+    Object.assign(new AggregateError([driverError("connect ECONNREFUSED ::1:5432", "ECONNREFUSED")]), {}),
+    connection
+  ],
   ["connection terminated", driverError("Connection terminated unexpectedly"), connection],
   ["client not queryable", driverError("Client has encountered a connection error and is not queryable"), connection],
-  ["pool acquire timeout", driverError("timeout exceeded when trying to connect"), { kind: "connection", retryable: false }],
+  [
+    "pool acquire timeout",
+    driverError("timeout exceeded when trying to connect"),
+    { kind: "connection", retryable: false }
+  ],
   ["lock timeout (55P03)", driverError("canceling statement due to lock timeout", "55P03"), { kind: "lock-timeout" }],
-  ["statement timeout (57014)", driverError("canceling statement due to statement timeout", "57014"), { kind: "statement-timeout" }],
+  [
+    "statement timeout (57014)",
+    driverError("canceling statement due to statement timeout", "57014"),
+    { kind: "statement-timeout" }
+  ],
   ["serialization failure (40001)", driverError("could not serialize access", "40001"), { kind: "serialization" }],
   ["deadlock (40P01)", driverError("deadlock detected", "40P01"), { kind: "serialization" }],
-  ["unique violation (23505)", driverError("duplicate key value violates unique constraint", "23505"), { kind: "unique-violation" }],
+  [
+    "unique violation (23505)",
+    driverError("duplicate key value violates unique constraint", "23505"),
+    { kind: "unique-violation" }
+  ],
   ["check violation (23514)", driverError("new row violates check constraint", "23514"), { kind: "bug" }],
   ["undefined table (42P01)", driverError('relation "x" does not exist', "42P01"), { kind: "bug" }],
   ["syntax error (42601)", driverError("syntax error at or near", "42601"), { kind: "bug" }],

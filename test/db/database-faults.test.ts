@@ -24,7 +24,11 @@ class Outside extends Context.Tag("test/Outside")<Outside, PgClient.PgClient>() 
 
 const OutsideLive = Layer.scoped(
   Outside,
-  PgClient.make({ url: Redacted.make(testDatabaseUrl), applicationName: `faults-test-outside-${uniqueSuffix()}`, maxConnections: 4 })
+  PgClient.make({
+    url: Redacted.make(testDatabaseUrl),
+    applicationName: `faults-test-outside-${uniqueSuffix()}`,
+    maxConnections: 4
+  })
 ).pipe(Layer.provide(Reactivity.layer))
 
 /** The service with its own connection names; long lock, statement and acquire waits unless a test wants them short. */
@@ -105,7 +109,9 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       const record = yield* company(client, "Acme")
       const release = yield* lockRow(workspace, record.id)
 
-      const patch = yield* Effect.fork(client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Acme Two" } }))
+      const patch = yield* Effect.fork(
+        client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Acme Two" } })
+      )
       const [first] = yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.length === 1)
       yield* terminate(first!.pid)
       // The unit runs again, and waits on the same lock from a new backend.
@@ -124,7 +130,9 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
       const record = yield* company(client, "Readable")
-      const release = yield* holding((sql) => sql`LOCK TABLE ${sql(workspace.table("records"))} IN ACCESS EXCLUSIVE MODE`)
+      const release = yield* holding(
+        (sql) => sql`LOCK TABLE ${sql(workspace.table("records"))} IN ACCESS EXCLUSIVE MODE`
+      )
 
       const read = yield* Effect.fork(client.get(`/api/records/crm/company/${record.id}`))
       const [reader] = yield* untilWaiting(`${faultsApp}/read`, (backends) => backends.length === 1)
@@ -134,44 +142,52 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       expect(response.headers.get("retry-after")).toBe("1")
       expect(response.body).toMatchObject({ _tag: "ServiceUnavailable" })
       yield* release
-      expect(expectStatus(200)(yield* client.get(`/api/records/crm/company/${record.id}`))).toMatchObject({ id: record.id })
+      expect(expectStatus(200)(yield* client.get(`/api/records/crm/company/${record.id}`))).toMatchObject({
+        id: record.id
+      })
     })
   )
 
-  it.scoped("writes stuck behind a row lock drain only the write pool: reads, another tenant and readiness still answer", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* freshWorkspace
-      const { client } = yield* signedInMember(base, workspace)
-      const locked = yield* company(client, "Locked")
-      const other = yield* company(client, "Other")
-      const elsewhere = yield* freshWorkspace
-      const { client: tenant } = yield* signedInMember(base, elsewhere)
-      const theirs = yield* company(tenant, "Theirs")
-      const release = yield* lockRow(workspace, locked.id)
+  it.scoped(
+    "writes stuck behind a row lock drain only the write pool: reads, another tenant and readiness still answer",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const { client } = yield* signedInMember(base, workspace)
+        const locked = yield* company(client, "Locked")
+        const other = yield* company(client, "Other")
+        const elsewhere = yield* freshWorkspace
+        const { client: tenant } = yield* signedInMember(base, elsewhere)
+        const theirs = yield* company(tenant, "Theirs")
+        const release = yield* lockRow(workspace, locked.id)
 
-      // One more write than the write pool has connections: two wait on the lock, the third for a connection.
-      const writes = yield* Effect.forEach(
-        ["One", "Two", "Three"],
-        (name) => Effect.fork(client.patch(`/api/records/crm/company/${locked.id}`, { values: { name } })),
-        { concurrency: "unbounded" }
-      )
-      yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.length === 2)
+        // One more write than the write pool has connections: two wait on the lock, the third for a connection.
+        const writes = yield* Effect.forEach(
+          ["One", "Two", "Three"],
+          (name) => Effect.fork(client.patch(`/api/records/crm/company/${locked.id}`, { values: { name } })),
+          { concurrency: "unbounded" }
+        )
+        yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.length === 2)
 
-      // All of these complete while the lock is still held.
-      expect(expectStatus(200)(yield* client.get(`/api/records/crm/company/${other.id}`))).toMatchObject({ id: other.id })
-      expectStatus(200)(yield* client.get("/api/records/crm/company"))
-      expectStatus(200)(yield* client.get(`/api/audit/business-object/crm%2Fcompany/${other.id}`))
-      expectStatus(200)(yield* client.get("/api/auth/me"))
-      expect(expectStatus(200)(yield* tenant.get(`/api/records/crm/company/${theirs.id}`))).toMatchObject({ id: theirs.id })
-      expect(expectStatus(200)(yield* tenant.get("/api/health/ready"))).toMatchObject({ database: { status: "up" } })
-      expect((yield* waitingOnLocks(`${faultsApp}/write`)).length).toBe(2)
+        // All of these complete while the lock is still held.
+        expect(expectStatus(200)(yield* client.get(`/api/records/crm/company/${other.id}`))).toMatchObject({
+          id: other.id
+        })
+        expectStatus(200)(yield* client.get("/api/records/crm/company"))
+        expectStatus(200)(yield* client.get(`/api/audit/business-object/crm%2Fcompany/${other.id}`))
+        expectStatus(200)(yield* client.get("/api/auth/me"))
+        expect(expectStatus(200)(yield* tenant.get(`/api/records/crm/company/${theirs.id}`))).toMatchObject({
+          id: theirs.id
+        })
+        expect(expectStatus(200)(yield* tenant.get("/api/health/ready"))).toMatchObject({ database: { status: "up" } })
+        expect((yield* waitingOnLocks(`${faultsApp}/write`)).length).toBe(2)
 
-      yield* release
-      for (const write of writes) expectStatus(200)(yield* Fiber.join(write))
-      const timeline = yield* timelineOf(client, "crm/company", locked.id)
-      expect(timeline.entries.map((e) => e.operation)).toEqual(["updated", "updated", "updated", "created"])
-    })
+        yield* release
+        for (const write of writes) expectStatus(200)(yield* Fiber.join(write))
+        const timeline = yield* timelineOf(client, "crm/company", locked.id)
+        expect(timeline.entries.map((e) => e.operation)).toEqual(["updated", "updated", "updated", "created"])
+      })
   )
 
   it.scoped("two units that deadlock both commit: the one PostgreSQL aborts is run again", () =>
@@ -184,7 +200,12 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       const holdsA = yield* Deferred.make<void>()
       const holdsB = yield* Deferred.make<void>()
       // Each takes one row lock, waits until the other has taken its own, then wants the other's.
-      const crossing = (first: RecordBody, mine: Deferred.Deferred<void>, theirs: Deferred.Deferred<void>, second: RecordBody) =>
+      const crossing = (
+        first: RecordBody,
+        mine: Deferred.Deferred<void>,
+        theirs: Deferred.Deferred<void>,
+        second: RecordBody
+      ) =>
         units
           .run(
             workspace,
@@ -221,8 +242,12 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${workspace.schema}.wait_at_commit()`)
       const release = yield* holding((sql) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
 
-      const patch = yield* Effect.fork(client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Maybe" } }))
-      const [committing] = yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.some((b) => b.query === "COMMIT"))
+      const patch = yield* Effect.fork(
+        client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Maybe" } })
+      )
+      const [committing] = yield* untilWaiting(`${faultsApp}/write`, (backends) =>
+        backends.some((b) => b.query === "COMMIT")
+      )
       yield* terminate(committing!.pid)
       // Answered while the advisory lock is still held: a second attempt would have waited on it.
       const response = yield* Fiber.join(patch)
@@ -242,28 +267,32 @@ const shortLocks = `faults-short-${uniqueSuffix()}`
 layer(appNamed(shortLocks, { databaseLockTimeout: Duration.millis(200) }), { excludeTestServices: true })(
   "lock waits are bounded",
   (it) => {
-    it.scoped("a write to a record locked elsewhere answers 503 with Retry-After once lock_timeout passes, and changes nothing", () =>
-      Effect.gen(function* () {
-        const workspace = yield* freshWorkspace
-        const { client } = yield* signedInMember(yield* baseUrl, workspace)
-        const record = yield* company(client, "Busy")
-        const release = yield* lockRow(workspace, record.id)
+    it.scoped(
+      "a write to a record locked elsewhere answers 503 with Retry-After once lock_timeout passes, and changes nothing",
+      () =>
+        Effect.gen(function* () {
+          const workspace = yield* freshWorkspace
+          const { client } = yield* signedInMember(yield* baseUrl, workspace)
+          const record = yield* company(client, "Busy")
+          const release = yield* lockRow(workspace, record.id)
 
-        // Answered while the lock is still held.
-        const response = yield* client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Never" } })
-        expect(response.status).toBe(503)
-        expect(response.headers.get("retry-after")).toBe("1")
-        expect(response.body).toEqual({
-          _tag: "ServiceUnavailable",
-          message: "the data is being changed by another write; retry later",
-          retryAfter: 1
+          // Answered while the lock is still held.
+          const response = yield* client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Never" } })
+          expect(response.status).toBe(503)
+          expect(response.headers.get("retry-after")).toBe("1")
+          expect(response.body).toEqual({
+            _tag: "ServiceUnavailable",
+            message: "the data is being changed by another write; retry later",
+            retryAfter: 1
+          })
+          yield* release
+
+          const now = expectStatus(200)(yield* client.get(`/api/records/crm/company/${record.id}`)) as RecordBody
+          expect(now.values.name).toBe("Busy")
+          expect((yield* timelineOf(client, "crm/company", record.id)).entries.map((e) => e.operation)).toEqual([
+            "created"
+          ])
         })
-        yield* release
-
-        const now = expectStatus(200)(yield* client.get(`/api/records/crm/company/${record.id}`)) as RecordBody
-        expect(now.values.name).toBe("Busy")
-        expect((yield* timelineOf(client, "crm/company", record.id)).entries.map((e) => e.operation)).toEqual(["created"])
-      })
     )
   }
 )

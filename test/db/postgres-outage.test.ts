@@ -51,7 +51,17 @@ const ownCluster = Effect.acquireRelease(
     const port = yield* freePort
     yield* asPostgres("initdb", "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C")
     // With a log file the server does not hold on to pg_ctl's output pipes (which would keep execFile waiting).
-    yield* asPostgres("pg_ctl", "-D", data, "-l", join(dir, "server.log"), "-o", serverOptions(port, dir), "-w", "start")
+    yield* asPostgres(
+      "pg_ctl",
+      "-D",
+      data,
+      "-l",
+      join(dir, "server.log"),
+      "-o",
+      serverOptions(port, dir),
+      "-w",
+      "start"
+    )
     return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, dir, data, port }
   }),
   (cluster) =>
@@ -67,7 +77,11 @@ const serverPids = (cluster: Cluster) =>
   Effect.promise(async () => {
     const postmaster = Number(readFileSync(join(cluster.data, "postmaster.pid"), "utf8").split("\n")[0])
     const children = await run("pgrep", ["-P", String(postmaster)]).then(
-      ({ stdout }) => stdout.split("\n").filter((line) => line.trim() !== "").map(Number),
+      ({ stdout }) =>
+        stdout
+          .split("\n")
+          .filter((line) => line.trim() !== "")
+          .map(Number),
       () => []
     )
     return [postmaster, ...children]
@@ -87,7 +101,11 @@ const signalServer = (cluster: Cluster, signal: "SIGSTOP" | "SIGCONT") =>
   )
 
 const serviceOn = (cluster: Cluster) =>
-  testApp({ databaseUrl: Option.some(Redacted.make(cluster.url)), redisUrl: Option.none(), databaseApplicationName: "outage" })
+  testApp({
+    databaseUrl: Option.some(Redacted.make(cluster.url)),
+    redisUrl: Option.none(),
+    databaseApplicationName: "outage"
+  })
 
 describe("a PostgreSQL of the test's own", () => {
   it.scopedLive(
@@ -102,7 +120,11 @@ describe("a PostgreSQL of the test's own", () => {
           // Both complete while the server is frozen: the probe's budget does not wait for it.
           const ready = yield* request(`${base}/api/health/ready`)
           expect(ready.status).toBe(503)
-          expect(ready.body).toMatchObject({ _tag: "NotReady", draining: false, database: { status: "down", kind: "postgres" } })
+          expect(ready.body).toMatchObject({
+            _tag: "NotReady",
+            draining: false,
+            database: { status: "down", kind: "postgres" }
+          })
           const health = yield* request(`${base}/api/health`)
           expect(health.status).toBe(503)
           expect((yield* request(`${base}/api/health/live`)).status).toBe(200)
@@ -136,8 +158,19 @@ describe("a PostgreSQL of the test's own", () => {
               if (n === 5) yield* Deferred.succeed(underWay, undefined)
             }
           })
-          const restart = asPostgres("pg_ctl", "-D", cluster.data, "-l", join(cluster.dir, "server.log"), "-m", "fast", "-w",
-            "restart", "-o", serverOptions(cluster.port, cluster.dir))
+          const restart = asPostgres(
+            "pg_ctl",
+            "-D",
+            cluster.data,
+            "-l",
+            join(cluster.dir, "server.log"),
+            "-m",
+            "fast",
+            "-w",
+            "restart",
+            "-o",
+            serverOptions(cluster.port, cluster.dir)
+          )
           yield* Effect.all([writes, Effect.zipRight(Deferred.await(underWay), restart)], { concurrency: 2 })
 
           expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([])
@@ -152,4 +185,3 @@ describe("a PostgreSQL of the test's own", () => {
     120_000
   )
 })
-

@@ -4,7 +4,7 @@ import { crm } from "../../src/plugins/crm"
 import { field } from "../../src/api/Field"
 import type { Fields } from "../../src/api/Field"
 
-const dealFields: Fields = crm.businessObjects["deal"]?.fields ?? {}
+const dealFields: Fields = crm.businessObjects.deal?.fields ?? {}
 
 const address = { street: "1 Main St", city: "Lyon", country: "FR" }
 const widget = { id: "li-1", product: "Widget", quantity: 2, price: "9.99" }
@@ -22,7 +22,15 @@ const deal = {
 
 describe("diffValues on crm/deal", () => {
   it("the crm/deal fields are the ones these tests assume", () => {
-    expect(Object.keys(dealFields)).toEqual(["title", "stage", "amount", "closeDate", "company", "address", "lineItems"])
+    expect(Object.keys(dealFields)).toEqual([
+      "title",
+      "stage",
+      "amount",
+      "closeDate",
+      "company",
+      "address",
+      "lineItems"
+    ])
   })
 
   it("a changed scalar is a ValueChange", () => {
@@ -88,10 +96,20 @@ describe("diffValues on crm/deal", () => {
     const c = { id: "c", product: "C", quantity: 1, price: "1.00" }
     const d = { id: "d", product: "D", quantity: 1, price: "1.00" }
     const before = { lineItems: [a, b, c, d] }
-    const after = { lineItems: [{ id: "y", product: "Y" }, { ...d, price: "2.00" }, { id: "x", product: "X" }, { ...b, quantity: 7 }] }
+    const after = {
+      lineItems: [
+        { id: "y", product: "Y" },
+        { ...d, price: "2.00" },
+        { id: "x", product: "X" },
+        { ...b, quantity: 7 }
+      ]
+    }
     expect(diffValues(dealFields, before, after)).toEqual({
       lineItems: {
-        added: [{ id: "y", values: { product: "Y" } }, { id: "x", values: { product: "X" } }],
+        added: [
+          { id: "y", values: { product: "Y" } },
+          { id: "x", values: { product: "X" } }
+        ],
         modified: [
           { id: "d", changes: { price: { from: "1.00", to: "2.00" } } },
           { id: "b", changes: { quantity: { from: 1, to: 7 } } }
@@ -113,9 +131,9 @@ describe("diffValues on crm/deal", () => {
 
   it("rule 1: empty buckets are omitted", () => {
     const changes = diffValues(dealFields, deal, { ...deal, lineItems: [gadget] })
-    expect(changes?.["lineItems"]).toEqual({ removed: [{ id: "li-1" }] })
-    expect(changes?.["lineItems"]).not.toHaveProperty("added")
-    expect(changes?.["lineItems"]).not.toHaveProperty("modified")
+    expect(changes?.lineItems).toEqual({ removed: [{ id: "li-1" }] })
+    expect(changes?.lineItems).not.toHaveProperty("added")
+    expect(changes?.lineItems).not.toHaveProperty("modified")
   })
 
   it("rule 1: entry order is not significant (diffed by id), so a reorder alone omits the collection", () => {
@@ -126,9 +144,15 @@ describe("diffValues on crm/deal", () => {
   })
 
   it("rule 2: unchanged fields are omitted", () => {
-    const changes = diffValues(dealFields, deal, { ...deal, title: "Bigger deal", lineItems: [widget, { ...gadget, price: "99.00" }] })
+    const changes = diffValues(dealFields, deal, {
+      ...deal,
+      title: "Bigger deal",
+      lineItems: [widget, { ...gadget, price: "99.00" }]
+    })
     expect(Object.keys(changes ?? {})).toEqual(["title", "lineItems"])
-    expect(changes?.["lineItems"]).toEqual({ modified: [{ id: "li-2", changes: { price: { from: "120.00", to: "99.00" } } }] })
+    expect(changes?.lineItems).toEqual({
+      modified: [{ id: "li-2", changes: { price: { from: "120.00", to: "99.00" } } }]
+    })
   })
 
   it("rule 3: an unchanged object yields null, never {}", () => {
@@ -138,8 +162,16 @@ describe("diffValues on crm/deal", () => {
   })
 
   it("undeclared fields (schema drift) are compared as plain values, after the declared ones, sorted", () => {
-    const changes = diffValues(dealFields, { ...deal, zeta: 1, legacy: [1, 2] }, { ...deal, zeta: 2, legacy: [2, 1], stage: "won" })
-    expect(changes).toEqual({ stage: { from: "open", to: "won" }, legacy: { from: [1, 2], to: [2, 1] }, zeta: { from: 1, to: 2 } })
+    const changes = diffValues(
+      dealFields,
+      { ...deal, zeta: 1, legacy: [1, 2] },
+      { ...deal, zeta: 2, legacy: [2, 1], stage: "won" }
+    )
+    expect(changes).toEqual({
+      stage: { from: "open", to: "won" },
+      legacy: { from: [1, 2], to: [2, 1] },
+      zeta: { from: 1, to: 2 }
+    })
     expect(Object.keys(changes ?? {})).toEqual(["stage", "legacy", "zeta"])
   })
 
@@ -162,7 +194,19 @@ describe("diffValues on nested structures", () => {
 
   it("a struct inside an entry is a whole ValueChange; a nested collection recurses", () => {
     const before = { rows: [{ id: "r", label: "x", size: { width: 1, height: 2 }, parts: [{ id: "p1", name: "a" }] }] }
-    const after = { rows: [{ id: "r", label: "x", size: { width: 1, height: 3 }, parts: [{ id: "p1", name: "b" }, { id: "p2", name: "c" }] }] }
+    const after = {
+      rows: [
+        {
+          id: "r",
+          label: "x",
+          size: { width: 1, height: 3 },
+          parts: [
+            { id: "p1", name: "b" },
+            { id: "p2", name: "c" }
+          ]
+        }
+      ]
+    }
     expect(diffValues(fields, before, after)).toEqual({
       rows: {
         modified: [
@@ -184,7 +228,15 @@ describe("diffValues on nested structures", () => {
 
 describe("applyChanges", () => {
   it("rebuilds after from before and the diff", () => {
-    const after = { ...deal, stage: "won", address: null, lineItems: [{ ...gadget, quantity: 4 }, { id: "li-9", product: "New" }] }
+    const after = {
+      ...deal,
+      stage: "won",
+      address: null,
+      lineItems: [
+        { ...gadget, quantity: 4 },
+        { id: "li-9", product: "New" }
+      ]
+    }
     const { address: _address, ...expected } = after
     expect(applyChanges(dealFields, deal, diffValues(dealFields, deal, after))).toEqual(expected)
   })
@@ -193,7 +245,10 @@ describe("applyChanges", () => {
     const before = { lineItems: [widget, gadget] }
     const result = applyChanges(dealFields, before, {
       lineItems: {
-        added: [{ id: "b", values: { product: "B" } }, { id: "a", values: { product: "A" } }],
+        added: [
+          { id: "b", values: { product: "B" } },
+          { id: "a", values: { product: "A" } }
+        ],
         modified: [{ id: "li-1", changes: { quantity: { from: 2, to: 5 } } }]
       }
     })
@@ -203,12 +258,16 @@ describe("applyChanges", () => {
   })
 
   it("a `to: null` removes the field, and the result holds no null anywhere", () => {
-    const result = applyChanges(dealFields, { ...deal, company: null, address: { ...address, country: null } }, {
-      title: { from: "Big deal", to: null }
-    })
+    const result = applyChanges(
+      dealFields,
+      { ...deal, company: null, address: { ...address, country: null } },
+      {
+        title: { from: "Big deal", to: null }
+      }
+    )
     expect(result).not.toHaveProperty("title")
     expect(result).not.toHaveProperty("company")
-    expect(result["address"]).toEqual({ street: "1 Main St", city: "Lyon" })
+    expect(result.address).toEqual({ street: "1 Main St", city: "Lyon" })
   })
 
   it("null changes leave the values as they were", () => {

@@ -25,13 +25,20 @@ describe("fault 3: Redis restarted during writes with open broadcast streams", (
             Effect.gen(function* () {
               const streams = yield* openStreams(ctx.recorder, ctx.service.base, ctx.cookies, streamCount)
               yield* Effect.addFinalizer(() => streams.close)
-              yield* waitUntil(`${streamCount} broadcast streams open`, Effect.sync(() => allOpen(streams)), "20 seconds")
+              yield* waitUntil(
+                `${streamCount} broadcast streams open`,
+                Effect.sync(() => allOpen(streams)),
+                "20 seconds"
+              )
               yield* Effect.sleep("3 seconds")
 
               const down = ctx.recorder.now()
               yield* ctx.redis.kill
               yield* Effect.sleep("1 second")
-              const ready = yield* send(ctx.recorder, ctx.service.base, "/api/health/ready", { kind: "probe", timeoutMs: 5000 })
+              const ready = yield* send(ctx.recorder, ctx.service.base, "/api/health/ready", {
+                kind: "probe",
+                timeoutMs: 5000
+              })
               yield* Effect.sleep("1 second")
               yield* ctx.redis.start
               const back = ctx.recorder.now()
@@ -55,17 +62,27 @@ describe("fault 3: Redis restarted during writes with open broadcast streams", (
               const writesDuringOutage = ctx.recorder.exchanges.filter(
                 (e) => (e.kind === "create" || e.kind === "update") && e.startedAt >= down && e.startedAt < back
               )
-              const firstAfter = streams.clients.map((c) => c.events.find((e) => e.event === "changed" && e.at > back)?.at)
+              const firstAfter = streams.clients.map(
+                (c) => c.events.find((e) => e.event === "changed" && e.at > back)?.at
+              )
               ctx.metric("hints received", {
                 "before the outage": changed.filter((e) => e.at < down).length,
                 "during the outage": changed.filter((e) => e.at >= down && e.at < back).length,
                 "after Redis is back": changed.filter((e) => e.at >= back).length
               })
-              ctx.metric("stream reopens", streams.clients.reduce((n, c) => n + c.connections.length - 1, 0))
-              ctx.metric("resync events after Redis is back", events.filter((e) => e.event === "resync" && e.at >= back).length)
+              ctx.metric(
+                "stream reopens",
+                streams.clients.reduce((n, c) => n + c.connections.length - 1, 0)
+              )
+              ctx.metric(
+                "resync events after Redis is back",
+                events.filter((e) => e.event === "resync" && e.at >= back).length
+              )
               ctx.metric(
                 "streams resumed (ms after Redis is back, max)",
-                firstAfter.every((at) => at !== undefined) ? Math.round(Math.max(...firstAfter.map((at) => (at ?? 0) - back))) : null
+                firstAfter.every((at) => at !== undefined)
+                  ? Math.round(Math.max(...firstAfter.map((at) => (at ?? 0) - back)))
+                  : null
               )
               ctx.check(
                 "every stream gets changed hints again after the restart",
@@ -74,7 +91,15 @@ describe("fault 3: Redis restarted during writes with open broadcast streams", (
               )
               const opens = streams.clients.flatMap((c) => c.connections)
               const badOpens = opens.filter((c) => c.status !== undefined && c.status >= 500 && c.status !== 503)
-              ctx.metric("stream opens by status", Object.fromEntries([...new Set(opens.map((c) => String(c.status ?? "none")))].map((s) => [s, opens.filter((c) => String(c.status ?? "none") === s).length])))
+              ctx.metric(
+                "stream opens by status",
+                Object.fromEntries(
+                  [...new Set(opens.map((c) => String(c.status ?? "none")))].map((s) => [
+                    s,
+                    opens.filter((c) => String(c.status ?? "none") === s).length
+                  ])
+                )
+              )
               ctx.check(
                 "no stream open answered 500 (503 while Redis is down is fine)",
                 badOpens.length === 0,

@@ -9,7 +9,8 @@ describe("fault 4: the service killed (SIGKILL) and started again", () => {
       Effect.gen(function* () {
         const result = yield* runScenario({
           id: "4-service-sigkill",
-          title: "SIGKILL the service under writes and start it again; writers retry unanswered writes with their Idempotency-Key",
+          title:
+            "SIGKILL the service under writes and start it again; writers retry unanswered writes with their Idempotency-Key",
           writers: 16,
           sharedRecords: 4,
           createShare: 0.5,
@@ -24,14 +25,19 @@ describe("fault 4: the service killed (SIGKILL) and started again", () => {
               const killedAt = ctx.recorder.now()
               yield* service.signal("SIGKILL")
               const exit = yield* service.awaitExit("10 seconds")
-              if (exit === undefined) return yield* Effect.fail(new Error("the service did not die within 10 s of SIGKILL"))
+              if (exit === undefined)
+                return yield* Effect.fail(new Error("the service did not die within 10 s of SIGKILL"))
               ctx.faultEnded()
               const startupMs = yield* ctx.service.start
               ctx.metric("restart until ready (ms)", startupMs)
               yield* Effect.sleep("5 seconds")
-              const cut = ctx.recorder.exchanges.filter((e) => e.startedAt < killedAt && e.endedAt >= killedAt && e.status === undefined)
+              const cut = ctx.recorder.exchanges.filter(
+                (e) => e.startedAt < killedAt && e.endedAt >= killedAt && e.status === undefined
+              )
               ctx.metric("requests cut by the kill", cut.length)
-              const retried = ctx.traffic.writes.filter((w) => w.attempts.length > 1 && w.attempts.some((a) => a.status === undefined))
+              const retried = ctx.traffic.writes.filter(
+                (w) => w.attempts.length > 1 && w.attempts.some((a) => a.status === undefined)
+              )
               ctx.metric("writes retried after no answer", retried.length)
             })
         })

@@ -12,7 +12,9 @@ const budgetMs = 100
 
 const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
-  return sorted.length === 0 ? null : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0)
+  return sorted.length === 0
+    ? null
+    : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0)
 }
 
 describe("fault 6: an outside row lock on one record", () => {
@@ -31,11 +33,14 @@ describe("fault 6: an outside row lock on one record", () => {
           killsService: false,
           // Half the writers queue on the locked record, the others write elsewhere.
           pickRecord: (records) => (writer) =>
-            writer % 2 === 0 ? (records[0] ?? "") : (records[1 + Math.floor(Math.random() * (records.length - 1))] ?? ""),
+            writer % 2 === 0
+              ? (records[0] ?? "")
+              : (records[1 + Math.floor(Math.random() * (records.length - 1))] ?? ""),
           fault: (ctx) =>
             Effect.gen(function* () {
               const [locked, ...others] = ctx.records
-              if (locked === undefined || others.length === 0) return yield* Effect.fail(new Error("no records to lock"))
+              if (locked === undefined || others.length === 0)
+                return yield* Effect.fail(new Error("no records to lock"))
               yield* Effect.sleep("2 seconds")
 
               const held = yield* Deferred.make<void>()
@@ -60,8 +65,18 @@ describe("fault 6: an outside row lock on one record", () => {
               let round = 0
               while (ctx.recorder.now() - lockedAt < lockMs - 300) {
                 const other = others[round++ % others.length] ?? ""
-                measured.push(yield* send(ctx.recorder, ctx.service.base, `/api/records/crm/deal/${other}`, { kind: "read", headers }))
-                measured.push(yield* send(ctx.recorder, ctx.service.base, `${timelinePath(other)}?limit=10`, { kind: "read", headers }))
+                measured.push(
+                  yield* send(ctx.recorder, ctx.service.base, `/api/records/crm/deal/${other}`, {
+                    kind: "read",
+                    headers
+                  })
+                )
+                measured.push(
+                  yield* send(ctx.recorder, ctx.service.base, `${timelinePath(other)}?limit=10`, {
+                    kind: "read",
+                    headers
+                  })
+                )
                 measured.push(yield* send(ctx.recorder, ctx.service.base, "/api/health/ready", { kind: "probe" }))
               }
               yield* Fiber.join(holder)
@@ -86,12 +101,19 @@ describe("fault 6: an outside row lock on one record", () => {
                   `${slow} of ${ms.length} over ${budgetMs} ms (max ${String(percentile(ms, 100))} ms, p95 ${String(percentile(ms, 95))} ms); ${notOk} not 200 (${[...new Set(list.map((e) => e.status))].join(", ")})`
                 )
               }
-              stats("reads of other records", measured.filter((e) => e.kind === "read"))
-              stats("GET /api/health/ready", measured.filter((e) => e.kind === "probe"))
+              stats(
+                "reads of other records",
+                measured.filter((e) => e.kind === "read")
+              )
+              stats(
+                "GET /api/health/ready",
+                measured.filter((e) => e.kind === "probe")
+              )
               const lockedWrites = ctx.traffic.writes.filter((w) => w.recordId === locked && w.writer >= 0)
               ctx.metric("writes to the locked record", {
                 logical: lockedWrites.length,
-                "answered 503 while locked": lockedWrites.flatMap((w) => w.attempts).filter((a) => a.status === 503).length
+                "answered 503 while locked": lockedWrites.flatMap((w) => w.attempts).filter((a) => a.status === 503)
+                  .length
               })
             })
         })

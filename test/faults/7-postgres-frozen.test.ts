@@ -31,7 +31,12 @@ describe("fault 7: PostgreSQL frozen (SIGSTOP) and woken (SIGCONT)", () => {
               const probes: Array<Exchange> = []
               yield* Effect.gen(function* () {
                 while (ctx.recorder.now() - frozenAt < frozenMs) {
-                  probes.push(yield* send(ctx.recorder, ctx.service.base, "/api/health/ready", { kind: "probe", timeoutMs: 10_000 }))
+                  probes.push(
+                    yield* send(ctx.recorder, ctx.service.base, "/api/health/ready", {
+                      kind: "probe",
+                      timeoutMs: 10_000
+                    })
+                  )
                   yield* Effect.sleep("200 millis")
                 }
               }).pipe(Effect.ensuring(ctx.pg.thaw(pids)))
@@ -57,7 +62,10 @@ describe("fault 7: PostgreSQL frozen (SIGSTOP) and woken (SIGCONT)", () => {
                 during.length > 0 && during.every((e) => e.status === 503),
                 `${during.filter((e) => e.status === 503).length} of ${during.length} probes answered 503 (${[...new Set(during.map((e) => e.status ?? "none"))].join(", ")})`
               )
-              const readyAfter = yield* send(ctx.recorder, ctx.service.base, "/api/health/ready", { kind: "probe", timeoutMs: 5000 })
+              const readyAfter = yield* send(ctx.recorder, ctx.service.base, "/api/health/ready", {
+                kind: "probe",
+                timeoutMs: 5000
+              })
               ctx.check(
                 "ready again after CONT",
                 readyAfter.status === 200,

@@ -55,16 +55,28 @@ const subscribed = { subscribed: true, lostSince: null, outages: 0, lastOutageMs
 const PubSubDown = Layer.effectContext(
   Effect.gen(function* () {
     const context = yield* Effect.context<BroadcastBus | PresenceStore | LoginThrottleStore>()
-    return Context.add(context, BroadcastBus, BroadcastBus.of({ ...Context.get(context, BroadcastBus), isHealthy: Effect.succeed(false) }))
+    return Context.add(
+      context,
+      BroadcastBus,
+      BroadcastBus.of({ ...Context.get(context, BroadcastBus), isHealthy: Effect.succeed(false) })
+    )
   })
 ).pipe(Layer.provide(PubSubLive))
 
-layer(testApp({ redisUrl: Option.none() }, undefined, PubSubDown), { excludeTestServices: true })("readiness with pub/sub down", (it) => {
-  it.effect("is still 200, reported as degraded: writes and reads still work", () =>
-    Effect.gen(function* () {
-      const ready = yield* request(`${yield* baseUrl}/api/health/ready`)
-      expect(ready.status).toBe(200)
-      expect(ready.body).toMatchObject({ status: "degraded", draining: false, database: { status: "up" }, pubsub: { status: "down" } })
-    })
-  )
-})
+layer(testApp({ redisUrl: Option.none() }, undefined, PubSubDown), { excludeTestServices: true })(
+  "readiness with pub/sub down",
+  (it) => {
+    it.effect("is still 200, reported as degraded: writes and reads still work", () =>
+      Effect.gen(function* () {
+        const ready = yield* request(`${yield* baseUrl}/api/health/ready`)
+        expect(ready.status).toBe(200)
+        expect(ready.body).toMatchObject({
+          status: "degraded",
+          draining: false,
+          database: { status: "up" },
+          pubsub: { status: "down" }
+        })
+      })
+    )
+  }
+)

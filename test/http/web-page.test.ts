@@ -32,22 +32,27 @@ const buildFolder = (files: Record<string, string>) =>
 
 const indexHtml = `<!doctype html><title>Records</title><div id="root"></div>`
 const built = testApp().pipe(
-  Layer.provide(buildFolder({ "index.html": indexHtml, "assets/app-abc123.js": "console.log(1)", "favicon.svg": "<svg/>" }))
+  Layer.provide(
+    buildFolder({ "index.html": indexHtml, "assets/app-abc123.js": "console.log(1)", "favicon.svg": "<svg/>" })
+  )
 )
 
 const get = (path: string) => Effect.flatMap(baseUrl, (base) => request(`${base}${path}`))
 
 layer(built, { excludeTestServices: true })("the web page at /", (it) => {
-  it.effect("the page, its files and its 404s carry the security headers; the page's CSP allows its own files only", () =>
-    Effect.gen(function* () {
-      for (const path of ["/", "/records/crm/deal", "/assets/app-abc123.js", "/missing.js"]) {
-        const response = yield* get(path)
-        expect(response.headers.get("x-content-type-options"), path).toBe("nosniff")
-        expect(response.headers.get("x-frame-options"), path).toBe("DENY")
-        expect(response.headers.get("referrer-policy"), path).toBe("no-referrer")
-        expect(response.headers.get("content-security-policy"), path).toBe(pagePolicy)
-      }
-    }))
+  it.effect(
+    "the page, its files and its 404s carry the security headers; the page's CSP allows its own files only",
+    () =>
+      Effect.gen(function* () {
+        for (const path of ["/", "/records/crm/deal", "/assets/app-abc123.js", "/missing.js"]) {
+          const response = yield* get(path)
+          expect(response.headers.get("x-content-type-options"), path).toBe("nosniff")
+          expect(response.headers.get("x-frame-options"), path).toBe("DENY")
+          expect(response.headers.get("referrer-policy"), path).toBe("no-referrer")
+          expect(response.headers.get("content-security-policy"), path).toBe(pagePolicy)
+        }
+      })
+  )
 
   it.effect("serves index.html at / and at the page's own routes, revalidated on every load", () =>
     Effect.gen(function* () {
@@ -58,7 +63,8 @@ layer(built, { excludeTestServices: true })("the web page at /", (it) => {
         expect(response.headers.get("cache-control"), path).toBe("no-cache")
         expect(response.body, path).toBe(indexHtml)
       }
-    }))
+    })
+  )
 
   it.effect("serves built files with their type; hashed assets are cached for good", () =>
     Effect.gen(function* () {
@@ -70,7 +76,8 @@ layer(built, { excludeTestServices: true })("the web page at /", (it) => {
       const icon = yield* get("/favicon.svg")
       expect(icon.headers.get("content-type")).toMatch(/^image\/svg\+xml/)
       expect(icon.headers.get("cache-control")).toBe("no-cache")
-    }))
+    })
+  )
 
   it.effect("a missing file is a 404, never index.html; nothing outside the build folder is reachable", () =>
     Effect.gen(function* () {
@@ -79,7 +86,8 @@ layer(built, { excludeTestServices: true })("the web page at /", (it) => {
         expect(response.status, path).toBe(404)
         expect(response.body, path).toMatchObject({ _tag: "NotFound" })
       }
-    }))
+    })
+  )
 
   it.effect("/api stays the API: unknown API routes are its JSON 404, known ones answer as before", () =>
     Effect.gen(function* () {
@@ -92,7 +100,8 @@ layer(built, { excludeTestServices: true })("the web page at /", (it) => {
       expect((yield* get("/api/health")).status).toBe(200)
       expect((yield* get("/api/auth/me")).status).toBe(401)
       expect((yield* get("/api/docs")).headers.get("content-type")).toMatch(/^text\/html/)
-    }))
+    })
+  )
 })
 
 const unbuilt = testApp().pipe(Layer.provide(buildFolder({})))
@@ -108,5 +117,6 @@ layer(unbuilt, { excludeTestServices: true })("the web page before it is built",
       }
       expect((yield* get("/api/health")).status).toBe(200)
       expect((yield* get("/assets/app-abc123.js")).status).toBe(404)
-    }))
+    })
+  )
 })

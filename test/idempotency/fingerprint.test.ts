@@ -3,7 +3,9 @@ import { canonicalJson, payloadHash } from "../../src/idempotency/fingerprint"
 
 describe("the fingerprint of a request's decoded payload", () => {
   it("sorts object keys at every depth and keeps array order", () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { y: 1, x: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"x":2,"y":1}]},"b":1}')
+    expect(canonicalJson({ b: 1, a: { d: [3, { y: 1, x: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"x":2,"y":1}]},"b":1}'
+    )
     expect(payloadHash({ values: { title: "Kiosk", amount: "1.00" }, draft: false })).toBe(
       payloadHash({ draft: false, values: { amount: "1.00", title: "Kiosk" } })
     )

@@ -22,7 +22,8 @@ const deal = "crm/deal"
 const company = "crm/company"
 
 /** The same signed-in caller, sending `Idempotency-Key: key` on every request. */
-const withKey = (client: Client, cookie: string, key: string) => clientFor(client.base, cookie, { "idempotency-key": key })
+const withKey = (client: Client, cookie: string, key: string) =>
+  clientFor(client.base, cookie, { "idempotency-key": key })
 
 const replayed = (response: TestResponse) => response.headers.get("idempotency-replayed")
 
@@ -64,37 +65,39 @@ const member = (workspace: Workspace) =>
   })
 
 layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write routes", (it) => {
-  it.scoped("same key and same body twice: one record, one audit row, the same answer, the second marked replayed", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* member(workspace)
-      const keyed = withKey(client, cookie, "create-kiosk-1")
-      const body = { values: { title: "Kiosk", amount: "1200.00" } }
+  it.scoped(
+    "same key and same body twice: one record, one audit row, the same answer, the second marked replayed",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const { client, cookie } = yield* member(workspace)
+        const keyed = withKey(client, cookie, "create-kiosk-1")
+        const body = { values: { title: "Kiosk", amount: "1200.00" } }
 
-      const first = yield* keyed.post(`/api/records/${deal}`, body)
-      const second = yield* keyed.post(`/api/records/${deal}`, body)
-      expect(first.status).toBe(201)
-      expect(second.status).toBe(201)
-      expect(second.body).toEqual(first.body)
-      expect(replayed(first)).toBeNull()
-      expect(replayed(second)).toBe("true")
-      expect(second.headers.get("content-type")).toMatch(/^application\/json/)
+        const first = yield* keyed.post(`/api/records/${deal}`, body)
+        const second = yield* keyed.post(`/api/records/${deal}`, body)
+        expect(first.status).toBe(201)
+        expect(second.status).toBe(201)
+        expect(second.body).toEqual(first.body)
+        expect(replayed(first)).toBeNull()
+        expect(replayed(second)).toBe("true")
+        expect(second.headers.get("content-type")).toMatch(/^application\/json/)
 
-      const records = expectStatus(200)(yield* client.get(`/api/records/${deal}`)) as { records: Array<RecordBody> }
-      expect(records.records.map((r) => r.id)).toEqual([(first.body as RecordBody).id])
-      expect(yield* countRows(workspace, "audit_entries")).toBe(1)
+        const records = expectStatus(200)(yield* client.get(`/api/records/${deal}`)) as { records: Array<RecordBody> }
+        expect(records.records.map((r) => r.id)).toEqual([(first.body as RecordBody).id])
+        expect(yield* countRows(workspace, "audit_entries")).toBe(1)
 
-      // The fingerprint is the decoded payload's: key order, spacing and a defaulted field do not make another body.
-      const raw = yield* request(`${client.base}/api/records/${deal}`, {
-        method: "POST",
-        headers: { cookie, "idempotency-key": "create-kiosk-1", "content-type": "application/json" },
-        body: ` { "draft": false,  "values": { "amount": "1200.00", "title": "Kiosk" } } `
+        // The fingerprint is the decoded payload's: key order, spacing and a defaulted field do not make another body.
+        const raw = yield* request(`${client.base}/api/records/${deal}`, {
+          method: "POST",
+          headers: { cookie, "idempotency-key": "create-kiosk-1", "content-type": "application/json" },
+          body: ` { "draft": false,  "values": { "amount": "1200.00", "title": "Kiosk" } } `
+        })
+        expect(raw.status).toBe(201)
+        expect(replayed(raw)).toBe("true")
+        expect(raw.body).toEqual(first.body)
+        expect(yield* countRows(workspace, "records")).toBe(1)
       })
-      expect(raw.status).toBe(201)
-      expect(replayed(raw)).toBe("true")
-      expect(raw.body).toEqual(first.body)
-      expect(yield* countRows(workspace, "records")).toBe(1)
-    })
   )
 
   it.scoped("the same key with another body or on another route is a 422 and changes nothing", () =>
@@ -102,7 +105,9 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       const workspace = yield* freshWorkspace
       const { client, cookie } = yield* member(workspace)
       const keyed = withKey(client, cookie, "k-1")
-      const first = expectStatus(201)(yield* keyed.post(`/api/records/${deal}`, { values: { title: "Kiosk" } })) as RecordBody
+      const first = expectStatus(201)(
+        yield* keyed.post(`/api/records/${deal}`, { values: { title: "Kiosk" } })
+      ) as RecordBody
 
       const otherBody = yield* keyed.post(`/api/records/${deal}`, { values: { title: "Kiosk 2" } })
       expect(otherBody.status).toBe(422)
@@ -125,31 +130,33 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped("two requests with one key at once: the second waits for the first, exactly one commits, both answers equal", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* member(workspace)
-      const record = yield* createRecord(client, deal, { title: "Kiosk", amount: "1.00" })
-      const keyed = withKey(client, cookie, "raise-amount")
-      const patch = keyed.patch(`/api/records/${deal}/${record.id}`, { values: { amount: "2.00" } })
+  it.scoped(
+    "two requests with one key at once: the second waits for the first, exactly one commits, both answers equal",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const { client, cookie } = yield* member(workspace)
+        const record = yield* createRecord(client, deal, { title: "Kiosk", amount: "1.00" })
+        const keyed = withKey(client, cookie, "raise-amount")
+        const patch = keyed.patch(`/api/records/${deal}/${record.id}`, { values: { amount: "2.00" } })
 
-      // The first claims the key, then waits for the record's row lock, its transaction open.
-      const release = yield* lockRecord(workspace, record.id)
-      const first = yield* Effect.fork(patch)
-      yield* waitUntil(someoneWaits(`SELECT %"${workspace.schema}"."records"%FOR UPDATE%`))
-      // The second's claim of the same key waits for the first's transaction.
-      const second = yield* Effect.fork(patch)
-      yield* waitUntil(someoneWaits(`INSERT INTO "${workspace.schema}"."idempotency_keys"%`))
-      yield* release
+        // The first claims the key, then waits for the record's row lock, its transaction open.
+        const release = yield* lockRecord(workspace, record.id)
+        const first = yield* Effect.fork(patch)
+        yield* waitUntil(someoneWaits(`SELECT %"${workspace.schema}"."records"%FOR UPDATE%`))
+        // The second's claim of the same key waits for the first's transaction.
+        const second = yield* Effect.fork(patch)
+        yield* waitUntil(someoneWaits(`INSERT INTO "${workspace.schema}"."idempotency_keys"%`))
+        yield* release
 
-      const answers = [yield* Fiber.join(first), yield* Fiber.join(second)]
-      expect(answers.map((a) => a.status)).toEqual([200, 200])
-      expect(answers[1]?.body).toEqual(answers[0]?.body)
-      expect(answers.map(replayed)).toEqual([null, "true"])
-      expect((answers[0]?.body as RecordBody).values.amount).toBe("2.00")
-      const page = yield* timelineOf(client, deal, record.id)
-      expect(page.entries.map((e) => e.operation)).toEqual(["updated", "created"])
-    })
+        const answers = [yield* Fiber.join(first), yield* Fiber.join(second)]
+        expect(answers.map((a) => a.status)).toEqual([200, 200])
+        expect(answers[1]?.body).toEqual(answers[0]?.body)
+        expect(answers.map(replayed)).toEqual([null, "true"])
+        expect((answers[0]?.body as RecordBody | undefined)?.values.amount).toBe("2.00")
+        const page = yield* timelineOf(client, deal, record.id)
+        expect(page.entries.map((e) => e.operation)).toEqual(["updated", "created"])
+      })
   )
 
   it.scoped("a request that failed (4xx) stored nothing: its retry with the same key runs", () =>
@@ -181,9 +188,15 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       const workspace = yield* freshWorkspace
       const ann = yield* member(workspace)
       const bob = yield* member(workspace)
-      const byAnn = yield* withKey(ann.client, ann.cookie, "same-key").post(`/api/records/${deal}`, { values: { title: "Ann's" } })
-      const byBob = yield* withKey(bob.client, bob.cookie, "same-key").post(`/api/records/${deal}`, { values: { title: "Bob's" } })
-      const byBobSameBody = yield* withKey(bob.client, bob.cookie, "ann-key").post(`/api/records/${deal}`, { values: { title: "Ann's" } })
+      const byAnn = yield* withKey(ann.client, ann.cookie, "same-key").post(`/api/records/${deal}`, {
+        values: { title: "Ann's" }
+      })
+      const byBob = yield* withKey(bob.client, bob.cookie, "same-key").post(`/api/records/${deal}`, {
+        values: { title: "Bob's" }
+      })
+      const byBobSameBody = yield* withKey(bob.client, bob.cookie, "ann-key").post(`/api/records/${deal}`, {
+        values: { title: "Ann's" }
+      })
       expect([byAnn.status, byBob.status, byBobSameBody.status]).toEqual([201, 201, 201])
       expect([byAnn, byBob, byBobSameBody].map(replayed)).toEqual([null, null, null])
       expect(yield* countRows(workspace, "records")).toBe(3)
@@ -195,11 +208,15 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       const workspace = yield* freshWorkspace
       const { client, cookie } = yield* member(workspace)
       for (const key of ["", "x".repeat(256), "caf\u00e9", "tab\there"]) {
-        const response = yield* withKey(client, cookie, key).post(`/api/records/${deal}`, { values: { title: "Kiosk" } })
+        const response = yield* withKey(client, cookie, key).post(`/api/records/${deal}`, {
+          values: { title: "Kiosk" }
+        })
         expect(response.status, JSON.stringify(key)).toBe(400)
         expect(JSON.stringify(response.body)).toContain("Idempotency-Key")
       }
-      const longest = yield* withKey(client, cookie, "~".repeat(255)).post(`/api/records/${deal}`, { values: { title: "Kiosk" } })
+      const longest = yield* withKey(client, cookie, "~".repeat(255)).post(`/api/records/${deal}`, {
+        values: { title: "Kiosk" }
+      })
       expect(longest.status).toBe(201)
       expect(yield* countRows(workspace, "records")).toBe(1)
     })
@@ -277,29 +294,34 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped("a key older than IDEMPOTENCY_KEY_TTL is free again; the pruning pass deletes old keys in bounded batches", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* member(workspace)
-      const post = (key: string) => withKey(client, cookie, key).post(`/api/records/${deal}`, { values: { title: key } })
-      for (const key of ["old-1", "old-2", "old-3", "new-1"]) expectStatus(201)(yield* post(key))
-      yield* sql`UPDATE ${sql(workspace.table("idempotency_keys"))} SET created_at = now() - interval '25 hours'
+  it.scoped(
+    "a key older than IDEMPOTENCY_KEY_TTL is free again; the pruning pass deletes old keys in bounded batches",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const workspace = yield* freshWorkspace
+        const { client, cookie } = yield* member(workspace)
+        const post = (key: string) =>
+          withKey(client, cookie, key).post(`/api/records/${deal}`, { values: { title: key } })
+        for (const key of ["old-1", "old-2", "old-3", "new-1"]) expectStatus(201)(yield* post(key))
+        yield* sql`UPDATE ${sql(workspace.table("idempotency_keys"))} SET created_at = now() - interval '25 hours'
         WHERE key LIKE 'old-%'`
 
-      const reused = yield* post("old-1")
-      expect(reused.status).toBe(201)
-      expect(replayed(reused)).toBeNull()
-      expect(yield* countRows(workspace, "records")).toBe(5)
+        const reused = yield* post("old-1")
+        expect(reused.status).toBe(201)
+        expect(replayed(reused)).toBeNull()
+        expect(yield* countRows(workspace, "records")).toBe(5)
 
-      const keys = sql<{ key: string }>`SELECT key FROM ${sql(workspace.table("idempotency_keys"))} ORDER BY key`
-      // One batch of one per workspace and pass: one of the two old keys goes.
-      yield* pruneOnce({ batchSize: 1, maxBatches: 1 })
-      expect((yield* keys).filter((row) => row.key.startsWith("old-"))).toHaveLength(2)
-      yield* pruneOnce({ batchSize: 10, maxBatches: 2 })
-      const left = yield* sql<{ key: string }>`SELECT key FROM ${sql(workspace.table("idempotency_keys"))} ORDER BY key`
-      expect(left.map((row) => row.key)).toEqual(["new-1", "old-1"])
-    })
+        const keys = sql<{ key: string }>`SELECT key FROM ${sql(workspace.table("idempotency_keys"))} ORDER BY key`
+        // One batch of one per workspace and pass: one of the two old keys goes.
+        yield* pruneOnce({ batchSize: 1, maxBatches: 1 })
+        expect((yield* keys).filter((row) => row.key.startsWith("old-"))).toHaveLength(2)
+        yield* pruneOnce({ batchSize: 10, maxBatches: 2 })
+        const left = yield* sql<{
+          key: string
+        }>`SELECT key FROM ${sql(workspace.table("idempotency_keys"))} ORDER BY key`
+        expect(left.map((row) => row.key)).toEqual(["new-1", "old-1"])
+      })
   )
 
   // The engine's route is left out of the public document (docs/security.md); its header is tested by replay above.
@@ -312,12 +334,16 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       const writes = Object.entries(document.paths).flatMap(([path, item]) =>
         Object.entries(item)
           .filter(([method]) => ["post", "patch", "delete"].includes(method))
-          .filter(() => ["/api/records", "/api/actions", "/api/conversations"].some((prefix) => path.startsWith(prefix)))
+          .filter(() =>
+            ["/api/records", "/api/actions", "/api/conversations"].some((prefix) => path.startsWith(prefix))
+          )
           .map(([method, operation]) => ({ route: `${method} ${path}`, operation }))
       )
       expect(writes.length).toBe(8)
       for (const { route, operation } of writes) {
-        const header = operation.parameters?.find((p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key")
+        const header = operation.parameters?.find(
+          (p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key"
+        )
         expect(header, route).toBeDefined()
         expect(header?.required ?? false, route).toBe(false)
       }

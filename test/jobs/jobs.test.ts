@@ -36,31 +36,40 @@ const enqueue = (workspace: Workspace, actor: Actor | null, job: string, payload
   Effect.gen(function* () {
     const units = yield* UnitOfWork
     const records = yield* Records
-    const work = records.runPlugin(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue(job, payload))).pipe(
-      Effect.tap(() => (failAfter ? Effect.fail(new Conflict({ message: "the unit fails after enqueueing" })) : Effect.void))
-    )
+    const work = records
+      .runPlugin(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue(job, payload)))
+      .pipe(
+        Effect.tap(() =>
+          failAfter ? Effect.fail(new Conflict({ message: "the unit fails after enqueueing" })) : Effect.void
+        )
+      )
     const unit = units.run(workspace, work)
     return yield* Effect.exit(actor === null ? unit : unit.pipe(withActor(actor)))
   })
 
 layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs (durable, in PostgreSQL)", (it) => {
-  it.scoped("enqueueing is part of the unit: a rolled-back unit enqueues nothing, a committed one exactly one job", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const actor = yield* freshUserActor(workspace)
-      const key = uniqueSuffix()
-      const rolledBack = yield* enqueue(workspace, actor, "test/flaky", { key, failures: 0 }, true)
-      expect(Exit.isFailure(rolledBack)).toBe(true)
-      expect(yield* queuedJobs(workspace)).toEqual([])
+  it.scoped(
+    "enqueueing is part of the unit: a rolled-back unit enqueues nothing, a committed one exactly one job",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const actor = yield* freshUserActor(workspace)
+        const key = uniqueSuffix()
+        const rolledBack = yield* enqueue(workspace, actor, "test/flaky", { key, failures: 0 }, true)
+        expect(Exit.isFailure(rolledBack)).toBe(true)
+        expect(yield* queuedJobs(workspace)).toEqual([])
 
-      const committed = yield* enqueue(workspace, actor, "test/flaky", { key, failures: 0 })
-      expect(Exit.isSuccess(committed)).toBe(true)
-      yield* eventually("the job is done", Effect.map(queuedJobs(workspace), (rows) => rows[0]?.completed === true))
-      expect(yield* queuedJobs(workspace)).toEqual([
-        { id: Exit.isSuccess(committed) ? committed.value : "", completed: true, attempts: 1, lastFailure: null }
-      ])
-      expect(flakyRuns.get(key)).toHaveLength(1)
-    })
+        const committed = yield* enqueue(workspace, actor, "test/flaky", { key, failures: 0 })
+        expect(Exit.isSuccess(committed)).toBe(true)
+        yield* eventually(
+          "the job is done",
+          Effect.map(queuedJobs(workspace), (rows) => rows[0]?.completed === true)
+        )
+        expect(yield* queuedJobs(workspace)).toEqual([
+          { id: Exit.isSuccess(committed) ? committed.value : "", completed: true, attempts: 1, lastFailure: null }
+        ])
+        expect(flakyRuns.get(key)).toHaveLength(1)
+      })
   )
 
   it.scoped("no actor, no job: enqueueing with no actor in context fails and rolls the whole unit back", () =>
@@ -74,7 +83,9 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
           workspace,
           Effect.zipRight(
             records.create("test/widget", { name: "draft" }, { draft: true }),
-            records.runPlugin(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/flaky", { key: "x", failures: 0 })))
+            records.runPlugin(
+              Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/flaky", { key: "x", failures: 0 }))
+            )
           )
         )
       )
@@ -86,76 +97,109 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
     })
   )
 
-  it.scoped("a failing job is retried with growing waits; what a failed run wrote is rolled back; the last run's rows name the enqueuer", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const actor = yield* freshUserActor(workspace)
-      const key = uniqueSuffix()
-      yield* enqueue(workspace, actor, "test/flaky", { key, failures: 2 })
-      yield* eventually("the job is done", Effect.map(queuedJobs(workspace), (rows) => rows[0]?.completed === true))
+  it.scoped(
+    "a failing job is retried with growing waits; what a failed run wrote is rolled back; the last run's rows name the enqueuer",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const actor = yield* freshUserActor(workspace)
+        const key = uniqueSuffix()
+        yield* enqueue(workspace, actor, "test/flaky", { key, failures: 2 })
+        yield* eventually(
+          "the job is done",
+          Effect.map(queuedJobs(workspace), (rows) => rows[0]?.completed === true)
+        )
 
-      const [job] = yield* queuedJobs(workspace)
-      expect(job).toMatchObject({ completed: true, attempts: 3 })
-      const runs = flakyRuns.get(key) ?? []
-      expect(runs).toHaveLength(3)
-      // JOB_RETRY_BASE_MS is 50 in tests: the second run waits >= 50 ms, the third >= 100 ms.
-      expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(50)
-      expect(runs[2]! - runs[1]!).toBeGreaterThanOrEqual(100)
+        const [job] = yield* queuedJobs(workspace)
+        expect(job).toMatchObject({ completed: true, attempts: 3 })
+        const runs = flakyRuns.get(key) ?? []
+        expect(runs).toHaveLength(3)
+        // JOB_RETRY_BASE_MS is 50 in tests: the second run waits >= 50 ms, the third >= 100 ms.
+        expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(50)
+        expect(runs[2]! - runs[1]!).toBeGreaterThanOrEqual(100)
 
-      const sql = yield* SqlClient.SqlClient
-      const widgets = yield* sql<{ name: string }>`SELECT values->>'name' AS name FROM ${sql(workspace.table("records"))}`
-      expect(widgets).toEqual([{ name: `${key} run 3` }])
-      const audit = yield* sql<{ actor: unknown; cause: unknown }>`SELECT actor, cause FROM ${sql(workspace.table("audit_entries"))}`
-      expect(audit).toEqual([{ actor, cause: { kind: "job", job: "test/flaky", jobId: job!.id } }])
-    })
+        const sql = yield* SqlClient.SqlClient
+        const widgets = yield* sql<{
+          name: string
+        }>`SELECT values->>'name' AS name FROM ${sql(workspace.table("records"))}`
+        expect(widgets).toEqual([{ name: `${key} run 3` }])
+        const audit = yield* sql<{
+          actor: unknown
+          cause: unknown
+        }>`SELECT actor, cause FROM ${sql(workspace.table("audit_entries"))}`
+        expect(audit).toEqual([{ actor, cause: { kind: "job", job: "test/flaky", jobId: job!.id } }])
+      })
   )
 
-  it.scoped("a job that keeps failing ends in the failed state, listed with its last failure, never dropped; it can be retried", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const actor = yield* freshUserActor(workspace)
-      yield* enqueue(workspace, actor, "test/doomed", {})
-      const failedWork = yield* FailedWork
-      const failedHere = Effect.map(failedWork.list, (items) => items.filter((item) => item.workspace === workspace.slug))
-      yield* eventually("the job has failed for good", Effect.map(failedHere, (items) => items.length === 1))
+  it.scoped(
+    "a job that keeps failing ends in the failed state, listed with its last failure, never dropped; it can be retried",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const actor = yield* freshUserActor(workspace)
+        yield* enqueue(workspace, actor, "test/doomed", {})
+        const failedWork = yield* FailedWork
+        const failedHere = Effect.map(failedWork.list, (items) =>
+          items.filter((item) => item.workspace === workspace.slug)
+        )
+        yield* eventually(
+          "the job has failed for good",
+          Effect.map(failedHere, (items) => items.length === 1)
+        )
 
-      const [job] = yield* queuedJobs(workspace)
-      expect(job).toMatchObject({ completed: false, attempts: 3 })
-      expect(job?.lastFailure).toContain("doomed to fail")
-      expect(yield* failedHere).toEqual([
-        {
-          id: job!.id,
-          kind: "job",
-          name: "test/doomed",
-          workspace: workspace.slug,
-          attempts: 3,
-          lastFailure: job!.lastFailure,
-          failedAt: expect.any(Date)
-        }
-      ])
-      expect(yield* counts(workspace)).toEqual({ records: 0, audit: 0 })
+        const [job] = yield* queuedJobs(workspace)
+        expect(job).toMatchObject({ completed: false, attempts: 3 })
+        expect(job?.lastFailure).toContain("doomed to fail")
+        expect(yield* failedHere).toEqual([
+          {
+            id: job!.id,
+            kind: "job",
+            name: "test/doomed",
+            workspace: workspace.slug,
+            attempts: 3,
+            lastFailure: job!.lastFailure,
+            failedAt: expect.any(Date)
+          }
+        ])
+        expect(yield* counts(workspace)).toEqual({ records: 0, audit: 0 })
 
-      // A second chance: three more attempts, then failed again.
-      expect(yield* failedWork.retry(job!.id)).toBe(true)
-      expect(yield* failedWork.retry(crypto.randomUUID())).toBe(false)
-      yield* eventually("taken again", Effect.map(queuedJobs(workspace), (rows) => rows[0]?.attempts !== 3))
-      yield* eventually("failed again", Effect.map(failedHere, (items) => items.length === 1))
-      expect(yield* counts(workspace)).toEqual({ records: 0, audit: 0 })
-    })
+        // A second chance: three more attempts, then failed again.
+        expect(yield* failedWork.retry(job!.id)).toBe(true)
+        expect(yield* failedWork.retry(crypto.randomUUID())).toBe(false)
+        yield* eventually(
+          "taken again",
+          Effect.map(queuedJobs(workspace), (rows) => rows[0]?.attempts !== 3)
+        )
+        yield* eventually(
+          "failed again",
+          Effect.map(failedHere, (items) => items.length === 1)
+        )
+        expect(yield* counts(workspace)).toEqual({ records: 0, audit: 0 })
+      })
   )
 
-  it.scoped("an envelope without an actor: the handler runs, every write of it fails and rolls back, and the job ends failed", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const key = uniqueSuffix()
-      // Written past `enqueue` (which refuses to capture no actor), as an old or hand-made envelope would be.
-      yield* (yield* JobQueue).queue.offer({ workspace, job: "test/flaky", payload: { key, failures: 0 }, actor: null })
-      yield* eventually("the job has failed for good", Effect.map(queuedJobs(workspace), (rows) => rows[0]?.attempts === 3))
-      const [job] = yield* queuedJobs(workspace)
-      expect(job?.completed).toBe(false)
-      expect(job?.lastFailure).toContain("no actor in context while auditing created of test/widget")
-      expect(flakyRuns.get(key)).toHaveLength(3)
-      expect(yield* counts(workspace)).toEqual({ records: 0, audit: 0 })
-    })
+  it.scoped(
+    "an envelope without an actor: the handler runs, every write of it fails and rolls back, and the job ends failed",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const key = uniqueSuffix()
+        // Written past `enqueue` (which refuses to capture no actor), as an old or hand-made envelope would be.
+        yield* (yield* JobQueue).queue.offer({
+          workspace,
+          job: "test/flaky",
+          payload: { key, failures: 0 },
+          actor: null
+        })
+        yield* eventually(
+          "the job has failed for good",
+          Effect.map(queuedJobs(workspace), (rows) => rows[0]?.attempts === 3)
+        )
+        const [job] = yield* queuedJobs(workspace)
+        expect(job?.completed).toBe(false)
+        expect(job?.lastFailure).toContain("no actor in context while auditing created of test/widget")
+        expect(flakyRuns.get(key)).toHaveLength(3)
+        expect(yield* counts(workspace)).toEqual({ records: 0, audit: 0 })
+      })
   )
 })

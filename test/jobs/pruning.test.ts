@@ -15,20 +15,27 @@ const sessions = `${platformSchema}.sessions`
 
 /** `count` sessions of the user, expired a minute ago (or valid for an hour). */
 const addSessions = (userId: string, workspaceId: string, count: number, expired: boolean) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`INSERT INTO ${sql(sessions)} (token_hash, user_id, workspace_id, expires_at)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql`INSERT INTO ${sql(sessions)} (token_hash, user_id, workspace_id, expires_at)
       SELECT md5(${randomBytes(8).toString("hex")}::text || i::text), ${userId}, ${workspaceId},
         now() + make_interval(mins => ${expired ? -1 : 60}::int)
       FROM generate_series(1, ${count}::int) AS i`
   ).pipe(Effect.orDie)
 
 const sessionCounts = (userId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ readonly expired: number; readonly live: number }>`SELECT
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ readonly expired: number; readonly live: number }>`SELECT
         count(*) FILTER (WHERE expires_at <= now())::int AS expired,
         count(*) FILTER (WHERE expires_at > now())::int AS live
       FROM ${sql(sessions)} WHERE user_id = ${userId}`
-  ).pipe(Effect.map((rows) => rows[0] ?? { expired: -1, live: -1 }), Effect.orDie)
+  ).pipe(
+    Effect.map((rows) => rows[0] ?? { expired: -1, live: -1 }),
+    Effect.orDie
+  )
 
 /** A completed-run marker `ageDays` old; with a queue element of its id when `element` says so. */
 const addMarker = (workspace: Workspace, queue: string, ageDays: number, element: "none" | "completed" | "pending") =>
@@ -45,9 +52,13 @@ const addMarker = (workspace: Workspace, queue: string, ageDays: number, element
   }).pipe(Effect.orDie)
 
 const markerIds = (workspace: Workspace) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ readonly id: string }>`SELECT id::text AS id FROM ${sql(workspace.table("completed_runs"))}`
-  ).pipe(Effect.map((rows) => new Set(rows.map((row) => row.id))), Effect.orDie)
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ readonly id: string }>`SELECT id::text AS id FROM ${sql(workspace.table("completed_runs"))}`
+  ).pipe(
+    Effect.map((rows) => new Set(rows.map((row) => row.id))),
+    Effect.orDie
+  )
 
 /** A queue of this test's own (no worker takes from it), emptied when the scope closes. */
 const ownQueue = Effect.gen(function* () {
@@ -77,8 +88,10 @@ layer(TestServices, { excludeTestServices: true })("pruning", (it) => {
       )
       yield* eventually(
         "expired sessions and prunable markers are gone",
-        Effect.zipWith(sessionCounts(user.id), markerIds(workspace), (counts, markers) =>
-          counts.expired === 0 && !markers.has(oldGone) && !markers.has(oldDone)
+        Effect.zipWith(
+          sessionCounts(user.id),
+          markerIds(workspace),
+          (counts, markers) => counts.expired === 0 && !markers.has(oldGone) && !markers.has(oldDone)
         )
       )
       expect(yield* sessionCounts(user.id)).toEqual({ expired: 0, live: 1 })

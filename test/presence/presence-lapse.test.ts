@@ -39,7 +39,9 @@ const presenceHint = (businessObjectId: string) => ({
 
 /** Everything the workspace's subscription holds right now, emptied. */
 const received = (hints: Queue.Dequeue<Broadcast>) =>
-  Effect.map(Queue.takeAll(hints), (all) => Chunk.toReadonlyArray(all).map(({ type, data }) => ({ type, data: { ...data } })))
+  Effect.map(Queue.takeAll(hints), (all) =>
+    Chunk.toReadonlyArray(all).map(({ type, data }) => ({ type, data: { ...data } }))
+  )
 
 /** The scenarios, against the `Presence` service in context; each gets its own workspace id. */
 const scenarios = {
@@ -52,7 +54,9 @@ const scenarios = {
       const hints = yield* subscribeQueue(yield* BroadcastBus, workspace)
       const r1: PresenceRecordKey = { workspace, businessObject: deal, recordId: "r1" }
       const editors = Effect.map(presence.list(workspace, deal), ({ records }) =>
-        Object.fromEntries(Object.entries(records).map(([id, list]) => [id, list.map(({ id, name }) => ({ id, name }))]))
+        Object.fromEntries(
+          Object.entries(records).map(([id, list]) => [id, list.map(({ id, name }) => ({ id, name }))])
+        )
       )
       const listed = { r1: [{ id: "e1", name: "Alice" }] }
 
@@ -135,7 +139,9 @@ const titles: Record<Scenario, string> = {
 describe("presence lapse under TestClock (in-process store)", () => {
   for (const name of names) {
     it.effect(titles[name], () =>
-      Effect.scoped(scenarios[name](`test-${randomUUID()}`)).pipe(Effect.provide(presenceOver(PresenceStoreInProcess.layer)))
+      Effect.scoped(scenarios[name](`test-${randomUUID()}`)).pipe(
+        Effect.provide(presenceOver(PresenceStoreInProcess.layer))
+      )
     )
   }
 })

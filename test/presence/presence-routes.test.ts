@@ -44,7 +44,10 @@ const presenceClient = (base: string, cookie: string) => {
         const body = expectStatus(200)(response) as PresenceBody
         expect(Object.keys(body)).toEqual(["records"])
         return Object.fromEntries(
-          Object.entries(body.records).map(([id, editors]) => [id, [...editors].sort((a, b) => a.id.localeCompare(b.id))])
+          Object.entries(body.records).map(([id, editors]) => [
+            id,
+            [...editors].sort((a, b) => a.id.localeCompare(b.id))
+          ])
         )
       })
   }
@@ -82,7 +85,9 @@ type Client = Effect.Effect.Success<ReturnType<typeof signedInMember>>["client"]
 const closeWindow = (sse: SseStream, client: Client, from: number) =>
   Effect.gen(function* () {
     const marker = yield* createRecord(client, company, { name: "window marker" })
-    const isMarker = (e: SseEvent) => e.event === "changed" && JSON.stringify(e.data) === JSON.stringify({ businessObject: company, businessObjectId: marker.id })
+    const isMarker = (e: SseEvent) =>
+      e.event === "changed" &&
+      JSON.stringify(e.data) === JSON.stringify({ businessObject: company, businessObjectId: marker.id })
     const all = yield* sse.waitFor((events) => events.slice(from).some(isMarker), "10 seconds")
     const at = from + all.slice(from).findIndex(isMarker)
     return { window: all.slice(from, at), next: at + 1 }
@@ -113,7 +118,8 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       const { window } = yield* closeWindow(sse, client, next)
       expect(window).toEqual([presenceHint(record.id)])
       expect(yield* presence.editors()).toEqual({ [record.id]: [{ id: "form-1", name: user.name }] })
-    }))
+    })
+  )
 
   it.scoped("present --heartbeat, same editor--> present, renewed: 204 and nothing broadcast", () =>
     Effect.gen(function* () {
@@ -133,132 +139,149 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       const renewals = yield* closeWindow(sse, client, arrival.next)
       expect(renewals.window).toEqual([])
       expect(yield* presence.editors()).toEqual({ [record.id]: [{ id: "form-1", name: user.name }] })
-    }))
+    })
+  )
 
-  it.scoped("present --DELETE--> absent: 204, a presence hint, no longer listed; DELETE of an absent editor: 204, silent", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* presenceWorkspace
-      const { client, cookie, presence } = yield* member(base, workspace)
-      const record = yield* createRecord(client, deal, { title: "Kiosk" })
-      const sse = yield* openStream(base, cookie)
-      expect((yield* presence.heartbeat(record.id, "form-1")).status).toBe(204)
-      const arrival = yield* closeWindow(sse, client, 0)
-      expect(arrival.window.filter((e) => e.event === "presence")).toEqual([presenceHint(record.id)])
+  it.scoped(
+    "present --DELETE--> absent: 204, a presence hint, no longer listed; DELETE of an absent editor: 204, silent",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* presenceWorkspace
+        const { client, cookie, presence } = yield* member(base, workspace)
+        const record = yield* createRecord(client, deal, { title: "Kiosk" })
+        const sse = yield* openStream(base, cookie)
+        expect((yield* presence.heartbeat(record.id, "form-1")).status).toBe(204)
+        const arrival = yield* closeWindow(sse, client, 0)
+        expect(arrival.window.filter((e) => e.event === "presence")).toEqual([presenceHint(record.id)])
 
-      const del = yield* presence.leave(record.id, "form-1")
-      expect(del.status).toBe(204)
-      expect(del.body).toBeUndefined()
-      const departure = yield* closeWindow(sse, client, arrival.next)
-      expect(departure.window).toEqual([presenceHint(record.id)])
-      expect(yield* presence.editors()).toEqual({})
+        const del = yield* presence.leave(record.id, "form-1")
+        expect(del.status).toBe(204)
+        expect(del.body).toBeUndefined()
+        const departure = yield* closeWindow(sse, client, arrival.next)
+        expect(departure.window).toEqual([presenceHint(record.id)])
+        expect(yield* presence.editors()).toEqual({})
 
-      // Absent already (left), and never seen at all: both 204, neither broadcasts.
-      expect((yield* presence.leave(record.id, "form-1")).status).toBe(204)
-      expect((yield* presence.leave(record.id, "never-seen")).status).toBe(204)
-      const absent = yield* closeWindow(sse, client, departure.next)
-      expect(absent.window).toEqual([])
-      expect(yield* presence.editors()).toEqual({})
-    }))
+        // Absent already (left), and never seen at all: both 204, neither broadcasts.
+        expect((yield* presence.leave(record.id, "form-1")).status).toBe(204)
+        expect((yield* presence.leave(record.id, "never-seen")).status).toBe(204)
+        const absent = yield* closeWindow(sse, client, departure.next)
+        expect(absent.window).toEqual([])
+        expect(yield* presence.editors()).toEqual({})
+      })
+  )
 
-  it.scoped("an editor id held by another user: PUT and DELETE by someone else are 403; the holder stays; nothing broadcast", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* presenceWorkspace
-      const holder = yield* member(base, workspace)
-      const other = yield* member(base, workspace)
-      const record = yield* createRecord(holder.client, deal, { title: "Kiosk" })
-      const sse = yield* openStream(base, holder.cookie)
-      expect((yield* holder.presence.heartbeat(record.id, "form-1")).status).toBe(204)
-      const arrival = yield* closeWindow(sse, holder.client, 0)
+  it.scoped(
+    "an editor id held by another user: PUT and DELETE by someone else are 403; the holder stays; nothing broadcast",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* presenceWorkspace
+        const holder = yield* member(base, workspace)
+        const other = yield* member(base, workspace)
+        const record = yield* createRecord(holder.client, deal, { title: "Kiosk" })
+        const sse = yield* openStream(base, holder.cookie)
+        expect((yield* holder.presence.heartbeat(record.id, "form-1")).status).toBe(204)
+        const arrival = yield* closeWindow(sse, holder.client, 0)
 
-      expectForbidden(yield* other.presence.heartbeat(record.id, "form-1"))
-      expectForbidden(yield* other.presence.leave(record.id, "form-1"))
-      const refused = yield* closeWindow(sse, holder.client, arrival.next)
-      expect(refused.window).toEqual([])
-      const listed = { [record.id]: [{ id: "form-1", name: holder.user.name }] }
-      expect(yield* holder.presence.editors()).toEqual(listed)
-      expect(yield* other.presence.editors()).toEqual(listed)
+        expectForbidden(yield* other.presence.heartbeat(record.id, "form-1"))
+        expectForbidden(yield* other.presence.leave(record.id, "form-1"))
+        const refused = yield* closeWindow(sse, holder.client, arrival.next)
+        expect(refused.window).toEqual([])
+        const listed = { [record.id]: [{ id: "form-1", name: holder.user.name }] }
+        expect(yield* holder.presence.editors()).toEqual(listed)
+        expect(yield* other.presence.editors()).toEqual(listed)
 
-      // The holder itself still renews (silently) and leaves (announced).
-      expect((yield* holder.presence.heartbeat(record.id, "form-1")).status).toBe(204)
-      expect((yield* holder.presence.leave(record.id, "form-1")).status).toBe(204)
-      const left = yield* closeWindow(sse, holder.client, refused.next)
-      expect(left.window).toEqual([presenceHint(record.id)])
-    }))
+        // The holder itself still renews (silently) and leaves (announced).
+        expect((yield* holder.presence.heartbeat(record.id, "form-1")).status).toBe(204)
+        expect((yield* holder.presence.leave(record.id, "form-1")).status).toBe(204)
+        const left = yield* closeWindow(sse, holder.client, refused.next)
+        expect(left.window).toEqual([presenceHint(record.id)])
+      })
+  )
 
-  it.scoped("two users and two tabs of one user are three editors; GET groups by record, one business object, one workspace", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* presenceWorkspace
-      const otherWorkspace = yield* presenceWorkspace
-      const alice = yield* member(base, workspace)
-      const bob = yield* member(base, workspace)
-      const carol = yield* member(base, otherWorkspace)
-      const r1 = yield* createRecord(alice.client, deal, { title: "One" })
-      const r2 = yield* createRecord(alice.client, deal, { title: "Two" })
-      const acme = yield* createRecord(alice.client, company, { name: "Acme" })
-      const elsewhere = yield* createRecord(carol.client, deal, { title: "Elsewhere" })
-      const sse = yield* openStream(base, alice.cookie)
-      const baseline = yield* closeWindow(sse, alice.client, 0)
+  it.scoped(
+    "two users and two tabs of one user are three editors; GET groups by record, one business object, one workspace",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* presenceWorkspace
+        const otherWorkspace = yield* presenceWorkspace
+        const alice = yield* member(base, workspace)
+        const bob = yield* member(base, workspace)
+        const carol = yield* member(base, otherWorkspace)
+        const r1 = yield* createRecord(alice.client, deal, { title: "One" })
+        const r2 = yield* createRecord(alice.client, deal, { title: "Two" })
+        const acme = yield* createRecord(alice.client, company, { name: "Acme" })
+        const elsewhere = yield* createRecord(carol.client, deal, { title: "Elsewhere" })
+        const sse = yield* openStream(base, alice.cookie)
+        const baseline = yield* closeWindow(sse, alice.client, 0)
 
-      for (const response of [
-        yield* alice.presence.heartbeat(r1.id, "alice-tab-1"),
-        yield* alice.presence.heartbeat(r1.id, "alice-tab-2"),
-        yield* bob.presence.heartbeat(r1.id, "bob-tab"),
-        yield* alice.presence.heartbeat(r2.id, "alice-tab-3"),
-        // Another business object of the same workspace.
-        yield* alice.presence.heartbeat(acme.id, "alice-company-tab", company),
-        // Another workspace, the same editor id.
-        yield* carol.presence.heartbeat(elsewhere.id, "alice-tab-1")
-      ]) {
-        expect(response.status).toBe(204)
-      }
+        for (const response of [
+          yield* alice.presence.heartbeat(r1.id, "alice-tab-1"),
+          yield* alice.presence.heartbeat(r1.id, "alice-tab-2"),
+          yield* bob.presence.heartbeat(r1.id, "bob-tab"),
+          yield* alice.presence.heartbeat(r2.id, "alice-tab-3"),
+          // Another business object of the same workspace.
+          yield* alice.presence.heartbeat(acme.id, "alice-company-tab", company),
+          // Another workspace, the same editor id.
+          yield* carol.presence.heartbeat(elsewhere.id, "alice-tab-1")
+        ]) {
+          expect(response.status).toBe(204)
+        }
 
-      const expected = {
-        [r1.id]: [
-          { id: "alice-tab-1", name: alice.user.name },
-          { id: "alice-tab-2", name: alice.user.name },
-          { id: "bob-tab", name: bob.user.name }
-        ],
-        [r2.id]: [{ id: "alice-tab-3", name: alice.user.name }]
-      }
-      expect(yield* alice.presence.editors()).toEqual(expected)
-      expect(yield* bob.presence.editors()).toEqual(expected)
-      expect(yield* alice.presence.editors(company)).toEqual({ [acme.id]: [{ id: "alice-company-tab", name: alice.user.name }] })
-      expect(yield* carol.presence.editors()).toEqual({ [elsewhere.id]: [{ id: "alice-tab-1", name: carol.user.name }] })
-      expect(yield* carol.presence.editors(company)).toEqual({})
+        const expected = {
+          [r1.id]: [
+            { id: "alice-tab-1", name: alice.user.name },
+            { id: "alice-tab-2", name: alice.user.name },
+            { id: "bob-tab", name: bob.user.name }
+          ],
+          [r2.id]: [{ id: "alice-tab-3", name: alice.user.name }]
+        }
+        expect(yield* alice.presence.editors()).toEqual(expected)
+        expect(yield* bob.presence.editors()).toEqual(expected)
+        expect(yield* alice.presence.editors(company)).toEqual({
+          [acme.id]: [{ id: "alice-company-tab", name: alice.user.name }]
+        })
+        expect(yield* carol.presence.editors()).toEqual({
+          [elsewhere.id]: [{ id: "alice-tab-1", name: carol.user.name }]
+        })
+        expect(yield* carol.presence.editors(company)).toEqual({})
 
-      // Every arrival in this workspace was announced, once each; the other workspace's was not.
-      const { window } = yield* closeWindow(sse, alice.client, baseline.next)
-      expect(window).toEqual([
-        presenceHint(r1.id),
-        presenceHint(r1.id),
-        presenceHint(r1.id),
-        presenceHint(r2.id),
-        presenceHint(acme.id, company)
-      ])
-    }))
+        // Every arrival in this workspace was announced, once each; the other workspace's was not.
+        const { window } = yield* closeWindow(sse, alice.client, baseline.next)
+        expect(window).toEqual([
+          presenceHint(r1.id),
+          presenceHint(r1.id),
+          presenceHint(r1.id),
+          presenceHint(r2.id),
+          presenceHint(acme.id, company)
+        ])
+      })
+  )
 
-  it.scoped("a heartbeat on a record that does not exist (or lives in another workspace) is a 404 and announces nothing", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* presenceWorkspace
-      const otherWorkspace = yield* presenceWorkspace
-      const alice = yield* member(base, workspace)
-      const carol = yield* member(base, otherWorkspace)
-      const foreign = yield* createRecord(carol.client, deal, { title: "Not yours" })
-      const sse = yield* openStream(base, alice.cookie)
-      const baseline = yield* closeWindow(sse, alice.client, 0)
-      for (const recordId of ["00000000-0000-4000-8000-000000000000", "not-a-uuid", foreign.id]) {
-        const response = yield* alice.presence.heartbeat(recordId, "alice-tab")
-        expect(response.status, recordId).toBe(404)
-        expect(response.body).toMatchObject({ _tag: "NotFound" })
-      }
-      expect(yield* alice.presence.editors()).toEqual({})
-      const { window } = yield* closeWindow(sse, alice.client, baseline.next)
-      expect(window).toEqual([])
-    }))
+  it.scoped(
+    "a heartbeat on a record that does not exist (or lives in another workspace) is a 404 and announces nothing",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* presenceWorkspace
+        const otherWorkspace = yield* presenceWorkspace
+        const alice = yield* member(base, workspace)
+        const carol = yield* member(base, otherWorkspace)
+        const foreign = yield* createRecord(carol.client, deal, { title: "Not yours" })
+        const sse = yield* openStream(base, alice.cookie)
+        const baseline = yield* closeWindow(sse, alice.client, 0)
+        for (const recordId of ["00000000-0000-4000-8000-000000000000", "not-a-uuid", foreign.id]) {
+          const response = yield* alice.presence.heartbeat(recordId, "alice-tab")
+          expect(response.status, recordId).toBe(404)
+          expect(response.body).toMatchObject({ _tag: "NotFound" })
+        }
+        expect(yield* alice.presence.editors()).toEqual({})
+        const { window } = yield* closeWindow(sse, alice.client, baseline.next)
+        expect(window).toEqual([])
+      })
+  )
 
   it.scoped("permissions: PUT/DELETE need update, GET needs read; a refused call changes and broadcasts nothing", () =>
     Effect.gen(function* () {
@@ -306,7 +329,8 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       const refused = yield* closeWindow(sse, admin.client, arrival.next)
       // The company editor's arrival is the only hint.
       expect(refused.window).toEqual([presenceHint(acme.id, company)])
-    }))
+    })
+  )
 
   it.scoped("an unknown business object is a 404 on every presence route", () =>
     Effect.gen(function* () {
@@ -323,7 +347,8 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
           expect(response.body).toMatchObject({ _tag: "NotFound" })
         }
       }
-    }))
+    })
+  )
 
   /** Each bad editor id gets a 400 `BadRequest` on PUT and on DELETE, and nothing is listed or broadcast. */
   const refusesEditorIds = (bad: ReadonlyArray<string>) =>
@@ -336,7 +361,10 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       const baseline = yield* closeWindow(sse, client, 0)
 
       for (const editor of bad) {
-        for (const response of [yield* presence.heartbeat(record.id, editor), yield* presence.leave(record.id, editor)]) {
+        for (const response of [
+          yield* presence.heartbeat(record.id, editor),
+          yield* presence.leave(record.id, editor)
+        ]) {
           expect({ editor, status: response.status }).toEqual({ editor, status: 400 })
           expect(response.body).toMatchObject({ _tag: "BadRequest" })
         }
@@ -349,16 +377,30 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
 
   it.scoped("a bad editor id (a '/', a space, a '.', a '%', non-ASCII) is a 400 on PUT and DELETE", () =>
     Effect.gen(function* () {
-      const { presence, record } = yield* refusesEditorIds(["a/b", "a b", "form.1", "éditeur", "a%2Fb", "tab?x=1", "tab#1"])
+      const { presence, record } = yield* refusesEditorIds([
+        "a/b",
+        "a b",
+        "form.1",
+        "éditeur",
+        "a%2Fb",
+        "tab?x=1",
+        "tab#1"
+      ])
       // 100 letters, digits, '-' and '_' are a good editor id.
       const longest = "A-z_9".repeat(20)
       expect(longest).toHaveLength(100)
       expect((yield* presence.heartbeat(record.id, longest)).status).toBe(204)
-      expect(Object.values(yield* presence.editors()).flat().map((e) => e.id)).toEqual([longest])
-    }))
+      expect(
+        Object.values(yield* presence.editors())
+          .flat()
+          .map((e) => e.id)
+      ).toEqual([longest])
+    })
+  )
 
   it.scoped("an editor id over 100 characters (101, 200) is a 400 on PUT and DELETE", () =>
-    Effect.asVoid(refusesEditorIds(["x".repeat(101), "x".repeat(200)])))
+    Effect.asVoid(refusesEditorIds(["x".repeat(101), "x".repeat(200)]))
+  )
 
   it.scoped("20 racing heartbeats of one new editor: all 204, exactly one presence hint", () =>
     Effect.gen(function* () {
@@ -377,7 +419,8 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       const { window } = yield* closeWindow(sse, client, baseline.next)
       expect(window).toEqual([presenceHint(record.id)])
       expect(yield* presence.editors()).toEqual({ [record.id]: [{ id: "racing-tab", name: user.name }] })
-    }))
+    })
+  )
 })
 
 /** PRESENCE_HEARTBEAT_MS shortened to 300 ms: an editor lapses 900 ms after its last heartbeat. */
@@ -404,7 +447,9 @@ layer(shortHeartbeat, { excludeTestServices: true })("presence lapse (HTTP, SSE,
 
       // Poll the listing (as a tab does) until the editor drops out; bounded.
       const goneAt = yield* presence.editors().pipe(
-        Effect.flatMap((records) => (record.id in records ? Effect.fail("still listed" as const) : Effect.sync(() => Date.now()))),
+        Effect.flatMap((records) =>
+          record.id in records ? Effect.fail("still listed" as const) : Effect.sync(() => Date.now())
+        ),
         Effect.retry({ schedule: Schedule.spaced("50 millis") }),
         Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the editor never lapsed") }),
         Effect.orDie
@@ -422,5 +467,6 @@ layer(shortHeartbeat, { excludeTestServices: true })("presence lapse (HTTP, SSE,
       const again = yield* closeWindow(sse, client, lapsed.next)
       expect(again.window).toEqual([presenceHint(record.id)])
       expect(yield* presence.editors()).toEqual(listed)
-    }))
+    })
+  )
 })

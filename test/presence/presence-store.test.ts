@@ -52,7 +52,8 @@ const presenceSuite = <R>(
           expect(yield* store.list(ws, deal, t0 + 20_000)).toEqual([])
           expect(yield* store.leave(r1, "e1", "alice", t0 + 20_000)).toBe("absent")
         })
-      ))
+      )
+    )
 
     it.effect("an editor id held by another user can be neither renewed nor removed", () =>
       inWorkspaces((ws) =>
@@ -66,7 +67,8 @@ const presenceSuite = <R>(
           // Bob's refused heartbeat did not move Alice's lapse time.
           expect(yield* store.list(ws, deal, t0 + lapse)).toEqual([])
         })
-      ))
+      )
+    )
 
     it.effect("a lapsed editor is absent: listed no more, arrives again, cannot leave", () =>
       inWorkspaces((ws) =>
@@ -83,7 +85,8 @@ const presenceSuite = <R>(
           expect(yield* store.touch(r1, bob("e1"), t0 + 2 * lapse, t0 + 3 * lapse)).toBe("arrived")
           expect(yield* store.list(ws, deal, t0 + 2 * lapse)).toEqual([{ recordId: "r1", editorId: "e1", name: "Bob" }])
         })
-      ))
+      )
+    )
 
     it.effect("list covers every record of one business object of one workspace", () =>
       inWorkspaces((ws, other) =>
@@ -104,7 +107,8 @@ const presenceSuite = <R>(
           // One editor id on two records is two editors.
           expect(yield* store.touch(record(ws, "r2"), bob("e1"), t0, t0 + lapse)).toBe("arrived")
         })
-      ))
+      )
+    )
 
     it.effect("concurrent heartbeats of one new editor give exactly one arrival", () =>
       inWorkspaces((ws) =>
@@ -118,7 +122,8 @@ const presenceSuite = <R>(
           expect(outcomes.filter((o) => o === "arrived")).toHaveLength(1)
           expect(outcomes.filter((o) => o === "renewed")).toHaveLength(19)
         })
-      ))
+      )
+    )
 
     it.effect("concurrent heartbeats of two users on one new editor id: one wins", () =>
       inWorkspaces((ws) =>
@@ -126,14 +131,17 @@ const presenceSuite = <R>(
           const store = yield* PresenceStore
           const r1 = record(ws, "r1")
           const outcomes = yield* Effect.all(
-            Array.from({ length: 20 }, (_, i) => store.touch(r1, i % 2 === 0 ? alice("e1") : bob("e1"), t0, t0 + lapse)),
+            Array.from({ length: 20 }, (_, i) =>
+              store.touch(r1, i % 2 === 0 ? alice("e1") : bob("e1"), t0, t0 + lapse)
+            ),
             { concurrency: "unbounded" }
           )
           expect(outcomes.filter((o) => o === "arrived")).toHaveLength(1)
           expect(outcomes.filter((o) => o === "held-by-other")).toHaveLength(10)
           expect(yield* store.list(ws, deal, t0)).toHaveLength(1)
         })
-      ))
+      )
+    )
   })
 
 presenceSuite("PresenceStore (in-process)", PresenceStoreInProcess.layer, () => Effect.void)

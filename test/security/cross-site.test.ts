@@ -25,7 +25,10 @@ const setup = Effect.gen(function* () {
   const workspace = yield* freshWorkspace
   const { client, cookie } = yield* signedInMember(base, workspace)
   const company = yield* createRecord(client, "crm/company", { name: "Acme", wonDeals: 0 })
-  const count = Effect.map(client.get("/api/records/crm/company?limit=500"), (r) => (expectStatus(200)(r) as { records: Array<unknown> }).records.length)
+  const count = Effect.map(
+    client.get("/api/records/crm/company?limit=500"),
+    (r) => (expectStatus(200)(r) as { records: Array<unknown> }).records.length
+  )
   return { base, workspace, client, cookie, company, count }
 })
 
@@ -53,7 +56,12 @@ layer(testApp({ allowedOrigins: [allowed] }), { excludeTestServices: true })("cr
           { "sec-fetch-site": "same-site" }
         ]
         for (const headers of variants) {
-          const response = yield* request(`${s.base}${path}`, { method, headers: { cookie: s.cookie, ...headers }, json, origin: null })
+          const response = yield* request(`${s.base}${path}`, {
+            method,
+            headers: { cookie: s.cookie, ...headers },
+            json,
+            origin: null
+          })
           refused(response)
         }
       }
@@ -64,66 +72,77 @@ layer(testApp({ allowedOrigins: [allowed] }), { excludeTestServices: true })("cr
     })
   )
 
-  it.scoped("a cookie-signed write with neither Origin nor Sec-Fetch-Site is 403 (browsers always send Origin on writes)", () =>
-    Effect.gen(function* () {
-      const s = yield* setup
-      const before = yield* s.count
-      const response = yield* request(`${s.base}/api/records/crm/company`, {
-        method: "POST",
-        headers: { cookie: s.cookie },
-        json: { values: { name: "No origin" } },
-        origin: null
-      })
-      refused(response)
-      expect((response.body as { message: string }).message).toBe(
-        "a request signed in with the session cookie must carry an Origin header"
-      )
-      expect(yield* s.count).toBe(before)
-      // Reads need no Origin.
-      expectStatus(200)(yield* request(`${s.base}/api/auth/me`, { headers: { cookie: s.cookie }, origin: null }))
-    })
-  )
-
-  it.scoped("allowed: the service's own Origin, Sec-Fetch-Site: same-origin, an allow-listed Origin, a bearer key without Origin", () =>
-    Effect.gen(function* () {
-      const s = yield* setup
-      const before = yield* s.count
-      const create = (headers: Record<string, string>) =>
-        request(`${s.base}/api/records/crm/company`, { method: "POST", headers, json: { values: { name: "Fine" } }, origin: null })
-      expectStatus(201)(yield* create({ cookie: s.cookie, origin: s.base }))
-      expectStatus(201)(yield* create({ cookie: s.cookie, "sec-fetch-site": "same-origin" }))
-      expectStatus(201)(yield* create({ cookie: s.cookie, origin: allowed }))
-      // Behind a TLS proxy the page's origin is https.
-      expectStatus(201)(
-        yield* create({ cookie: s.cookie, origin: s.base.replace("http:", "https:"), "x-forwarded-proto": "https" })
-      )
-      const { key } = yield* (yield* ApiKeys).create(s.workspace, "importer", "admin")
-      expectStatus(201)(yield* create({ authorization: `Bearer ${key}` }))
-      expectStatus(201)(yield* create({ authorization: `Bearer ${key}`, origin: foreign }))
-      expect(yield* s.count).toBe(before + 6)
-    })
-  )
-
-  it.scoped("login: a foreign Origin is 403 (no login CSRF); the own origin, an allowed one, or none (curl) signs in", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* freshWorkspace
-      const user = yield* freshUser({ workspace, role: "admin" })
-      const login = (headers: Record<string, string>) =>
-        request(`${base}/api/auth/login`, {
+  it.scoped(
+    "a cookie-signed write with neither Origin nor Sec-Fetch-Site is 403 (browsers always send Origin on writes)",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup
+        const before = yield* s.count
+        const response = yield* request(`${s.base}/api/records/crm/company`, {
           method: "POST",
-          headers,
-          json: { workspace: workspace.slug, email: user.email, password: testPassword },
+          headers: { cookie: s.cookie },
+          json: { values: { name: "No origin" } },
           origin: null
         })
-      const evil = yield* login({ origin: foreign })
-      refused(evil)
-      expect(evil.headers.get("set-cookie")).toBeNull()
-      refused(yield* login({ "sec-fetch-site": "cross-site" }))
-      expectStatus(200)(yield* login({ origin: base }))
-      expectStatus(200)(yield* login({ origin: allowed }))
-      expectStatus(200)(yield* login({ "sec-fetch-site": "same-origin" }))
-      expectStatus(200)(yield* login({}))
-    })
+        refused(response)
+        expect((response.body as { message: string }).message).toBe(
+          "a request signed in with the session cookie must carry an Origin header"
+        )
+        expect(yield* s.count).toBe(before)
+        // Reads need no Origin.
+        expectStatus(200)(yield* request(`${s.base}/api/auth/me`, { headers: { cookie: s.cookie }, origin: null }))
+      })
+  )
+
+  it.scoped(
+    "allowed: the service's own Origin, Sec-Fetch-Site: same-origin, an allow-listed Origin, a bearer key without Origin",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup
+        const before = yield* s.count
+        const create = (headers: Record<string, string>) =>
+          request(`${s.base}/api/records/crm/company`, {
+            method: "POST",
+            headers,
+            json: { values: { name: "Fine" } },
+            origin: null
+          })
+        expectStatus(201)(yield* create({ cookie: s.cookie, origin: s.base }))
+        expectStatus(201)(yield* create({ cookie: s.cookie, "sec-fetch-site": "same-origin" }))
+        expectStatus(201)(yield* create({ cookie: s.cookie, origin: allowed }))
+        // Behind a TLS proxy the page's origin is https.
+        expectStatus(201)(
+          yield* create({ cookie: s.cookie, origin: s.base.replace("http:", "https:"), "x-forwarded-proto": "https" })
+        )
+        const { key } = yield* (yield* ApiKeys).create(s.workspace, "importer", "admin")
+        expectStatus(201)(yield* create({ authorization: `Bearer ${key}` }))
+        expectStatus(201)(yield* create({ authorization: `Bearer ${key}`, origin: foreign }))
+        expect(yield* s.count).toBe(before + 6)
+      })
+  )
+
+  it.scoped(
+    "login: a foreign Origin is 403 (no login CSRF); the own origin, an allowed one, or none (curl) signs in",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const user = yield* freshUser({ workspace, role: "admin" })
+        const login = (headers: Record<string, string>) =>
+          request(`${base}/api/auth/login`, {
+            method: "POST",
+            headers,
+            json: { workspace: workspace.slug, email: user.email, password: testPassword },
+            origin: null
+          })
+        const evil = yield* login({ origin: foreign })
+        refused(evil)
+        expect(evil.headers.get("set-cookie")).toBeNull()
+        refused(yield* login({ "sec-fetch-site": "cross-site" }))
+        expectStatus(200)(yield* login({ origin: base }))
+        expectStatus(200)(yield* login({ origin: allowed }))
+        expectStatus(200)(yield* login({ "sec-fetch-site": "same-origin" }))
+        expectStatus(200)(yield* login({}))
+      })
   )
 })

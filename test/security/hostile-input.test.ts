@@ -52,11 +52,17 @@ const settled = (current: Fixture) =>
   current.run(
     Effect.gen(function* () {
       for (let waited = 0; (yield* pendingWork(current.queuePrefix, fixtureMaxAttempts)) > 0; waited += 1) {
-        if (waited > 400) return yield* Effect.die(new Error("background work queued by an earlier request did not finish"))
+        if (waited > 400)
+          return yield* Effect.die(new Error("background work queued by an earlier request did not finish"))
         yield* Effect.sleep("25 millis")
       }
     })
   )
+
+const settledChecksum = async (current: Fixture) => {
+  await settled(current)
+  return current.run(schemaChecksum(current.workspace.schema))
+}
 
 /**
  * The workspace's checksum after the last request, while nothing can have
@@ -65,15 +71,20 @@ const settled = (current: Fixture) =>
 let lastChecksum: SchemaChecksum | undefined
 
 const probe = async (current: Fixture, route: Route, input: Case) => {
-  const before = lastChecksum ?? (await settled(current), await current.run(schemaChecksum(current.workspace.schema)))
+  const before = lastChecksum ?? (await settledChecksum(current))
   lastChecksum = undefined
   const outcome = await sendRaw(current.port, toRawRequest(current, route, input), requestTimeoutMs)
   const after = await current.run(schemaChecksum(current.workspace.schema))
   const answered = outcome._tag === "Answered" ? outcome.response.status : undefined
   const twinCase = isApiRoute(route) ? unknownNameTwin(input) : undefined
-  const twinOutcome = twinCase === undefined ? undefined : await sendRaw(current.port, toRawRequest(current, route, twinCase.twin), requestTimeoutMs)
+  const twinOutcome =
+    twinCase === undefined
+      ? undefined
+      : await sendRaw(current.port, toRawRequest(current, route, twinCase.twin), requestTimeoutMs)
   const twin =
-    twinCase !== undefined && twinOutcome?._tag === "Answered" ? { names: twinCase.names, status: twinOutcome.response.status } : undefined
+    twinCase !== undefined && twinOutcome?._tag === "Answered"
+      ? { names: twinCase.names, status: twinOutcome.response.status }
+      : undefined
   if (route.key === "auth.logout" && answered !== undefined && answered < 300) await current.renewAdminSession()
   // A hang may still be running on the server; a 2xx may have queued work: take a fresh checksum next time.
   const quiet = (status: number | undefined) => status !== undefined && (status >= 400 || !stateChanging(input.method))
@@ -88,7 +99,11 @@ const probe = async (current: Fixture, route: Route, input: Case) => {
 
 /** Deleting runs last: it may take the fixture's records with it, and the other routes want them there. */
 const destructive = (route: Route) => route.key === "records.remove"
-const routes = [...endpointRoutes().filter((route) => !destructive(route)), ...otherRoutes, ...endpointRoutes().filter(destructive)]
+const routes = [
+  ...endpointRoutes().filter((route) => !destructive(route)),
+  ...otherRoutes,
+  ...endpointRoutes().filter(destructive)
+]
 
 describe("hostile input on every route (raw HTTP, PostgreSQL, Redis)", () => {
   it("covers every endpoint of the API definition", () => {

@@ -42,10 +42,14 @@ const expectRefused = async (rule: string, status: number | ReadonlyArray<number
   const before = await f.run(schemaChecksum(f.workspace.schema))
   const response = await send(f, request)
   const after = await f.run(schemaChecksum(f.workspace.schema))
-  const what = `${rule}: ${request.method} ${request.path.slice(0, 100)} (content-type ${JSON.stringify(request.headers?.["content-type"])}, origin ${JSON.stringify(request.headers?.["origin"])})`
+  const what = `${rule}: ${request.method} ${request.path.slice(0, 100)} (content-type ${JSON.stringify(request.headers?.["content-type"])}, origin ${JSON.stringify(request.headers?.origin)})`
   const allowed = typeof status === "number" ? [status] : status
-  expect(allowed, `${what} answered ${response.status} ${response.body.toString("utf8").slice(0, 300)}`).toContain(response.status)
-  expect(response.json, `${what}: the error body`).toEqual(expect.objectContaining({ _tag: expect.any(String), message: expect.any(String) }))
+  expect(allowed, `${what} answered ${response.status} ${response.body.toString("utf8").slice(0, 300)}`).toContain(
+    response.status
+  )
+  expect(response.json, `${what}: the error body`).toEqual(
+    expect.objectContaining({ _tag: expect.any(String), message: expect.any(String) })
+  )
   const message = (response.json as { message: string }).message
   expect(message.length, `${what}: message length`).toBeLessThanOrEqual(maxMessageLength)
   expect(response.body.length, `${what}: error body size`).toBeLessThanOrEqual(maxErrorBodyBytes)
@@ -56,7 +60,10 @@ const expectRefused = async (rule: string, status: number | ReadonlyArray<number
 
 const expectAccepted = async (rule: string, request: Sent) => {
   const response = await send(current(), request)
-  expect(response.status, `${rule} (control): ${request.method} ${request.path} answered ${response.status} ${response.body.toString("utf8").slice(0, 300)}`).toBeLessThan(300)
+  expect(
+    response.status,
+    `${rule} (control): ${request.method} ${request.path} answered ${response.status} ${response.body.toString("utf8").slice(0, 300)}`
+  ).toBeLessThan(300)
   expect(response.status).toBeGreaterThanOrEqual(200)
   return response
 }
@@ -65,7 +72,9 @@ const expectAccepted = async (rule: string, request: Sent) => {
 const validFor = async (route: Route): Promise<ValidRequest> => {
   const valid = await validRequestFor(current(), route, testPassword)
   if (valid === undefined) {
-    throw new Error(`${route.key} (${route.method} ${route.path}) is new: add a request it accepts to test/security/support/validRequests.ts`)
+    throw new Error(
+      `${route.key} (${route.method} ${route.path}) is new: add a request it accepts to test/security/support/validRequests.ts`
+    )
   }
   return valid
 }
@@ -81,7 +90,8 @@ const spliceFirstString = (value: unknown, by: string): string => {
       return marker
     }
     if (Array.isArray(inner)) return inner.map(walk)
-    if (typeof inner === "object" && inner !== null) return Object.fromEntries(Object.entries(inner).map(([key, v]) => [key, walk(v)]))
+    if (typeof inner === "object" && inner !== null)
+      return Object.fromEntries(Object.entries(inner).map(([key, v]) => [key, walk(v)]))
     return inner
   }
   const text = JSON.stringify(walk(value))
@@ -91,13 +101,19 @@ const spliceFirstString = (value: unknown, by: string): string => {
 
 const formOf = (value: unknown) =>
   Object.entries(value as Record<string, unknown>)
-    .map(([key, inner]) => `${encodeURIComponent(key)}=${encodeURIComponent(typeof inner === "string" ? inner : JSON.stringify(inner))}`)
+    .map(
+      ([key, inner]) =>
+        `${encodeURIComponent(key)}=${encodeURIComponent(typeof inner === "string" ? inner : JSON.stringify(inner))}`
+    )
     .join("&")
 
 const multipartOf = (value: unknown) =>
-  Object.entries(value as Record<string, unknown>)
-    .map(([key, inner]) => `--rulesboundary\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${typeof inner === "string" ? inner : JSON.stringify(inner)}\r\n`)
-    .join("") + "--rulesboundary--\r\n"
+  `${Object.entries(value as Record<string, unknown>)
+    .map(
+      ([key, inner]) =>
+        `--rulesboundary\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${typeof inner === "string" ? inner : JSON.stringify(inner)}\r\n`
+    )
+    .join("")}--rulesboundary--\r\n`
 
 const bodyRoutes = routes.filter((route) => route.hasPayload)
 
@@ -113,9 +129,21 @@ describe("JSON bodies: 400 for what is not JSON, 415 for other media types, 413 
 
       await expectRefused("malformed JSON is a 400", 400, { ...at, headers: json, body: text.slice(0, -1) })
       await expectRefused("malformed JSON is a 400", 400, { ...at, headers: json, body: `${text}}` })
-      await expectRefused("a NUL character is a 400", 400, { ...at, headers: json, body: spliceFirstString(valid.json, '"a\\u0000b"') })
-      await expectRefused("a lone surrogate is a 400", 400, { ...at, headers: json, body: spliceFirstString(valid.json, '"a\\ud800b"') })
-      await expectRefused("nesting deeper than 64 is a 400", 400, { ...at, headers: json, body: spliceFirstString(valid.json, `${"[".repeat(65)}${"]".repeat(65)}`) })
+      await expectRefused("a NUL character is a 400", 400, {
+        ...at,
+        headers: json,
+        body: spliceFirstString(valid.json, '"a\\u0000b"')
+      })
+      await expectRefused("a lone surrogate is a 400", 400, {
+        ...at,
+        headers: json,
+        body: spliceFirstString(valid.json, '"a\\ud800b"')
+      })
+      await expectRefused("nesting deeper than 64 is a 400", 400, {
+        ...at,
+        headers: json,
+        body: spliceFirstString(valid.json, `${"[".repeat(65)}${"]".repeat(65)}`)
+      })
       await expectRefused("nesting deeper than 64 is a 400", 400, {
         ...at,
         headers: json,
@@ -128,7 +156,11 @@ describe("JSON bodies: 400 for what is not JSON, 415 for other media types, 413 
         ["multipart/form-data; boundary=rulesboundary", multipartOf(valid.json)],
         ["application/xml", "<values/>"]
       ] as const) {
-        await expectRefused("a body route takes JSON only: 415", 415, { ...at, headers: { ...headers, "content-type": contentType }, body })
+        await expectRefused("a body route takes JSON only: 415", 415, {
+          ...at,
+          headers: { ...headers, "content-type": contentType },
+          body
+        })
       }
       await expectRefused("a body over the limit is a 413", 413, {
         ...at,
@@ -141,14 +173,17 @@ describe("JSON bodies: 400 for what is not JSON, 415 for other media types, 413 
   }
 })
 
-const foreignOrigins = (f: Fixture) => [
-  ["a foreign site", "http://evil.example"],
-  ["an opaque origin", "null"],
-  ["the same site on another port", "http://127.0.0.1:1"],
-  ["an origin that starts like the service's", `${f.origin}.evil.example`]
-] as const
+const foreignOrigins = (f: Fixture) =>
+  [
+    ["a foreign site", "http://evil.example"],
+    ["an opaque origin", "null"],
+    ["the same site on another port", "http://127.0.0.1:1"],
+    ["an origin that starts like the service's", `${f.origin}.evil.example`]
+  ] as const
 
-const originRoutes = routes.filter((route) => route.key === "auth.login" || (route.authenticated && stateChanging(route.method)))
+const originRoutes = routes.filter(
+  (route) => route.key === "auth.login" || (route.authenticated && stateChanging(route.method))
+)
 
 describe("Origin: a cookie-authenticated change and a sign-in from another origin are 403", () => {
   for (const route of originRoutes) {
@@ -167,7 +202,10 @@ describe("Origin: a cookie-authenticated change and a sign-in from another origi
       // Control: the page's own origin is accepted. (Whether a cookie request with no Origin at all is, is the edge's call.)
       const valid = await validFor(route)
       const cookie = route.key === "auth.logout" ? await f.newAdminSession() : f.adminCookie
-      await expectAccepted(`${route.key} with its own Origin`, jsonRequest(valid, credentialHeaders(f, valid.credential, cookie)))
+      await expectAccepted(
+        `${route.key} with its own Origin`,
+        jsonRequest(valid, credentialHeaders(f, valid.credential, cookie))
+      )
     })
   }
 
@@ -176,7 +214,11 @@ describe("Origin: a cookie-authenticated change and a sign-in from another origi
     const response = await send(f, {
       method: "POST",
       path: "/api/records/crm/company",
-      headers: { authorization: `Bearer ${f.apiKey}`, origin: "http://evil.example", "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${f.apiKey}`,
+        origin: "http://evil.example",
+        "content-type": "application/json"
+      },
       body: JSON.stringify({ values: { name: "By key" } })
     })
     expect(response.status, response.body.toString("utf8")).toBe(201)
@@ -196,7 +238,9 @@ const rightValue = (f: Fixture, param: string): string | undefined =>
     conversationId: "conversation-rules"
   })[param]
 
-const namingRoutes = routes.filter((route) => route.params.some((param) => ["namespace", "name", "id", "action", "businessObject", "workspace"].includes(param)))
+const namingRoutes = routes.filter((route) =>
+  route.params.some((param) => ["namespace", "name", "id", "action", "businessObject", "workspace"].includes(param))
+)
 
 describe("prototype names: constructor, __proto__, toString, hasOwnProperty name nothing", () => {
   for (const route of namingRoutes) {
@@ -205,21 +249,43 @@ describe("prototype names: constructor, __proto__, toString, hasOwnProperty name
       const credential = route.key === "engine.writes" ? "engine" : "cookie"
       const valid = await validRequestFor(f, route, testPassword)
       const body = valid?.json === undefined ? undefined : JSON.stringify(valid.json)
-      const headers = { ...credentialHeaders(f, credential), ...(body === undefined ? {} : { "content-type": "application/json" }) }
-      for (const param of route.params.filter((name) => ["namespace", "name", "id", "action", "businessObject", "workspace"].includes(name))) {
+      const headers = {
+        ...credentialHeaders(f, credential),
+        ...(body === undefined ? {} : { "content-type": "application/json" })
+      }
+      for (const param of route.params.filter((name) =>
+        ["namespace", "name", "id", "action", "businessObject", "workspace"].includes(name)
+      )) {
         const pathWith = (value: string) =>
-          route.path.replace(/:([A-Za-z]+)/g, (_, name: string) => (name === param ? value : (rightValue(f, name) ?? "x")))
-        const unknown = await send(f, { method: route.method, path: pathWith(unknownName), headers, ...(body === undefined ? {} : { body }) })
+          route.path.replace(/:([A-Za-z]+)/g, (_, name: string) =>
+            name === param ? value : (rightValue(f, name) ?? "x")
+          )
+        const unknown = await send(f, {
+          method: route.method,
+          path: pathWith(unknownName),
+          headers,
+          ...(body === undefined ? {} : { body })
+        })
         // The timeline of a record id nobody has is an empty page (a deleted record keeps its timeline), and leaving
         // one may be a no-op (a tab closing on a record deleted meanwhile); everything else is a 4xx.
         if (!(param === "id" && ["audit.timeline", "presence.leave"].includes(route.key))) {
-          expect(unknown.status, `${route.key}: the unknown name ${unknownName} as ${param} answered ${unknown.status}`).toBeGreaterThanOrEqual(400)
+          expect(
+            unknown.status,
+            `${route.key}: the unknown name ${unknownName} as ${param} answered ${unknown.status}`
+          ).toBeGreaterThanOrEqual(400)
           expect(unknown.status).toBeLessThan(500)
         }
-        const statuses = [unknown.status, 400, 404].filter((status, at, all) => all.indexOf(status) === at && answersLikeUnknownName(status, unknown.status))
+        const statuses = [unknown.status, 400, 404].filter(
+          (status, at, all) => all.indexOf(status) === at && answersLikeUnknownName(status, unknown.status)
+        )
         for (const name of prototypeNames.slice(0, 4)) {
           const rule = `prototype-name: ${param} = ${name} answers like the unknown name ${unknownName} (${unknown.status})`
-          await expectRefusedOrSame(rule, statuses, { method: route.method, path: pathWith(name), headers, ...(body === undefined ? {} : { body }) })
+          await expectRefusedOrSame(rule, statuses, {
+            method: route.method,
+            path: pathWith(name),
+            headers,
+            ...(body === undefined ? {} : { body })
+          })
         }
       }
     })
@@ -235,7 +301,12 @@ describe("prototype names: constructor, __proto__, toString, hasOwnProperty name
       const headers = { ...credentialHeaders(f, "cookie"), "content-type": "application/json" }
       for (const name of prototypeNames.slice(0, 4)) {
         const body = `{"values":{"name":"Field test",${JSON.stringify(name)}:"x"}}`
-        await expectRefused(`prototype-name: the field ${name} is unknown`, 400, { method, path: target, headers, body })
+        await expectRefused(`prototype-name: the field ${name} is unknown`, 400, {
+          method,
+          path: target,
+          headers,
+          body
+        })
       }
     })
   }
@@ -245,7 +316,9 @@ describe("prototype names: constructor, __proto__, toString, hasOwnProperty name
 const expectRefusedOrSame = async (rule: string, statuses: ReadonlyArray<number>, request: Sent) => {
   if ((statuses[0] ?? 0) < 300) {
     const response = await send(current(), request)
-    expect(statuses, `${rule}: ${request.method} ${request.path} answered ${response.status}`).toContain(response.status)
+    expect(statuses, `${rule}: ${request.method} ${request.path} answered ${response.status}`).toContain(
+      response.status
+    )
     return
   }
   await expectRefused(rule, statuses, request)
@@ -256,10 +329,18 @@ describe("presence on a record that does not exist", () => {
     const f = current()
     const missing = "5f0c6f5e-0000-4000-8000-00000000f023"
     const path = `/api/presence/crm/company/${missing}/editor-rules`
-    await expectRefused("presence-missing-record: 404", 404, { method: "PUT", path, headers: credentialHeaders(f, "cookie") })
+    await expectRefused("presence-missing-record: 404", 404, {
+      method: "PUT",
+      path,
+      headers: credentialHeaders(f, "cookie")
+    })
     const leave = await send(f, { method: "DELETE", path, headers: credentialHeaders(f, "cookie") })
     expect([204, 404], `leaving a record no one has answered ${leave.status}`).toContain(leave.status)
-    const list = await send(f, { method: "GET", path: "/api/presence/crm/company", headers: credentialHeaders(f, "cookie") })
+    const list = await send(f, {
+      method: "GET",
+      path: "/api/presence/crm/company",
+      headers: credentialHeaders(f, "cookie")
+    })
     expect(list.status).toBe(200)
     expect(JSON.stringify(list.json)).not.toContain(missing)
   })
@@ -285,7 +366,9 @@ describe("the page's headers and the API document", () => {
 })
 
 describe("sign-in throttling", () => {
-  it("repeated wrong passwords for one account end in 429 with Retry-After, and no session", { timeout: 120_000 }, async () => {
+  it("repeated wrong passwords for one account end in 429 with Retry-After, and no session", {
+    timeout: 120_000
+  }, async () => {
     const f = current()
     const user = await f.run(freshUser({ workspace: f.workspace, role: "admin" }))
     const attempt = () =>
@@ -301,14 +384,19 @@ describe("sign-in throttling", () => {
       statuses.push(response.status)
       if (response.status === 429) {
         const retryAfter = Number(response.headers.get("retry-after"))
-        expect(Number.isInteger(retryAfter) && retryAfter > 0, `Retry-After ${response.headers.get("retry-after")}`).toBe(true)
+        expect(
+          Number.isInteger(retryAfter) && retryAfter > 0,
+          `Retry-After ${response.headers.get("retry-after")}`
+        ).toBe(true)
         expect(response.json).toEqual(expect.objectContaining({ _tag: "TooManyRequests", retryAfter }))
         expect(response.headers.get("set-cookie")).toBeUndefined()
         return
       }
       expect(response.status, `attempt ${tries + 1}`).toBe(401)
     }
-    throw new Error(`throttle: 40 wrong passwords in a row for one account were never throttled (statuses ${statuses.join(",")})`)
+    throw new Error(
+      `throttle: 40 wrong passwords in a row for one account were never throttled (statuses ${statuses.join(",")})`
+    )
   })
 })
 
@@ -319,7 +407,12 @@ describe("broadcast streams per session", () => {
     const opened: Array<{ readonly request: http.ClientRequest; readonly ended: Promise<void> }> = []
     try {
       for (let n = 0; n < 32; n++) {
-        const request = http.request({ host: "127.0.0.1", port: f.port, path: "/api/broadcast", headers: { cookie, accept: "text/event-stream" } })
+        const request = http.request({
+          host: "127.0.0.1",
+          port: f.port,
+          path: "/api/broadcast",
+          headers: { cookie, accept: "text/event-stream" }
+        })
         const ended = new Promise<void>((resolve, reject) => {
           request.on("response", (response) => {
             if (response.statusCode !== 200) reject(new Error(`stream ${n}: ${response.statusCode}`))
@@ -334,7 +427,10 @@ describe("broadcast streams per session", () => {
       }
       const first = opened[0]
       if (first === undefined) throw new Error("no stream")
-      const outcome = await Promise.race([first.ended.then(() => "closed"), new Promise((resolve) => setTimeout(() => resolve("open"), 20_000))])
+      const outcome = await Promise.race([
+        first.ended.then(() => "closed"),
+        new Promise((resolve) => setTimeout(() => resolve("open"), 20_000))
+      ])
       expect(outcome, "stream-cap: the oldest of 32 streams of one session is closed").toBe("closed")
     } finally {
       for (const { request } of opened) request.destroy()

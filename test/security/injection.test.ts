@@ -11,7 +11,11 @@ import { runCli } from "../support/cli"
 import { baseUrl, freshUser, freshWorkspace, TestApp, testPassword, uniqueSuffix } from "../support/TestApp"
 import { request, signIn } from "../support/http"
 
-const hostileSlugs = [`x"; DROP SCHEMA platform CASCADE; --`, `a'; drop table x; --`, `a'); DELETE FROM platform.users; --`]
+const hostileSlugs = [
+  `x"; DROP SCHEMA platform CASCADE; --`,
+  `a'; drop table x; --`,
+  `a'); DELETE FROM platform.users; --`
+]
 
 const badSignIn = { _tag: "Unauthorized", message: "wrong workspace, email or password" }
 const badKey = { _tag: "Unauthorized", message: "the API key is invalid or has been revoked" }
@@ -21,7 +25,8 @@ const failureTag = <A, E>(exit: Exit.Exit<A, E>) =>
     ? "success"
     : Option.match(Cause.failureOption(exit.cause), {
         onNone: () => `defect: ${Cause.pretty(exit.cause).split("\n")[0]}`,
-        onSome: (error) => (typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : String(error))
+        onSome: (error) =>
+          typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : String(error)
       })
 
 const platformTables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -68,7 +73,10 @@ layer(TestApp, { excludeTestServices: true })("SQL injection", (it) => {
         sql`DELETE FROM ${sql(`${platformSchema}.users`)} WHERE id = ${created.id}`.pipe(Effect.orDie)
       )
       expect(user.email).toBe(email)
-      const stored = yield* sql<{ email: string; name: string }>`SELECT email, name FROM ${sql(`${platformSchema}.users`)}
+      const stored = yield* sql<{
+        email: string
+        name: string
+      }>`SELECT email, name FROM ${sql(`${platformSchema}.users`)}
         WHERE id = ${user.id}`
       expect(stored).toEqual([{ email, name }])
       expect(Buffer.from(stored[0]?.email ?? "").equals(Buffer.from(email))).toBe(true)

@@ -14,7 +14,8 @@ const deal = "crm/deal"
 const rawJson = (client: Client, method: string, path: string, body: string, cookie: string) =>
   request(`${client.base}${path}`, { method, headers: { cookie, "content-type": "application/json" }, body })
 
-const put = (client: Client, path: string, cookie: string) => request(`${client.base}${path}`, { method: "PUT", headers: { cookie } })
+const put = (client: Client, path: string, cookie: string) =>
+  request(`${client.base}${path}`, { method: "PUT", headers: { cookie } })
 
 const notFound = expect.objectContaining({ _tag: "NotFound", message: expect.any(String) })
 
@@ -47,7 +48,12 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
       const workspace = yield* freshWorkspace
       const { client, cookie } = yield* signedInMember(base, workspace)
       const id = crypto.randomUUID()
-      for (const [namespace, name] of [["__proto__", "constructor"], ["constructor", "prototype"], ["crm", "__proto__"], ["toString", "valueOf"]]) {
+      for (const [namespace, name] of [
+        ["__proto__", "constructor"],
+        ["constructor", "prototype"],
+        ["crm", "__proto__"],
+        ["toString", "valueOf"]
+      ]) {
         const type = `${namespace}/${name}`
         const answers = [
           yield* client.get(`/api/records/${type}`),
@@ -66,31 +72,38 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
     })
   )
 
-  it.scoped("values with an own __proto__ (or an undeclared prototype name) are a 400 naming it, and change nothing", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* signedInMember(base, workspace)
-      const record = yield* createRecord(client, deal, { title: "Kept", stage: "open" })
-      const bodies = [
-        `{"values":{"__proto__":{"title":"Injected","stage":"won"}}}`,
-        `{"values":{"title":"Injected","__proto__":{"stage":"won"}}}`,
-        `{"values":{"address":{"__proto__":{"city":"Injected"}}}}`,
-        `{"values":{"lineItems":[{"id":"l1","__proto__":{"product":"Injected"}}]}}`,
-        `{"values":{"constructor":"Injected"}}`,
-        `{"values":{"toString":"Injected"}}`
-      ]
-      for (const body of bodies) {
-        const created = yield* rawJson(client, "POST", `/api/records/${deal}`, body, cookie)
-        expect(created.status, body).toBe(400)
-        expect(created.body, body).toEqual({ _tag: "BadRequest", message: expect.stringMatching(/unknown field|__proto__|constructor|toString/) })
-        const updated = yield* rawJson(client, "PATCH", `/api/records/${deal}/${record.id}`, body, cookie)
-        expect(updated.status, body).toBe(400)
-      }
-      const list = expectStatus(200)(yield* client.get(`/api/records/${deal}`)) as { records: ReadonlyArray<RecordBody> }
-      expect(list.records.map((r) => r.values)).toEqual([{ title: "Kept", stage: "open" }])
-      expect((yield* timelineOf(client, deal, record.id)).entries).toHaveLength(1)
-    })
+  it.scoped(
+    "values with an own __proto__ (or an undeclared prototype name) are a 400 naming it, and change nothing",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const { client, cookie } = yield* signedInMember(base, workspace)
+        const record = yield* createRecord(client, deal, { title: "Kept", stage: "open" })
+        const bodies = [
+          `{"values":{"__proto__":{"title":"Injected","stage":"won"}}}`,
+          `{"values":{"title":"Injected","__proto__":{"stage":"won"}}}`,
+          `{"values":{"address":{"__proto__":{"city":"Injected"}}}}`,
+          `{"values":{"lineItems":[{"id":"l1","__proto__":{"product":"Injected"}}]}}`,
+          `{"values":{"constructor":"Injected"}}`,
+          `{"values":{"toString":"Injected"}}`
+        ]
+        for (const body of bodies) {
+          const created = yield* rawJson(client, "POST", `/api/records/${deal}`, body, cookie)
+          expect(created.status, body).toBe(400)
+          expect(created.body, body).toEqual({
+            _tag: "BadRequest",
+            message: expect.stringMatching(/unknown field|__proto__|constructor|toString/)
+          })
+          const updated = yield* rawJson(client, "PATCH", `/api/records/${deal}/${record.id}`, body, cookie)
+          expect(updated.status, body).toBe(400)
+        }
+        const list = expectStatus(200)(yield* client.get(`/api/records/${deal}`)) as {
+          records: ReadonlyArray<RecordBody>
+        }
+        expect(list.records.map((r) => r.values)).toEqual([{ title: "Kept", stage: "open" }])
+        expect((yield* timelineOf(client, deal, record.id)).entries).toHaveLength(1)
+      })
   )
 
   it.scoped("prototype names as data (a title, collection entry ids, an editor id) are ordinary values", () =>
@@ -114,12 +127,21 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
       })
       const updated = expectStatus(200)(
         yield* client.patch(`/api/records/${deal}/${record.id}`, {
-          values: { title: "constructor", lineItems: [{ id: "__proto__", product: "valueOf" }, { id: "hasOwnProperty", product: "x" }] }
+          values: {
+            title: "constructor",
+            lineItems: [
+              { id: "__proto__", product: "valueOf" },
+              { id: "hasOwnProperty", product: "x" }
+            ]
+          }
         })
       ) as RecordBody
       expect(updated.values).toEqual({
         title: "constructor",
-        lineItems: [{ id: "__proto__", product: "valueOf" }, { id: "hasOwnProperty", product: "x" }]
+        lineItems: [
+          { id: "__proto__", product: "valueOf" },
+          { id: "hasOwnProperty", product: "x" }
+        ]
       })
       const [newest] = (yield* timelineOf(client, deal, record.id)).entries
       expect(newest?.changes).toEqual({
@@ -157,44 +179,48 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
     })
   )
 
-  it.scoped("presence: an editor may be on a draft or an operational record; a deleted one is a 404 on renewal, an archived one a 409, and the editor goes", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* signedInMember(base, workspace)
-      const heartbeat = (id: string, editor = "tab-1", type = deal) => put(client, `/api/presence/${type}/${id}/${editor}`, cookie)
-      const editorsOf = (id: string) => Effect.map(presenceOf(client), (listed) => listed.records[id]?.map((e) => e.id) ?? [])
+  it.scoped(
+    "presence: an editor may be on a draft or an operational record; a deleted one is a 404 on renewal, an archived one a 409, and the editor goes",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const { client, cookie } = yield* signedInMember(base, workspace)
+        const heartbeat = (id: string, editor = "tab-1", type = deal) =>
+          put(client, `/api/presence/${type}/${id}/${editor}`, cookie)
+        const editorsOf = (id: string) =>
+          Effect.map(presenceOf(client), (listed) => listed.records[id]?.map((e) => e.id) ?? [])
 
-      const draft = yield* createRecord(client, deal, { title: "Draft" }, true)
-      expect((yield* heartbeat(draft.id)).status).toBe(204)
+        const draft = yield* createRecord(client, deal, { title: "Draft" }, true)
+        expect((yield* heartbeat(draft.id)).status).toBe(204)
 
-      // A record of another business object is no deal.
-      const company = yield* createRecord(client, "crm/company", { name: "Elsewhere" })
-      expect((yield* heartbeat(company.id)).status).toBe(404)
-      expect(yield* editorsOf(company.id)).toEqual([])
+        // A record of another business object is no deal.
+        const company = yield* createRecord(client, "crm/company", { name: "Elsewhere" })
+        expect((yield* heartbeat(company.id)).status).toBe(404)
+        expect(yield* editorsOf(company.id)).toEqual([])
 
-      // Renewing an editor whose record was deleted meanwhile: 404, and it is no longer listed.
-      const doomed = yield* createRecord(client, deal, { title: "Doomed" })
-      expect((yield* heartbeat(doomed.id)).status).toBe(204)
-      expect((yield* heartbeat(doomed.id)).status).toBe(204)
-      expect((yield* client.del(`/api/records/${deal}/${doomed.id}`)).status).toBe(204)
-      const gone = yield* heartbeat(doomed.id)
-      expect(gone.status).toBe(404)
-      expect(gone.body).toEqual(notFound)
-      expect(yield* editorsOf(doomed.id)).toEqual([])
+        // Renewing an editor whose record was deleted meanwhile: 404, and it is no longer listed.
+        const doomed = yield* createRecord(client, deal, { title: "Doomed" })
+        expect((yield* heartbeat(doomed.id)).status).toBe(204)
+        expect((yield* heartbeat(doomed.id)).status).toBe(204)
+        expect((yield* client.del(`/api/records/${deal}/${doomed.id}`)).status).toBe(204)
+        const gone = yield* heartbeat(doomed.id)
+        expect(gone.status).toBe(404)
+        expect(gone.body).toEqual(notFound)
+        expect(yield* editorsOf(doomed.id)).toEqual([])
 
-      // Archived: not editable until restored.
-      const shelved = yield* createRecord(client, deal, { title: "Shelved" })
-      expect((yield* heartbeat(shelved.id)).status).toBe(204)
-      expectStatus(200)(yield* client.post(`/api/records/${deal}/${shelved.id}/archive`))
-      const archived = yield* heartbeat(shelved.id)
-      expect(archived.status).toBe(409)
-      expect(archived.body).toEqual({ _tag: "Conflict", message: expect.stringContaining("archived") })
-      expect(yield* editorsOf(shelved.id)).toEqual([])
-      expectStatus(200)(yield* client.post(`/api/records/${deal}/${shelved.id}/restore`))
-      expect((yield* heartbeat(shelved.id)).status).toBe(204)
-      expect(yield* editorsOf(shelved.id)).toEqual(["tab-1"])
-    })
+        // Archived: not editable until restored.
+        const shelved = yield* createRecord(client, deal, { title: "Shelved" })
+        expect((yield* heartbeat(shelved.id)).status).toBe(204)
+        expectStatus(200)(yield* client.post(`/api/records/${deal}/${shelved.id}/archive`))
+        const archived = yield* heartbeat(shelved.id)
+        expect(archived.status).toBe(409)
+        expect(archived.body).toEqual({ _tag: "Conflict", message: expect.stringContaining("archived") })
+        expect(yield* editorsOf(shelved.id)).toEqual([])
+        expectStatus(200)(yield* client.post(`/api/records/${deal}/${shelved.id}/restore`))
+        expect((yield* heartbeat(shelved.id)).status).toBe(204)
+        expect(yield* editorsOf(shelved.id)).toEqual(["tab-1"])
+      })
   )
 
   it.scoped("sign-in with prototype names as workspace or email: the usual 401", () =>

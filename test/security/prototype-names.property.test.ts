@@ -20,7 +20,8 @@ const names = fc.constantFrom(...prototypeNames, "a", "b")
 /** What a plugin may declare: the registry refuses "__proto__" (no wire schema could carry it). */
 const declarableNames = fc.constantFrom("constructor", "toString", "hasOwnProperty", "valueOf", "a", "b")
 
-const objectOf = <A>(entries: ReadonlyArray<readonly [string, A]>): { readonly [key: string]: A } => Object.fromEntries(entries)
+const objectOf = <A>(entries: ReadonlyArray<readonly [string, A]>): { readonly [key: string]: A } =>
+  Object.fromEntries(entries)
 
 const uniqueEntries = <A>(key: fc.Arbitrary<string>, value: fc.Arbitrary<A>, maxLength = 4) =>
   fc.uniqueArray(fc.tuple(key, value), { selector: ([name]) => name, maxLength }).map(objectOf)
@@ -53,9 +54,11 @@ const valueArb = (field: Field | undefined): fc.Arbitrary<Json> => {
 const valuesArb = (fields: Fields): fc.Arbitrary<JsonObject> =>
   fc
     .tuple(
-      fc.subarray(Object.entries(fields)).chain((declared) =>
-        fc.tuple(...declared.map(([name, field]) => valueArb(field).map((value) => [name, value] as const)))
-      ),
+      fc
+        .subarray(Object.entries(fields))
+        .chain((declared) =>
+          fc.tuple(...declared.map(([name, field]) => valueArb(field).map((value) => [name, value] as const)))
+        ),
       uniqueEntries(names, text, 2)
     )
     .map(([declared, drift]) => {
@@ -65,7 +68,9 @@ const valuesArb = (fields: Fields): fc.Arbitrary<JsonObject> =>
       return objectOf([...entries])
     })
 
-const schemaAndPair = fieldsArb(2).chain((fields) => fc.tuple(fc.constant(fields), valuesArb(fields), valuesArb(fields)))
+const schemaAndPair = fieldsArb(2).chain((fields) =>
+  fc.tuple(fc.constant(fields), valuesArb(fields), valuesArb(fields))
+)
 
 /** Every object at every depth is a plain one (nothing replaced a prototype), and no function (a prototype member) was taken for a value. */
 const plainThroughout = (value: unknown): boolean => {
@@ -128,7 +133,9 @@ describe("names from data that are Object.prototype's (property)", () => {
         expect(Object.getPrototypeOf(grouped)).toBe(Object.prototype)
         expect(Object.keys(grouped).sort()).toEqual([...new Set(pairs.map(([recordId]) => recordId))].sort())
         for (const [recordId, editors] of Object.entries(grouped)) {
-          expect(editors.map((editor) => editor.id)).toEqual(pairs.filter(([id]) => id === recordId).map(([, editorId]) => editorId))
+          expect(editors.map((editor) => editor.id)).toEqual(
+            pairs.filter(([id]) => id === recordId).map(([, editorId]) => editorId)
+          )
         }
       }),
       { numRuns: 300 }

@@ -17,7 +17,9 @@ const mib = 1024 * 1024
 /** How many records of `crm/company` the workspace holds and how many timeline rows: "nothing changed" is both equal. */
 const stateOf = (client: Client) =>
   Effect.gen(function* () {
-    const companies = expectStatus(200)(yield* client.get("/api/records/crm/company?limit=500")) as { records: Array<unknown> }
+    const companies = expectStatus(200)(yield* client.get("/api/records/crm/company?limit=500")) as {
+      records: Array<unknown>
+    }
     return { companies: companies.records.length }
   })
 
@@ -33,7 +35,11 @@ const setup = Effect.gen(function* () {
 
 /** Every route that takes a JSON body, with a body it would accept. */
 const bodyRoutes = (s: Effect.Effect.Success<typeof setup>) => [
-  { method: "POST", path: "/api/auth/login", body: { workspace: s.workspace.slug, email: "x@example.com", password: "x" } },
+  {
+    method: "POST",
+    path: "/api/auth/login",
+    body: { workspace: s.workspace.slug, email: "x@example.com", password: "x" }
+  },
   { method: "POST", path: "/api/records/crm/company", body: { values: { name: "Evil" } } },
   { method: "PATCH", path: `/api/records/crm/company/${s.company.id}`, body: { values: { name: "Evil" } } },
   { method: "POST", path: "/api/actions/crm/deal/close", body: { id: s.deal.id } },
@@ -85,27 +91,31 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
     })
   )
 
-  it.scoped("413 by streamed bytes (chunked, no Content-Length): reading stops at the limit and the connection is closed", () =>
-    Effect.gen(function* () {
-      const s = yield* setup
-      const before = yield* stateOf(s.client)
-      for (const { method, path } of [...bodyRoutes(s), ...bodylessRoutes(s)]) {
-        const head = requestHead(method, s.base, path, {
-          "content-type": "application/json",
-          "transfer-encoding": "chunked",
-          cookie: s.cookie,
-          origin: s.base
+  it.scoped(
+    "413 by streamed bytes (chunked, no Content-Length): reading stops at the limit and the connection is closed",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup
+        const before = yield* stateOf(s.client)
+        for (const { method, path } of [...bodyRoutes(s), ...bodylessRoutes(s)]) {
+          const head = requestHead(method, s.base, path, {
+            "content-type": "application/json",
+            "transfer-encoding": "chunked",
+            cookie: s.cookie,
+            origin: s.base
+          })
+          // 64 MiB offered in 64 KiB chunks; the server stops reading after 1 MiB and closes.
+          const answer = yield* rawExchange(s.base, head, chunked(repeatedBytes(64 * 1024, 1024)))
+          expect(answer.status, path).toBe(413)
+          expect(answer.closed, path).toBe(true)
+          expect(answer.sent, path).toBeLessThan(64 * mib)
+        }
+        expect(yield* stateOf(s.client)).toEqual(before)
+        // Not archived, not signed out.
+        expect(expectStatus(200)(yield* s.client.get(`/api/records/crm/company/${s.company.id}`))).toMatchObject({
+          state: "operational"
         })
-        // 64 MiB offered in 64 KiB chunks; the server stops reading after 1 MiB and closes.
-        const answer = yield* rawExchange(s.base, head, chunked(repeatedBytes(64 * 1024, 1024)))
-        expect(answer.status, path).toBe(413)
-        expect(answer.closed, path).toBe(true)
-        expect(answer.sent, path).toBeLessThan(64 * mib)
-      }
-      expect(yield* stateOf(s.client)).toEqual(before)
-      // Not archived, not signed out.
-      expect(expectStatus(200)(yield* s.client.get(`/api/records/crm/company/${s.company.id}`))).toMatchObject({ state: "operational" })
-    })
+      })
   )
 
   it.scoped("415 for a form, multipart, text/plain or missing content type on every JSON route", () =>
@@ -146,45 +156,54 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
     })
   )
 
-  it.scoped("400 for malformed JSON, NUL, lone surrogates (values and keys), bad UTF-8 and deep nesting; short, no echo", () =>
-    Effect.gen(function* () {
-      const s = yield* setup
-      const before = yield* stateOf(s.client)
-      const junk = "q".repeat(5000)
-      const cases: Array<{ readonly body: string | Uint8Array<ArrayBuffer>; readonly says: RegExp; readonly input?: string }> = [
-        { body: `{"values": {"name": "${junk}`, says: /not valid JSON: Unterminated string/, input: junk },
-        { body: `${junk}`, says: /not valid JSON: Unexpected token 'q'/, input: junk.slice(0, 60) },
-        { body: `{"values": {"name": "a\\u0000b"}}`, says: /^body\.values\.name contains a NUL character/ },
-        { body: `{"values": {"na\\u0000me": "a"}}`, says: /^the key "na\\u0000me" in body\.values contains a NUL/ },
-        { body: `{"values": {"name": "a\\ud800b"}}`, says: /^body\.values\.name contains a lone UTF-16 surrogate/ },
-        { body: `{"values": {"name": ["x", "\\udfff"]}}`, says: /^body\.values\.name\[1\] contains a lone UTF-16 surrogate/ },
-        { body: `{"values": {"\\ud800": 1}}`, says: /^the key "\\ud800" in body\.values contains a lone/ },
-        { body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), says: /^the body is not valid UTF-8$/ },
-        { body: `${"[".repeat(65)}${"]".repeat(65)}`, says: /deeper than 64 levels \(at character 64\)/ },
-        { body: `{"values": ${"[".repeat(10_000)}${"]".repeat(10_000)}}`, says: /deeper than 64 levels/ },
-        { body: `{"values": ${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}`, says: /deeper than 64 levels/ },
-        { body: "", says: /^the body is empty/ }
-      ]
-      for (const { body, says, input } of cases) {
-        const response = yield* request(`${s.base}/api/records/crm/company`, {
+  it.scoped(
+    "400 for malformed JSON, NUL, lone surrogates (values and keys), bad UTF-8 and deep nesting; short, no echo",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup
+        const before = yield* stateOf(s.client)
+        const junk = "q".repeat(5000)
+        const cases: Array<{
+          readonly body: string | Uint8Array<ArrayBuffer>
+          readonly says: RegExp
+          readonly input?: string
+        }> = [
+          { body: `{"values": {"name": "${junk}`, says: /not valid JSON: Unterminated string/, input: junk },
+          { body: `${junk}`, says: /not valid JSON: Unexpected token 'q'/, input: junk.slice(0, 60) },
+          { body: `{"values": {"name": "a\\u0000b"}}`, says: /^body\.values\.name contains a NUL character/ },
+          { body: `{"values": {"na\\u0000me": "a"}}`, says: /^the key "na\\u0000me" in body\.values contains a NUL/ },
+          { body: `{"values": {"name": "a\\ud800b"}}`, says: /^body\.values\.name contains a lone UTF-16 surrogate/ },
+          {
+            body: `{"values": {"name": ["x", "\\udfff"]}}`,
+            says: /^body\.values\.name\[1\] contains a lone UTF-16 surrogate/
+          },
+          { body: `{"values": {"\\ud800": 1}}`, says: /^the key "\\ud800" in body\.values contains a lone/ },
+          { body: new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d]), says: /^the body is not valid UTF-8$/ },
+          { body: `${"[".repeat(65)}${"]".repeat(65)}`, says: /deeper than 64 levels \(at character 64\)/ },
+          { body: `{"values": ${"[".repeat(10_000)}${"]".repeat(10_000)}}`, says: /deeper than 64 levels/ },
+          { body: `{"values": ${'{"a":'.repeat(10_000)}1${"}".repeat(10_000)}}`, says: /deeper than 64 levels/ },
+          { body: "", says: /^the body is empty/ }
+        ]
+        for (const { body, says, input } of cases) {
+          const response = yield* request(`${s.base}/api/records/crm/company`, {
+            method: "POST",
+            headers: { cookie: s.cookie, "content-type": "application/json" },
+            body
+          })
+          expectShortRefusal(response, 400, "BadRequest", input)
+          expect((response.body as { message: string }).message).toMatch(says)
+        }
+        // A paired surrogate (an emoji) and 64 levels are fine: the values are then checked as usual.
+        expectStatus(201)(yield* s.client.post("/api/records/crm/company", { values: { name: "Acme \ud83d\ude80" } }))
+        const deep = yield* request(`${s.base}/api/records/crm/company`, {
           method: "POST",
           headers: { cookie: s.cookie, "content-type": "application/json" },
-          body
+          body: `{"values": {"name": ${"[".repeat(62)}${"]".repeat(62)}}}`
         })
-        expectShortRefusal(response, 400, "BadRequest", input)
-        expect((response.body as { message: string }).message).toMatch(says)
-      }
-      // A paired surrogate (an emoji) and 64 levels are fine: the values are then checked as usual.
-      expectStatus(201)(yield* s.client.post("/api/records/crm/company", { values: { name: "Acme \ud83d\ude80" } }))
-      const deep = yield* request(`${s.base}/api/records/crm/company`, {
-        method: "POST",
-        headers: { cookie: s.cookie, "content-type": "application/json" },
-        body: `{"values": {"name": ${"[".repeat(62)}${"]".repeat(62)}}}`
+        expect(deep.status).toBe(400)
+        expect((deep.body as { message: string }).message).toMatch(/^invalid values for crm\/company: name: /)
+        expect((yield* stateOf(s.client)).companies).toBe(before.companies + 1)
       })
-      expect(deep.status).toBe(400)
-      expect((deep.body as { message: string }).message).toMatch(/^invalid values for crm\/company: name: /)
-      expect((yield* stateOf(s.client)).companies).toBe(before.companies + 1)
-    })
   )
 
   it.scoped("a value the schema refuses is named briefly: the error quotes no more than a short prefix of it", () =>

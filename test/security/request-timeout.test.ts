@@ -31,7 +31,10 @@ layer(testApp({ requestTimeout: Duration.millis(timeout), broadcastKeepAlive: Du
       const base = yield* baseUrl
       const { client, cookie } = yield* signedInMember(base, yield* freshWorkspace)
       yield* createRecord(client, "crm/company", { name: "Acme" })
-      const count = Effect.map(client.get("/api/records/crm/company"), (r) => (expectStatus(200)(r) as { records: Array<unknown> }).records.length)
+      const count = Effect.map(
+        client.get("/api/records/crm/company"),
+        (r) => (expectStatus(200)(r) as { records: Array<unknown> }).records.length
+      )
       const before = yield* count
       const body = JSON.stringify({ values: { name: "Slow" } })
       const head = requestHead("POST", base, "/api/records/crm/company", {

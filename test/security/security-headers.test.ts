@@ -17,28 +17,34 @@ const expectCommonHeaders = (headers: Headers, what: string) => {
 }
 
 layer(TestApp, { excludeTestServices: true })("security headers", (it) => {
-  it.scoped("on a 200, a 404, a 401, a 403, a 413 and a 400: nosniff, no referrer, no framing, a CSP that allows nothing", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const responses = {
-        "200 health": yield* request(`${base}/api/health`),
-        "404": yield* request(`${base}/api/no-such-route`),
-        "401": yield* request(`${base}/api/auth/me`),
-        "403": yield* request(`${base}/api/auth/login`, { method: "POST", headers: { origin: "https://evil.example" }, json: {} }),
-        "413": yield* request(`${base}/api/auth/login`, { method: "POST", json: { password: "x".repeat(20_000) } }),
-        "400": yield* request(`${base}/api/auth/login`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: "{"
-        })
-      }
-      for (const [what, response] of Object.entries(responses)) {
-        expect(response.status, what).toBe(Number(what.slice(0, 3)))
-        expectCommonHeaders(response.headers, what)
-        expect(response.headers.get("content-security-policy"), what).toBe(apiPolicy)
-        expect(response.headers.get("strict-transport-security"), what).toBeNull()
-      }
-    })
+  it.scoped(
+    "on a 200, a 404, a 401, a 403, a 413 and a 400: nosniff, no referrer, no framing, a CSP that allows nothing",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const responses = {
+          "200 health": yield* request(`${base}/api/health`),
+          "404": yield* request(`${base}/api/no-such-route`),
+          "401": yield* request(`${base}/api/auth/me`),
+          "403": yield* request(`${base}/api/auth/login`, {
+            method: "POST",
+            headers: { origin: "https://evil.example" },
+            json: {}
+          }),
+          "413": yield* request(`${base}/api/auth/login`, { method: "POST", json: { password: "x".repeat(20_000) } }),
+          "400": yield* request(`${base}/api/auth/login`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: "{"
+          })
+        }
+        for (const [what, response] of Object.entries(responses)) {
+          expect(response.status, what).toBe(Number(what.slice(0, 3)))
+          expectCommonHeaders(response.headers, what)
+          expect(response.headers.get("content-security-policy"), what).toBe(apiPolicy)
+          expect(response.headers.get("strict-transport-security"), what).toBeNull()
+        }
+      })
   )
 
   it.scoped("the broadcast stream's own head carries them too", () =>
@@ -62,7 +68,9 @@ layer(TestApp, { excludeTestServices: true })("security headers", (it) => {
       const policy = docs.headers.get("content-security-policy") ?? ""
       const scripts = [...String(docs.body).matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? "")
       expect(scripts.length).toBe(1)
-      const hash = createHash("sha256").update(scripts[0] ?? "").digest("base64")
+      const hash = createHash("sha256")
+        .update(scripts[0] ?? "")
+        .digest("base64")
       expect(policy).toContain(`script-src 'sha256-${hash}';`)
       expect(policy).toMatch(/^default-src 'none';/)
       expect(policy).not.toContain("unsafe-eval")

@@ -2,7 +2,6 @@ import * as Sse from "@effect/experimental/Sse"
 import type { EventSourceConstructor, EventSourceLike } from "../../src/client"
 import { EventListeners } from "./EventListeners"
 
-
 export interface TestEventSource extends EventSourceLike {
   readonly url: string
   /** Settles when the server answered: true with a stream (200), false otherwise. */
@@ -80,6 +79,6 @@ export const fetchEventSource = (fetchFn: typeof fetch) => {
     }
   }
 
-  const constructor: EventSourceConstructor = FetchEventSource
-  return { EventSource: constructor, instances }
+  const eventSource: EventSourceConstructor = FetchEventSource
+  return { EventSource: eventSource, instances }
 }

@@ -44,7 +44,10 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}) =>
 const quiet = Logger.minimumLogLevel(LogLevel.Warning)
 
 /** The domain services over the real PostgreSQL and Redis, schemas migrated; no HTTP and no background workers. */
-export const testServices = (overrides: Partial<AppConfigShape> = {}, plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default) =>
+export const testServices = (
+  overrides: Partial<AppConfigShape> = {},
+  plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default
+) =>
   Layer.effectDiscard(Effect.flatMap(Workspaces, (w) => w.migrateAll)).pipe(
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(plugins),
@@ -68,7 +71,6 @@ export const TestApp = testApp()
 export const baseUrl = HttpServer.addressWith((address) =>
   address._tag === "TcpAddress" ? Effect.succeed(`http://127.0.0.1:${address.port}`) : Effect.die("not a TCP server")
 )
-
 
 /** A new workspace, dropped with its schema when the scope closes. */
 export const freshWorkspace = Effect.gen(function* () {

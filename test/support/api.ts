@@ -25,7 +25,8 @@ export const clientFor = (base: string, cookie: string, extra: Record<string, st
 }
 
 /** A client presenting `Authorization: Bearer <key>` (an API key, an agent's key, the engine's token). */
-export const bearerClient = (base: string, key: string): Client => clientFor(base, "", { authorization: `Bearer ${key}` })
+export const bearerClient = (base: string, key: string): Client =>
+  clientFor(base, "", { authorization: `Bearer ${key}` })
 
 /** A new member of `workspace` holding `role`, signed in. */
 export const signedInMember = (base: string, workspace: Workspace, role = "admin") =>
@@ -69,7 +70,10 @@ export interface PageBody {
 
 /** Creates a record over HTTP and returns it. */
 export const createRecord = (client: Client, businessObject: string, values: unknown, draft = false) =>
-  Effect.map(client.post(`/api/records/${businessObject}`, { values, draft }), (r) => expectStatus(201)(r) as RecordBody)
+  Effect.map(
+    client.post(`/api/records/${businessObject}`, { values, draft }),
+    (r) => expectStatus(201)(r) as RecordBody
+  )
 
 /** The newest page of a record's timeline (200 expected). */
 export const timelineOf = (client: Client, businessObject: string, id: string, query = "") =>

@@ -13,7 +13,9 @@ export const holdInTransaction = <R>(take: Effect.Effect<unknown, SqlError, R>) 
     const held = yield* Deferred.make<void>()
     const release = yield* Deferred.make<void>()
     const fiber = yield* sql
-      .withTransaction(Effect.zipRight(take, Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release))))
+      .withTransaction(
+        Effect.zipRight(take, Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)))
+      )
       .pipe(Effect.orDie, Effect.forkScoped)
     yield* Deferred.await(held)
     return Deferred.succeed(release, undefined).pipe(Effect.zipRight(Fiber.join(fiber)))

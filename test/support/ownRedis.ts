@@ -38,13 +38,19 @@ export const redisCli = (port: number, ...args: ReadonlyArray<string>) =>
 export const ownRedis = Effect.gen(function* () {
   const port = yield* freePort
   let current: ChildProcess | undefined
-  yield* Effect.addFinalizer(() => Effect.suspend(() => (current === undefined ? Effect.void : terminate(current, "SIGKILL"))))
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => (current === undefined ? Effect.void : terminate(current, "SIGKILL")))
+  )
 
   const start = Effect.gen(function* () {
     const launched = yield* Effect.sync(() => {
-      const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
-        stdio: ["ignore", "pipe", "pipe"]
-      })
+      const child = spawn(
+        "redis-server",
+        ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        {
+          stdio: ["ignore", "pipe", "pipe"]
+        }
+      )
       current = child
       let output = ""
       const ready = new Promise<void>((resolve, reject) => {
@@ -74,7 +80,6 @@ export const ownRedis = Effect.gen(function* () {
   return { port, url: `redis://127.0.0.1:${port}`, start, stop, subscribers }
 })
 
-
 export interface Logged {
   readonly level: string
   readonly message: ReadonlyArray<unknown>
@@ -94,4 +99,3 @@ export const collectLogs = () => {
   })
   return { entries, logger, layer: Logger.add(logger) }
 }
-

@@ -24,4 +24,7 @@ export const queuedIn = (queue: string, workspace: Workspace) =>
 
 /** A new admin of `workspace`, as the actor its writes would name. */
 export const freshUserActor = (workspace: Workspace) =>
-  Effect.map(freshUser({ workspace, role: "admin" }), (user): Actor => ({ kind: "user", id: user.id, name: user.name, email: user.email }))
+  Effect.map(
+    freshUser({ workspace, role: "admin" }),
+    (user): Actor => ({ kind: "user", id: user.id, name: user.name, email: user.email })
+  )

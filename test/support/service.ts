@@ -98,11 +98,14 @@ export const startService = (
         }
       }
     })
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => Effect.runSync(Ref.update(output, (all) => all + chunk)))
+    child.stderr
+      .setEncoding("utf8")
+      .on("data", (chunk: string) => Effect.runSync(Ref.update(output, (all) => all + chunk)))
     child.once("exit", (code, signal) => Effect.runSync(Deferred.succeed(exit, { code, signal })))
 
     const outputSoFar = Ref.get(output)
-    const failWithOutput = (what: string) => Effect.flatMap(outputSoFar, (text) => Effect.fail(new Error(`${what}; output:\n${text}`)))
+    const failWithOutput = (what: string) =>
+      Effect.flatMap(outputSoFar, (text) => Effect.fail(new Error(`${what}; output:\n${text}`)))
 
     const waitForLog = (message: string, timeout: Duration.DurationInput = "60 seconds") =>
       Effect.gen(function* () {
@@ -126,7 +129,10 @@ export const startService = (
       waitForLog,
       signal: (signal) => Effect.sync(() => void process.kill(pid, signal)),
       exited: Deferred.await(exit).pipe(
-        Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("the process did not exit within 60 s") }),
+        Effect.timeoutFail({
+          duration: "60 seconds",
+          onTimeout: () => new Error("the process did not exit within 60 s")
+        }),
         Effect.catchAll((error) => failWithOutput(error.message)),
         Effect.orDie
       ),

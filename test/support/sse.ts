@@ -30,7 +30,10 @@ export interface SseStream {
  * SSE parser. The connection is dropped when the scope closes. A non-2xx
  * answer is returned with its status and no events.
  */
-export const openSse = (url: string, headers: Record<string, string> = {}): Effect.Effect<SseStream, never, Scope.Scope> =>
+export const openSse = (
+  url: string,
+  headers: Record<string, string> = {}
+): Effect.Effect<SseStream, never, Scope.Scope> =>
   Effect.gen(function* () {
     const controller = new AbortController()
     yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
@@ -87,7 +90,10 @@ export const openSse = (url: string, headers: Record<string, string> = {}): Effe
           yield* Deferred.await(signal)
         }
       }).pipe(
-        Effect.timeoutFail({ duration: timeout, onTimeout: () => new Error(`SSE condition not met within ${String(timeout)}`) }),
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: () => new Error(`SSE condition not met within ${String(timeout)}`)
+        }),
         Effect.orDie
       )
 
@@ -99,7 +105,10 @@ export const openSse = (url: string, headers: Record<string, string> = {}): Effe
       waitFor,
       close: Effect.sync(() => controller.abort()),
       ended: Deferred.await(endedByServer).pipe(
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the server did not end the SSE stream within 10 s") }),
+        Effect.timeoutFail({
+          duration: "10 seconds",
+          onTimeout: () => new Error("the server did not end the SSE stream within 10 s")
+        }),
         Effect.orDie
       )
     }

@@ -13,12 +13,22 @@ export interface ProcessResult {
  * this process's environment (an `undefined` value removes a variable). The
  * process and its children are killed if the effect is interrupted (a timeout).
  */
-export const runProcess = (command: string, args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) =>
+export const runProcess = (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined> = {}
+) =>
   Effect.async<ProcessResult, Error>((resume) => {
     const merged: Record<string, string> = {}
-    for (const [name, value] of Object.entries({ ...process.env, ...env })) if (value !== undefined) merged[name] = value
+    for (const [name, value] of Object.entries({ ...process.env, ...env }))
+      if (value !== undefined) merged[name] = value
     // Its own process group, so that a kill reaches what it started (npx starts tsx starts node).
-    const child = spawn(command, args, { cwd: process.cwd(), env: merged, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    const child = spawn(command, args, {
+      cwd: process.cwd(),
+      env: merged,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))

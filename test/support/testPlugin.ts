@@ -63,7 +63,8 @@ export const testPlugin: Plugin = {
           runs.push(Date.now())
           flakyRuns.set(key, runs)
           yield* (yield* PluginRecords).create("test/widget", { name: `${key} run ${runs.length}` })
-          if (runs.length <= Number(payload.failures)) return yield* new Conflict({ message: `flaky run ${runs.length} failed` })
+          if (runs.length <= Number(payload.failures))
+            return yield* new Conflict({ message: `flaky run ${runs.length} failed` })
         })
     },
     hold: {

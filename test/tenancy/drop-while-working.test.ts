@@ -17,7 +17,9 @@ import { freshWorkspace, testApp, uniqueSuffix } from "../support/TestApp"
 const schemaExists = (schema: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
-      sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = ${schema}`,
+      sql<{
+        readonly n: number
+      }>`SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = ${schema}`,
       (rows) => (rows[0]?.n ?? 0) > 0
     )
   ).pipe(Effect.orDie)
@@ -36,8 +38,10 @@ const pendingWork = (workspace: Workspace) =>
  * while it waits for another lock (None when it waits holding none of them).
  */
 const tableHeldByWaitingDrop = (schema: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ readonly table: string | null; readonly waiting: boolean }>`
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ readonly table: string | null; readonly waiting: boolean }>`
       SELECT (SELECT c.relname::text FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
                 JOIN pg_namespace n ON n.oid = c.relnamespace
               WHERE l.pid = a.pid AND l.granted AND l.mode = 'AccessExclusiveLock'
@@ -52,9 +56,10 @@ const tableHeldByWaitingDrop = (schema: string) =>
 const within =
   (what: string, duration: Duration.DurationInput) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.timeoutFail(effect, { duration, onTimeout: () => new Error(`${what}: not within ${Duration.format(Duration.decode(duration))}`) }).pipe(
-      Effect.orDie
-    )
+    Effect.timeoutFail(effect, {
+      duration,
+      onTimeout: () => new Error(`${what}: not within ${Duration.format(Duration.decode(duration))}`)
+    }).pipe(Effect.orDie)
 
 layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a workspace while its work runs", (it) => {
   it.scoped(
@@ -79,11 +84,15 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a works
                 const deal = yield* records.create("crm/deal", { title: `deal ${i}` })
                 yield* records.archive("crm/deal", deal.id)
               }
-              for (const key of keys) yield* records.runPlugin(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/hold", { key })))
+              for (const key of keys)
+                yield* records.runPlugin(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/hold", { key })))
             })
           )
           .pipe(withActor(actor))
-        yield* eventually("two held jobs are running", Effect.sync(() => keys.filter((key) => holdingJobs.has(key)).length === 2))
+        yield* eventually(
+          "two held jobs are running",
+          Effect.sync(() => keys.filter((key) => holdingJobs.has(key)).length === 2)
+        )
 
         // Another instance's worker in the middle of a unit in this workspace: it holds a lock
         // on completed_runs, and once DROP SCHEMA waits for it, asks for a table the drop holds.
@@ -130,7 +139,12 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a works
         const other = yield* freshWorkspace
         const otherActor = yield* freshUserActor(other)
         yield* units
-          .run(other, records.runPlugin(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/flaky", { key: uniqueSuffix(), failures: 0 }))))
+          .run(
+            other,
+            records.runPlugin(
+              Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/flaky", { key: uniqueSuffix(), failures: 0 }))
+            )
+          )
           .pipe(withActor(otherActor))
         yield* eventually(
           "the other workspace's job is done",

@@ -43,7 +43,7 @@ const someoneWaitsForMigrationLock = (schema: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT 1 FROM pg_locks
         WHERE locktype = 'advisory' AND NOT granted
-          AND objid = (hashtext(${"migrate:" + schema})::bigint & 4294967295)::oid`.pipe(
+          AND objid = (hashtext(${`migrate:${schema}`})::bigint & 4294967295)::oid`.pipe(
       Effect.map((rows) => rows.length > 0),
       Effect.orDie
     )
@@ -64,7 +64,7 @@ const someoneWaitsForWorkspaceRow = Effect.flatMap(SqlClient.SqlClient, (sql) =>
  */
 const holdMigrationLock = (schema: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    holdInTransaction(sql`SELECT pg_advisory_xact_lock(hashtext(${"migrate:" + schema}))`)
+    holdInTransaction(sql`SELECT pg_advisory_xact_lock(hashtext(${`migrate:${schema}`}))`)
   )
 
 /** Drops whatever a test created under `slug`, row and schema, when the scope closes. */
@@ -151,15 +151,15 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
       const me = (key: string) => request(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${key}` } })
 
       yield* Effect.forEach(
-        [
-          ...keysOfA.map((created) => [a, created] as const),
-          ...keysOfB.map((created) => [b, created] as const)
-        ],
+        [...keysOfA.map((created) => [a, created] as const), ...keysOfB.map((created) => [b, created] as const)],
         ([workspace, { apiKey, key }]) =>
           Effect.map(me(key), (response) => {
             expect(response.status).toBe(200)
             expect(response.body).toEqual(
-              expect.objectContaining({ id: apiKey.id, workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name } })
+              expect.objectContaining({
+                id: apiKey.id,
+                workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name }
+              })
             )
           }),
         { concurrency: 8, discard: true }
@@ -172,7 +172,10 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
           expect(rewritten).not.toBe(key)
           return Effect.map(me(rewritten), (response) => {
             expect(response.status).toBe(401)
-            expect(response.body).toEqual({ _tag: "Unauthorized", message: "the API key is invalid or has been revoked" })
+            expect(response.body).toEqual({
+              _tag: "Unauthorized",
+              message: "the API key is invalid or has been revoked"
+            })
           })
         },
         { concurrency: 8, discard: true }
@@ -243,8 +246,11 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
       const workspaces = yield* Workspaces
       const workspace = yield* freshWorkspace
       const error = yield* Effect.flip(workspaces.create(workspace.slug, "Another name"))
-      expect(error).toEqual(expect.objectContaining({ _tag: "Conflict", message: `workspace ${workspace.slug} already exists` }))
-      const rows = yield* sql`SELECT id, name FROM ${sql(`${platformSchema}.workspaces`)} WHERE slug = ${workspace.slug}`
+      expect(error).toEqual(
+        expect.objectContaining({ _tag: "Conflict", message: `workspace ${workspace.slug} already exists` })
+      )
+      const rows =
+        yield* sql`SELECT id, name FROM ${sql(`${platformSchema}.workspaces`)} WHERE slug = ${workspace.slug}`
       expect(rows).toEqual([{ id: workspace.id, name: workspace.name }])
     })
   )
@@ -275,7 +281,10 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
       const outcomes = exits.map((exit) =>
         Exit.isSuccess(exit)
           ? "created"
-          : Option.match(Cause.failureOption(exit.cause), { onNone: () => Cause.pretty(exit.cause).split("\n")[0], onSome: (e) => e._tag })
+          : Option.match(Cause.failureOption(exit.cause), {
+              onNone: () => Cause.pretty(exit.cause).split("\n")[0],
+              onSome: (e) => e._tag
+            })
       )
       expect(outcomes).toEqual(["created", "Conflict"])
       const rows = yield* sql`SELECT 1 FROM ${sql(`${platformSchema}.workspaces`)} WHERE slug = ${slug}`

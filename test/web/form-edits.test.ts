@@ -40,7 +40,9 @@ describe("pendingChanges", () => {
     expect(pendingChanges(record, { address: { city: null, street: null } })).toEqual({ address: null })
     expect(pendingChanges({}, { address: { city: null } })).toEqual({})
     expect(pendingChanges(record, { address: { street: null, city: "Oslo" } })).toEqual({})
-    expect(pendingChanges(record, { address: { city: "Bergen", street: null } })).toEqual({ address: { city: "Bergen" } })
+    expect(pendingChanges(record, { address: { city: "Bergen", street: null } })).toEqual({
+      address: { city: "Bergen" }
+    })
   })
 
   it("a collection is sent whole once any entry changed, entries keeping their ids", () => {
@@ -49,10 +51,7 @@ describe("pendingChanges", () => {
       { id: "b", product: null }
     ]
     expect(pendingChanges(record, { lineItems })).toEqual({
-      lineItems: [
-        { id: "a", product: "Kiosk", quantity: 3 },
-        { id: "b" }
-      ]
+      lineItems: [{ id: "a", product: "Kiosk", quantity: 3 }, { id: "b" }]
     })
     expect(pendingChanges(record, { lineItems: [{ quantity: 2, product: "Kiosk", id: "a" }] })).toEqual({})
   })
@@ -61,7 +60,10 @@ describe("pendingChanges", () => {
 describe("withoutSaved", () => {
   it("drops what was saved and keeps what was typed since", () => {
     const saved = { amount: "1350.00", title: "Stand" }
-    expect(withoutSaved({ amount: "1350.00", title: "Stand 2", stage: "won" }, saved)).toEqual({ title: "Stand 2", stage: "won" })
+    expect(withoutSaved({ amount: "1350.00", title: "Stand 2", stage: "won" }, saved)).toEqual({
+      title: "Stand 2",
+      stage: "won"
+    })
   })
 })
 

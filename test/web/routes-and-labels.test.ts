@@ -11,7 +11,11 @@ describe("the page's addresses", () => {
     expect(parseRoute("/records/crm")).toEqual({ page: "home" })
     expect(parseRoute("/records/crm/deal/r-1/extra")).toEqual({ page: "home" })
     expect(parseRoute("/elsewhere/crm/deal")).toEqual({ page: "home" })
-    expect(parseRoute(recordPath("crm/deal", "a b/c"))).toEqual({ page: "record", businessObject: "crm/deal", id: "a b/c" })
+    expect(parseRoute(recordPath("crm/deal", "a b/c"))).toEqual({
+      page: "record",
+      businessObject: "crm/deal",
+      id: "a b/c"
+    })
     expect(parseRoute(listPath("crm/activity"))).toEqual({ page: "list", businessObject: "crm/activity" })
   })
 })

@@ -124,7 +124,11 @@ describe("a timeline row", () => {
   })
 
   it("shows a datetime in local time and passes raw rows of an unknown business object through", () => {
-    const raw: AuditEntry = { ...updated, businessObject: "old/thing", changes: { signedAt: { from: null, to: "2026-03-01T09:30:00Z" } } }
+    const raw: AuditEntry = {
+      ...updated,
+      businessObject: "old/thing",
+      changes: { signedAt: { from: null, to: "2026-03-01T09:30:00Z" } }
+    }
     const [hydrated] = hydrateTimeline([{ name: "crm/deal", fields }], [{ ...raw, businessObject: "crm/deal" }])
     if (hydrated === undefined) throw new Error("no row")
     const { container, rerender } = render(<TimelineRow entry={hydrated} fields={fields} entries={entries} />)

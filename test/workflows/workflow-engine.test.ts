@@ -31,7 +31,10 @@ const activities = (workspace: Workspace) =>
 const auditRowsOf = (workspace: Workspace, id: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return yield* sql<{ actor: unknown; cause: unknown }>`SELECT actor, cause FROM ${sql(workspace.table("audit_entries"))}
+    return yield* sql<{
+      actor: unknown
+      cause: unknown
+    }>`SELECT actor, cause FROM ${sql(workspace.table("audit_entries"))}
       WHERE business_object_id = ${id}`
   }).pipe(Effect.orDie)
 
@@ -43,9 +46,13 @@ const archiveADeal = (workspace: Workspace, actor: Actor, failAfterArchive = fal
     const created = yield* units.run(workspace, records.create(deal, { title: "Winding down" }))
     const archived = units.run(
       workspace,
-      records.archive(deal, created.id).pipe(
-        Effect.tap(() => (failAfterArchive ? Effect.fail(new Conflict({ message: "fails after archiving" })) : Effect.void))
-      )
+      records
+        .archive(deal, created.id)
+        .pipe(
+          Effect.tap(() =>
+            failAfterArchive ? Effect.fail(new Conflict({ message: "fails after archiving" })) : Effect.void
+          )
+        )
     )
     return { id: created.id, exit: yield* Effect.exit(archived) }
   }).pipe(withActor(actor))
@@ -61,7 +68,9 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
       expect(yield* queuedRuns(workspace, prefix)).toEqual([])
       const committed = yield* archiveADeal(workspace, actor)
       expect(Exit.isSuccess(committed.exit)).toBe(true)
-      expect(yield* queuedRuns(workspace, prefix)).toEqual([{ id: expect.any(String), completed: false, attempts: 0, lastFailure: null }])
+      expect(yield* queuedRuns(workspace, prefix)).toEqual([
+        { id: expect.any(String), completed: false, attempts: 0, lastFailure: null }
+      ])
     })
   )
 
@@ -88,7 +97,10 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
         yield* Effect.scoped(
           Effect.gen(function* () {
             yield* Layer.build(testApp({ queuePrefix: prefix }))
-            yield* eventually("the run is done", Effect.map(queuedRuns(workspace, prefix), (rows) => rows[0]?.completed === true))
+            yield* eventually(
+              "the run is done",
+              Effect.map(queuedRuns(workspace, prefix), (rows) => rows[0]?.completed === true)
+            )
             const [note] = yield* activities(workspace)
             expect(note?.subject).toBe('Deal "Winding down" was archived')
             expect(yield* auditRowsOf(workspace, note!.id)).toEqual([
@@ -100,11 +112,18 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
 
             // The queue loses its "done" mark (a crash right after the run's COMMIT): the run is handed out again...
             yield* sql`UPDATE ${sql(queueTable)} SET completed = FALSE WHERE id = ${run!.id}`
-            yield* eventually("delivered again", Effect.map(queuedRuns(workspace, prefix), (rows) => rows[0]?.attempts === 2))
-            yield* eventually("and done again", Effect.map(queuedRuns(workspace, prefix), (rows) => rows[0]?.completed === true))
+            yield* eventually(
+              "delivered again",
+              Effect.map(queuedRuns(workspace, prefix), (rows) => rows[0]?.attempts === 2)
+            )
+            yield* eventually(
+              "and done again",
+              Effect.map(queuedRuns(workspace, prefix), (rows) => rows[0]?.completed === true)
+            )
             // ...and finds its claim committed: nothing is written twice.
             expect((yield* activities(workspace)).map((a) => a.id)).toEqual([note!.id])
-            const claims = yield* sql`SELECT kind, name FROM ${sql(workspace.table("completed_runs"))} WHERE id = ${run!.id}`
+            const claims =
+              yield* sql`SELECT kind, name FROM ${sql(workspace.table("completed_runs"))} WHERE id = ${run!.id}`
             expect(claims).toEqual([{ kind: "workflow", name: workflowId }])
           })
         )

@@ -61,6 +61,8 @@ const RouteContent = ({ route }: { readonly route: Route }) => {
     case "list":
       return <RecordList key={route.businessObject} businessObject={route.businessObject} />
     case "record":
-      return <RecordPage key={`${route.businessObject}/${route.id}`} businessObject={route.businessObject} id={route.id} />
+      return (
+        <RecordPage key={`${route.businessObject}/${route.id}`} businessObject={route.businessObject} id={route.id} />
+      )
   }
 }

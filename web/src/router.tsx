@@ -12,7 +12,10 @@ export type Route =
   | { readonly page: "record"; readonly businessObject: string; readonly id: string }
 
 export const parseRoute = (pathname: string): Route => {
-  const parts = pathname.split("/").filter((part) => part.length > 0).map(decodeURIComponent)
+  const parts = pathname
+    .split("/")
+    .filter((part) => part.length > 0)
+    .map(decodeURIComponent)
   const [first, namespace, name, id] = parts
   if (first !== "records" || namespace === undefined || name === undefined || parts.length > 4) return { page: "home" }
   const businessObject = `${namespace}/${name}`
@@ -44,7 +47,14 @@ export const navigate = (to: string, options: { readonly replace?: boolean } = {
 /** An ordinary link that the page follows itself (a modified click still opens a new tab). */
 export const Link = ({ to, ...props }: AnchorHTMLAttributes<HTMLAnchorElement> & { readonly to: string }) => {
   const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
-    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+    if (
+      event.defaultPrevented ||
+      event.button !== 0 ||
+      event.metaKey ||
+      event.ctrlKey ||
+      event.shiftKey ||
+      event.altKey
+    ) {
       return
     }
     event.preventDefault()

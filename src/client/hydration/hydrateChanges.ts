@@ -21,7 +21,8 @@ export const hydrateChanges = (at: Location, fields: Fields, changes: Changes): 
       const field = own(fields, name)
       const here = member(at, name)
       if (field === undefined) return [name, change]
-      if (isValueChange(change)) return [name, { from: hydrateValue(here, field, change.from), to: hydrateValue(here, field, change.to) }]
+      if (isValueChange(change))
+        return [name, { from: hydrateValue(here, field, change.from), to: hydrateValue(here, field, change.to) }]
       return [name, hydrateCollection(here, field, change)]
     })
   )
@@ -35,10 +36,20 @@ const hydrateCollection = (at: Location, field: Field, change: CollectionChanges
   return {
     ...(added === undefined
       ? {}
-      : { added: added.map((entry) => ({ id: entry.id, values: hydrateMembers(entryOf(at, entry.id), field.fields, entry.values) })) }),
+      : {
+          added: added.map((entry) => ({
+            id: entry.id,
+            values: hydrateMembers(entryOf(at, entry.id), field.fields, entry.values)
+          }))
+        }),
     ...(modified === undefined
       ? {}
-      : { modified: modified.map((entry) => ({ id: entry.id, changes: hydrateChanges(entryOf(at, entry.id), field.fields, entry.changes) })) }),
+      : {
+          modified: modified.map((entry) => ({
+            id: entry.id,
+            changes: hydrateChanges(entryOf(at, entry.id), field.fields, entry.changes)
+          }))
+        }),
     ...(removed === undefined ? {} : { removed })
   }
 }

@@ -20,7 +20,10 @@ export const member = (at: Location, name: string): Location => ({
   path: at.path === "" ? name : `${at.path}.${name}`
 })
 
-export const entryOf = (at: Location, id: string): Location => ({ businessObject: at.businessObject, path: `${at.path}[${id}]` })
+export const entryOf = (at: Location, id: string): Location => ({
+  businessObject: at.businessObject,
+  path: `${at.path}[${id}]`
+})
 
 type ScalarKind = Exclude<FieldKind, "struct" | "collection">
 

@@ -37,7 +37,9 @@ export const toWireChanges = (changes: HydratedChanges): Changes => {
       return [
         name,
         {
-          ...(added === undefined ? {} : { added: added.map((entry) => ({ id: entry.id, values: toWireObject(entry.values) })) }),
+          ...(added === undefined
+            ? {}
+            : { added: added.map((entry) => ({ id: entry.id, values: toWireObject(entry.values) })) }),
           ...(modified === undefined
             ? {}
             : { modified: modified.map((entry) => ({ id: entry.id, changes: toWireChanges(entry.changes) })) }),

@@ -18,17 +18,29 @@ export const recordsQuery = (client: Client, businessObject: string, options: { 
   })
 
 export const recordQuery = (client: Client, businessObject: string, id: string) =>
-  queryOptions({ queryKey: recordQueryKeys.record(businessObject, id), queryFn: () => client.records.get(businessObject, id) })
+  queryOptions({
+    queryKey: recordQueryKeys.record(businessObject, id),
+    queryFn: () => client.records.get(businessObject, id)
+  })
 
 /** The newest page, hydrated (`client.audit.timeline`): a `HydrationError` is the query's error. */
-export const timelineQuery = (client: Client, businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
+export const timelineQuery = (
+  client: Client,
+  businessObject: string,
+  id: string,
+  options: { readonly limit?: number } = {}
+) =>
   queryOptions({
     queryKey: recordQueryKeys.timeline(businessObject, id, options),
     queryFn: () => client.audit.timeline(businessObject, id, options)
   })
 
 /** Live editors, refetched every `refetchIntervalMs` (default PRESENCE_HEARTBEAT_MS) so that a dead tab's editor drops out. */
-export const editorsQuery = (client: Client, businessObject: string, options: { readonly refetchIntervalMs?: number } = {}) =>
+export const editorsQuery = (
+  client: Client,
+  businessObject: string,
+  options: { readonly refetchIntervalMs?: number } = {}
+) =>
   queryOptions({
     queryKey: presenceQueryKeys.editors(businessObject),
     queryFn: () => client.presence.list(businessObject),

@@ -20,7 +20,8 @@
 export const recordQueryKeys = {
   /** The prefix of every query about `businessObject`. */
   all: (businessObject: string) => [businessObject] as const,
-  list: (businessObject: string, options: { readonly limit?: number } = {}) => [businessObject, "list", options] as const,
+  list: (businessObject: string, options: { readonly limit?: number } = {}) =>
+    [businessObject, "list", options] as const,
   record: (businessObject: string, id: string) => [businessObject, "record", id] as const,
   timeline: (businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
     [businessObject, "timeline", id, options] as const

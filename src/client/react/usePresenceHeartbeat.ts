@@ -32,7 +32,10 @@ const ignore = () => {}
  *
  * Returns the editor id, to tell one's own form apart in `useEditors`.
  */
-export const usePresenceHeartbeat = (client: Client, options: PresenceHeartbeatOptions): { readonly editorId: string } => {
+export const usePresenceHeartbeat = (
+  client: Client,
+  options: PresenceHeartbeatOptions
+): { readonly editorId: string } => {
   const [generated] = useState(() => randomId())
   const editorId = options.editorId ?? generated
   const { businessObject, id, active } = options

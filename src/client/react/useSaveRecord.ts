@@ -19,7 +19,9 @@ export const useSaveRecord = (client: Client, businessObject: string) => {
   const queryClient = useQueryClient()
   return useMutation<StoredRecord, Error, Save>({
     mutationFn: ({ id, values }) =>
-      id === undefined ? client.records.create(businessObject, values) : client.records.update(businessObject, id, values),
+      id === undefined
+        ? client.records.create(businessObject, values)
+        : client.records.update(businessObject, id, values),
     onSuccess: () => invalidateBusinessObject(queryClient, businessObject)
   })
 }

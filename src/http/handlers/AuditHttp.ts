@@ -14,8 +14,7 @@ export const AuditHttp = HttpApiBuilder.group(Api, "audit", (handlers) =>
     return handlers.handle("timeline", ({ path, urlParams }) =>
       Effect.gen(function* () {
         const { principal } = yield* guard.require(path.businessObject, "read")
-        const after =
-          urlParams.cursor === undefined ? Option.none() : decodeCursor(urlParams.cursor)
+        const after = urlParams.cursor === undefined ? Option.none() : decodeCursor(urlParams.cursor)
         if (urlParams.cursor !== undefined && Option.isNone(after)) {
           return yield* new BadRequest({ message: "cursor: not a cursor from this timeline" })
         }

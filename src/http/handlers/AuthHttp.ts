@@ -39,7 +39,8 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
     const authentication = yield* Authentication
     const config = yield* AppConfig
 
-    const secureCookie = config.cookieSecure === "auto" ? servedOverHttps : Effect.succeed(config.cookieSecure === "always")
+    const secureCookie =
+      config.cookieSecure === "auto" ? servedOverHttps : Effect.succeed(config.cookieSecure === "always")
 
     const setSessionCookie = (token: string, maxAge: Duration.Duration) =>
       Effect.flatMap(secureCookie, (secure) =>

@@ -15,10 +15,12 @@ export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", 
 
     return handlers
       .handle("list", () =>
-        Effect.map(access.grants, (grants) =>
-          new BusinessObjectList({
-            businessObjects: registry.businessObjects.filter((definition) => allows(grants, definition.name, "read"))
-          })
+        Effect.map(
+          access.grants,
+          (grants) =>
+            new BusinessObjectList({
+              businessObjects: registry.businessObjects.filter((definition) => allows(grants, definition.name, "read"))
+            })
         )
       )
       .handle("get", ({ path }) =>

@@ -31,16 +31,26 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         if (principal.kind !== "user") {
-          return yield* new Forbidden({ message: "a chat turn belongs to a signed-in user; an API key or an agent cannot make one" })
+          return yield* new Forbidden({
+            message: "a chat turn belongs to a signed-in user; an API key or an agent cannot make one"
+          })
         }
         const { path, payload } = call
         const agent = yield* agents.find(principal.workspace, payload.agent)
-        if (Option.isNone(agent)) return yield* new NotFound({ message: `no agent ${excerpt(payload.agent)} in this workspace` })
+        if (Option.isNone(agent))
+          return yield* new NotFound({ message: `no agent ${excerpt(payload.agent)} in this workspace` })
         for (const write of payload.calls) yield* guard.require(write.businessObject, "update")
-        const writeAll = Effect.map(applyWrites(records, payload.calls), (written) => new WrittenRecords({ records: written }))
+        const writeAll = Effect.map(
+          applyWrites(records, payload.calls),
+          (written) => new WrittenRecords({ records: written })
+        )
         const once = idempotency.run(keyedRequest(callerOf(principal), call), ok(WrittenRecords), writeAll)
         return yield* units.run(principal.workspace, once).pipe(
-          withCause({ kind: "conversation", conversationId: path.conversationId, agent: { id: agent.value.id, name: agent.value.name } }),
+          withCause({
+            kind: "conversation",
+            conversationId: path.conversationId,
+            agent: { id: agent.value.id, name: agent.value.name }
+          }),
           withActor(actorOf(principal)),
           asServerFaults
         )

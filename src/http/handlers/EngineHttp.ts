@@ -33,9 +33,14 @@ export const EngineHttp = HttpApiBuilder.group(Api, "engine", (handlers) =>
         if (Option.isNone(registry.workflow(payload.workflowId))) {
           return yield* new NotFound({ message: `no plugin declares the workflow ${excerpt(payload.workflowId)}` })
         }
-        const writeAll = Effect.map(applyWrites(records, payload.writes), (written) => new WrittenRecords({ records: written }))
+        const writeAll = Effect.map(
+          applyWrites(records, payload.writes),
+          (written) => new WrittenRecords({ records: written })
+        )
         const once = idempotency.run(keyedRequest(engineCaller, call), ok(WrittenRecords), writeAll)
-        return yield* units.run(workspace, once).pipe(asWorkflowRun(payload.workflowId, payload.trigger), asServerFaults)
+        return yield* units
+          .run(workspace, once)
+          .pipe(asWorkflowRun(payload.workflowId, payload.trigger), asServerFaults)
       })
     )
   })

@@ -46,11 +46,16 @@ export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
         Effect.gen(function* () {
           const draining = yield* readiness.isDraining
           const report = yield* components
-          if (draining) return yield* new NotReady({ message: "draining: the instance is shutting down", draining, ...report })
+          if (draining)
+            return yield* new NotReady({ message: "draining: the instance is shutting down", draining, ...report })
           if (report.database.status === "down") {
             return yield* new NotReady({ message: "the database does not answer", draining, ...report })
           }
-          return new ReadinessReport({ status: report.pubsub.status === "up" ? "ready" : "degraded", draining, ...report })
+          return new ReadinessReport({
+            status: report.pubsub.status === "up" ? "ready" : "degraded",
+            draining,
+            ...report
+          })
         })
       )
   })

@@ -33,7 +33,9 @@ export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
     const editableRecord = (workspace: Workspace, businessObject: string, id: string) =>
       Effect.flatMap(records.get(workspace, businessObject, id), (record) =>
         record.state === "archived"
-          ? Effect.fail(new Conflict({ message: `an archived ${businessObject} record cannot be edited: restore it first` }))
+          ? Effect.fail(
+              new Conflict({ message: `an archived ${businessObject} record cannot be edited: restore it first` })
+            )
           : Effect.void
       )
 
@@ -50,9 +52,7 @@ export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
       .handle("heartbeat", ({ path }) =>
         Effect.flatMap(editorOf(path), ({ caller, editorId, key, editable }) =>
           presence.heartbeat(key, editorId, caller, editable)
-        ).pipe(
-          Effect.asVoid
-        )
+        ).pipe(Effect.asVoid)
       )
       .handle("leave", ({ path }) =>
         Effect.flatMap(editorOf(path), ({ caller, editorId, key }) => presence.leave(key, editorId, caller)).pipe(
@@ -66,4 +66,3 @@ export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
       )
   })
 )
-

@@ -65,7 +65,12 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
       )
       .handle("update", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(businessObject, call, ok(StoredRecord), records.update(businessObject, call.path.id, call.payload.values))
+        return write(
+          businessObject,
+          call,
+          ok(StoredRecord),
+          records.update(businessObject, call.path.id, call.payload.values)
+        )
       })
       .handle("remove", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
@@ -85,8 +90,12 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
       })
       .handle("action", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(businessObject, call, ok(StoredRecord), records.runAction(businessObject, call.path.action, call.payload.id))
+        return write(
+          businessObject,
+          call,
+          ok(StoredRecord),
+          records.runAction(businessObject, call.path.action, call.payload.id)
+        )
       })
   })
 )
-

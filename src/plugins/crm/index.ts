@@ -35,11 +35,16 @@ export const crm: Plugin = {
       actions: {
         close: {
           description: "Mark the deal as won",
-          run: (deal) => Effect.flatMap(PluginRecords, (records) => records.update("crm/deal", deal.id, { stage: "won" }))
+          run: (deal) =>
+            Effect.flatMap(PluginRecords, (records) => records.update("crm/deal", deal.id, { stage: "won" }))
         },
         "follow-up": {
           description: "Log a follow-up activity for the deal, in the background",
-          run: (deal) => Effect.as(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("crm/follow-up", { dealId: deal.id })), deal)
+          run: (deal) =>
+            Effect.as(
+              Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("crm/follow-up", { dealId: deal.id })),
+              deal
+            )
         }
       }
     },
@@ -61,7 +66,9 @@ export const crm: Plugin = {
           // A deal may name a company that is gone or not (yet) live: nothing to count then.
           if (Option.isNone(company) || company.value.state !== "operational") return
           const wonDeals = company.value.values.wonDeals
-          yield* records.update("crm/company", companyId, { wonDeals: (typeof wonDeals === "number" ? wonDeals : 0) + 1 })
+          yield* records.update("crm/company", companyId, {
+            wonDeals: (typeof wonDeals === "number" ? wonDeals : 0) + 1
+          })
         })
     },
     {

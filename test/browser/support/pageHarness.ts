@@ -22,7 +22,8 @@ export const startPageHarness = async (): Promise<PageHarness> => {
   const [browser, build] = await Promise.all([launchChromium(), buildWebPage()])
   const runtime = ManagedRuntime.make(testApp().pipe(Layer.provide(Layer.succeed(WebRoot, build.root))))
   const scope = await Effect.runPromise(Scope.make())
-  const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) => runtime.runPromise(Scope.extend(effect, scope))
+  const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) =>
+    runtime.runPromise(Scope.extend(effect, scope))
   return {
     browser,
     base: await run(baseUrl),

@@ -14,11 +14,15 @@ const run = promisify(execFile)
 export const buildWebPage = async (): Promise<{ readonly root: string; readonly remove: () => Promise<void> }> => {
   const root = await mkdtemp(join(tmpdir(), "web-build-"))
   try {
-    await run(process.execPath, ["node_modules/vite/bin/vite.js", "build", "--outDir", root, "--emptyOutDir", "--logLevel", "error"], {
-      cwd: process.cwd(),
-      env: { ...process.env, NODE_ENV: "production" },
-      timeout: 180_000
-    })
+    await run(
+      process.execPath,
+      ["node_modules/vite/bin/vite.js", "build", "--outDir", root, "--emptyOutDir", "--logLevel", "error"],
+      {
+        cwd: process.cwd(),
+        env: { ...process.env, NODE_ENV: "production" },
+        timeout: 180_000
+      }
+    )
   } catch (error) {
     await rm(root, { recursive: true, force: true })
     throw new Error(`vite build failed: ${error instanceof Error ? error.message : String(error)}`)

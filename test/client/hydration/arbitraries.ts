@@ -38,8 +38,15 @@ const decimal = fc.oneof(
     return n < 0n ? `-${body}` : body
   })
 )
-const instant = fc.date({ min: new Date("1900-01-01T00:00:00Z"), max: new Date("2100-12-31T23:59:59Z"), noInvalidDate: true })
-const date = fc.oneof(fc.constantFrom("2024-02-29", "2000-01-01"), instant.map((d) => d.toISOString().slice(0, 10)))
+const instant = fc.date({
+  min: new Date("1900-01-01T00:00:00Z"),
+  max: new Date("2100-12-31T23:59:59Z"),
+  noInvalidDate: true
+})
+const date = fc.oneof(
+  fc.constantFrom("2024-02-29", "2000-01-01"),
+  instant.map((d) => d.toISOString().slice(0, 10))
+)
 /** `Date#toISOString` form: milliseconds, so a wire datetime survives the round trip through a `Date` exactly. */
 const datetime = instant.map((d) => d.toISOString())
 const absentOr = (arb: fc.Arbitrary<Json>) => fc.option(arb, { nil: null, freq: 5 })
@@ -64,7 +71,9 @@ export const valueArb = (field: Field): fc.Arbitrary<Json> => {
     case "collection":
       return fc
         .uniqueArray(
-          fc.tuple(fc.constantFrom("e1", "e2", "e3", "e4"), valuesArb(field.fields)).map(([id, members]) => ({ id, ...members })),
+          fc
+            .tuple(fc.constantFrom("e1", "e2", "e3", "e4"), valuesArb(field.fields))
+            .map(([id, members]) => ({ id, ...members })),
           { selector: (entry) => entry.id, maxLength: 4 }
         )
         .map((entries): Json => entries)
@@ -75,7 +84,7 @@ export const valueArb = (field: Field): fc.Arbitrary<Json> => {
 export const valuesArb = (fields: Fields): fc.Arbitrary<JsonObject> => {
   const members: Record<string, fc.Arbitrary<Json>> = {}
   for (const [name, field] of Object.entries(fields)) members[name] = absentOr(valueArb(field))
-  members["legacy"] = absentOr(fc.oneof(text, fc.integer(), fc.constantFrom<Json>({ x: "1.00" }, ["2026-01-01"])))
+  members.legacy = absentOr(fc.oneof(text, fc.integer(), fc.constantFrom<Json>({ x: "1.00" }, ["2026-01-01"])))
   return fc.record(members, { requiredKeys: [] }).map((values) => {
     const out: Record<string, Json> = {}
     for (const [name, value] of Object.entries(values)) if (value !== undefined) out[name] = value

@@ -27,9 +27,12 @@ export const deal: Definition = { name: "crm/deal", fields: dealFields }
 let seq = 0
 
 /** A timeline row exactly as the endpoint serves it (decoded with the server's AuditEntry schema). */
-export const row = (
-  parts: { readonly businessObject?: string; readonly operation?: string; readonly record?: unknown; readonly changes?: unknown }
-): AuditEntry =>
+export const row = (parts: {
+  readonly businessObject?: string
+  readonly operation?: string
+  readonly record?: unknown
+  readonly changes?: unknown
+}): AuditEntry =>
   Schema.decodeUnknownSync(AuditEntry)({
     id: `row-${++seq}`,
     at: "2026-03-01T09:30:00.123456Z",

@@ -20,7 +20,14 @@ const created = row({
     closedAt: "2026-03-01T09:30:00.250Z",
     address: { street: "1 Main St", since: "2020-01-31", rent: "900.50" },
     lineItems: [
-      { id: "l1", product: "Screen", price: "99.90", delivery: "2026-04-01", size: { weight: "2.5" }, parts: [{ id: "p1", name: "cable", cost: "0.99" }] }
+      {
+        id: "l1",
+        product: "Screen",
+        price: "99.90",
+        delivery: "2026-04-01",
+        size: { weight: "2.5" },
+        parts: [{ id: "p1", name: "cable", cost: "0.99" }]
+      }
     ]
   }
 })
@@ -29,15 +36,23 @@ const updated = row({
   changes: {
     amount: { from: "1200.00", to: "1350.00" },
     closeDate: { from: null, to: "2026-04-30" },
-    address: { from: { street: "1 Main St", since: "2020-01-31" }, to: { street: "2 High St", since: "2024-06-01", rent: "1000" } },
+    address: {
+      from: { street: "1 Main St", since: "2020-01-31" },
+      to: { street: "2 High St", since: "2024-06-01", rent: "1000" }
+    },
     lineItems: {
-      added: [{ id: "l2", values: { product: "Stand", price: "20.00", delivery: "2026-05-02", size: { weight: "7" } } }],
+      added: [
+        { id: "l2", values: { product: "Stand", price: "20.00", delivery: "2026-05-02", size: { weight: "7" } } }
+      ],
       modified: [
         {
           id: "l1",
           changes: {
             price: { from: "99.90", to: "89.90" },
-            parts: { modified: [{ id: "p1", changes: { cost: { from: "0.99", to: "1.29" } } }], removed: [{ id: "p9" }] }
+            parts: {
+              modified: [{ id: "p1", changes: { cost: { from: "0.99", to: "1.29" } } }],
+              removed: [{ id: "p9" }]
+            }
           }
         }
       ],
@@ -61,10 +76,17 @@ describe("timeline hydration: decimals and dates, in record and in changes", () 
       closedAt: new Date("2026-03-01T09:30:00.250Z"),
       address: { street: "1 Main St", since: day("2020-01-31"), rent: d("900.50") },
       lineItems: [
-        { id: "l1", product: "Screen", price: d("99.90"), delivery: day("2026-04-01"), size: { weight: d("2.5") }, parts: [{ id: "p1", name: "cable", cost: d("0.99") }] }
+        {
+          id: "l1",
+          product: "Screen",
+          price: d("99.90"),
+          delivery: day("2026-04-01"),
+          size: { weight: d("2.5") },
+          parts: [{ id: "p1", name: "cable", cost: d("0.99") }]
+        }
       ]
     })
-    expect(entry?.record?.["amount"]).toBeInstanceOf(Decimal)
+    expect(entry?.record?.amount).toBeInstanceOf(Decimal)
     expect(entry?.changes).toBeUndefined()
     const { record: _r, ...rest } = entry ?? {}
     const { record: _w, ...wire } = created
@@ -83,22 +105,31 @@ describe("timeline hydration: decimals and dates, in record and in changes", () 
         to: { street: "2 High St", since: day("2024-06-01"), rent: d("1000") }
       },
       lineItems: {
-        added: [{ id: "l2", values: { product: "Stand", price: d("20.00"), delivery: day("2026-05-02"), size: { weight: d("7") } } }],
+        added: [
+          {
+            id: "l2",
+            values: { product: "Stand", price: d("20.00"), delivery: day("2026-05-02"), size: { weight: d("7") } }
+          }
+        ],
         modified: [
           {
             id: "l1",
             changes: {
               price: { from: d("99.90"), to: d("89.90") },
-              parts: { modified: [{ id: "p1", changes: { cost: { from: d("0.99"), to: d("1.29") } } }], removed: [{ id: "p9" }] }
+              parts: {
+                modified: [{ id: "p1", changes: { cost: { from: d("0.99"), to: d("1.29") } } }],
+                removed: [{ id: "p9" }]
+              }
             }
           }
         ],
         removed: [{ id: "l0" }]
       }
     })
-    const lineItems = entry?.changes?.["lineItems"] as HydratedCollectionChanges
-    expect(lineItems.added?.[0]?.values["price"]).toBeInstanceOf(Decimal)
-    expect((lineItems.modified?.[0]?.changes["price"] as HydratedValueChange).to).toBeInstanceOf(Decimal)
+    const lineItems = entry?.changes?.lineItems as HydratedCollectionChanges
+    expect(lineItems.added?.[0]?.values.price).toBeInstanceOf(Decimal)
+    const price = lineItems.modified?.[0]?.changes.price as HydratedValueChange | undefined
+    expect(price?.to).toBeInstanceOf(Decimal)
   })
 
   it("archived and restored rows carry neither record nor changes, and stay so", () => {
@@ -118,13 +149,16 @@ describe("timeline hydration: decimals and dates, in record and in changes", () 
 
 describe("hydration table, row 1: business object renamed or removed", () => {
   it("its entries pass through raw; one unknown business object does not fail the whole timeline", () => {
-    const legacy = row({ businessObject: "old/deal", record: { amount: "5.00", closeDate: "2020-01-01", lineItems: { not: "a list" } } })
+    const legacy = row({
+      businessObject: "old/deal",
+      record: { amount: "5.00", closeDate: "2020-01-01", lineItems: { not: "a list" } }
+    })
     const legacyUpdate = row({ businessObject: "old/deal", changes: { amount: { from: 1, to: "x" } } })
     const hydrated = hydrateTimeline([deal], [legacy, created, legacyUpdate])
     expect(hydrated[0]).toBe(legacy)
     expect(hydrated[2]).toBe(legacyUpdate)
-    expect(hydrated[0]?.record?.["amount"]).toBe("5.00")
-    expect(hydrated[1]?.record?.["amount"]).toEqual(d("1200.00"))
+    expect(hydrated[0]?.record?.amount).toBe("5.00")
+    expect(hydrated[1]?.record?.amount).toEqual(d("1200.00"))
   })
 
   it("with no definitions at all (nothing readable), every entry passes through raw", () => {
@@ -142,11 +176,18 @@ describe("hydration table, row 2: field renamed or removed", () => {
     }
     const [entry] = hydrateTimeline([{ name: "crm/deal", fields: renamed }], [created])
     const record = entry?.record as HydratedObject
-    expect(record["amount"]).toBe("1200.00")
-    expect(record["closeDate"]).toEqual(day("2026-03-01"))
-    expect(record["address"]).toEqual({ street: "1 Main St", since: "2020-01-31", rent: d("900.50") })
-    expect(record["lineItems"]).toEqual([
-      { id: "l1", product: "Screen", price: "99.90", delivery: day("2026-04-01"), size: { weight: "2.5" }, parts: [{ id: "p1", name: "cable", cost: "0.99" }] }
+    expect(record.amount).toBe("1200.00")
+    expect(record.closeDate).toEqual(day("2026-03-01"))
+    expect(record.address).toEqual({ street: "1 Main St", since: "2020-01-31", rent: d("900.50") })
+    expect(record.lineItems).toEqual([
+      {
+        id: "l1",
+        product: "Screen",
+        price: "99.90",
+        delivery: day("2026-04-01"),
+        size: { weight: "2.5" },
+        parts: [{ id: "p1", name: "cable", cost: "0.99" }]
+      }
     ])
   })
 
@@ -154,26 +195,36 @@ describe("hydration table, row 2: field renamed or removed", () => {
     const removed = withField(withField(dealFields, "amount", undefined), "lineItems", undefined)
     const [entry] = hydrateTimeline([{ name: "crm/deal", fields: removed }], [updated])
     const wire = updated.changes ?? {}
-    expect(entry?.changes?.["amount"]).toBe(wire["amount"])
-    expect(entry?.changes?.["lineItems"]).toBe(wire["lineItems"])
-    expect(entry?.changes?.["closeDate"]).toEqual({ from: null, to: day("2026-04-30") })
+    expect(entry?.changes?.amount).toBe(wire.amount)
+    expect(entry?.changes?.lineItems).toBe(wire.lineItems)
+    expect(entry?.changes?.closeDate).toEqual({ from: null, to: day("2026-04-30") })
   })
 
   it("inside a modified collection entry: a removed member's change passes through, the others hydrate", () => {
     const fields = { ...dealFields, lineItems: field.collection({ parts: field.collection({ cost: field.decimal }) }) }
     const [entry] = hydrateTimeline([{ name: "crm/deal", fields }], [updated])
-    const lineItems = entry?.changes?.["lineItems"] as HydratedCollectionChanges
-    expect(lineItems.added?.[0]?.values).toEqual({ product: "Stand", price: "20.00", delivery: "2026-05-02", size: { weight: "7" } })
+    const lineItems = entry?.changes?.lineItems as HydratedCollectionChanges
+    expect(lineItems.added?.[0]?.values).toEqual({
+      product: "Stand",
+      price: "20.00",
+      delivery: "2026-05-02",
+      size: { weight: "7" }
+    })
     expect(lineItems.modified?.[0]?.changes).toEqual({
       price: { from: "99.90", to: "89.90" },
-      parts: { modified: [{ id: "p1", changes: { cost: { from: d("0.99"), to: d("1.29") } } }], removed: [{ id: "p9" }] }
+      parts: {
+        modified: [{ id: "p1", changes: { cost: { from: d("0.99"), to: d("1.29") } } }],
+        removed: [{ id: "p9" }]
+      }
     })
   })
 })
 
 describe("hydration table, row 3: field's kind changed", () => {
-  const hydrateWith = (name: string, kind: Parameters<typeof withField>[2], entry = created) =>
-    () => hydrateTimeline([{ name: "crm/deal", fields: withField(dealFields, name, kind) }], [entry])
+  const hydrateWith =
+    (name: string, kind: Parameters<typeof withField>[2], entry = created) =>
+    () =>
+      hydrateTimeline([{ name: "crm/deal", fields: withField(dealFields, name, kind) }], [entry])
 
   const expectError = (run: () => unknown, expected: Partial<HydrationError>) => {
     let error: unknown
@@ -199,11 +250,21 @@ describe("hydration table, row 3: field's kind changed", () => {
   })
 
   it("a number field that is a date now throws", () => {
-    expectError(hydrateWith("quantity", field.date), { fieldPath: "quantity", expectedKind: "date", found: "number", value: 3 })
+    expectError(hydrateWith("quantity", field.date), {
+      fieldPath: "quantity",
+      expectedKind: "date",
+      found: "number",
+      value: 3
+    })
   })
 
   it("a decimal field that is a number now throws (a decimal is a string on the wire)", () => {
-    expectError(hydrateWith("amount", field.number), { fieldPath: "amount", expectedKind: "number", found: "string", value: "1200.00" })
+    expectError(hydrateWith("amount", field.number), {
+      fieldPath: "amount",
+      expectedKind: "number",
+      found: "string",
+      value: "1200.00"
+    })
   })
 
   it("a string field that is a decimal now throws when the text is not a decimal", () => {
@@ -211,13 +272,25 @@ describe("hydration table, row 3: field's kind changed", () => {
   })
 
   it("inside a struct, inside a collection entry (named by its id), in both sides of a change, in an added entry", () => {
-    const nested = (fields: Parameters<typeof field.collection>[0]) =>
-      () => hydrateTimeline([{ name: "crm/deal", fields: { ...dealFields, lineItems: field.collection(fields) } }], [created])
-    expectError(nested({ size: field.struct({ weight: field.boolean }) }), { fieldPath: "lineItems[l1].size.weight", expectedKind: "boolean" })
-    expectError(nested({ parts: field.collection({ cost: field.date }) }), { fieldPath: "lineItems[l1].parts[p1].cost", expectedKind: "date" })
-    expectError(hydrateWith("address", field.struct({ since: field.number }), updated), { fieldPath: "address.since", expectedKind: "number" })
+    const nested = (fields: Parameters<typeof field.collection>[0]) => () =>
+      hydrateTimeline([{ name: "crm/deal", fields: { ...dealFields, lineItems: field.collection(fields) } }], [created])
+    expectError(nested({ size: field.struct({ weight: field.boolean }) }), {
+      fieldPath: "lineItems[l1].size.weight",
+      expectedKind: "boolean"
+    })
+    expectError(nested({ parts: field.collection({ cost: field.date }) }), {
+      fieldPath: "lineItems[l1].parts[p1].cost",
+      expectedKind: "date"
+    })
+    expectError(hydrateWith("address", field.struct({ since: field.number }), updated), {
+      fieldPath: "address.since",
+      expectedKind: "number"
+    })
     const addedEntry = () =>
-      hydrateTimeline([{ name: "crm/deal", fields: { ...dealFields, lineItems: field.collection({ delivery: field.boolean }) } }], [updated])
+      hydrateTimeline(
+        [{ name: "crm/deal", fields: { ...dealFields, lineItems: field.collection({ delivery: field.boolean }) } }],
+        [updated]
+      )
     expectError(addedEntry, { fieldPath: "lineItems[l2].delivery", expectedKind: "boolean", found: "string" })
   })
 
@@ -231,6 +304,8 @@ describe("hydration table, row 3: field's kind changed", () => {
 
   it("null (no value) fits every kind: a cleared field never throws", () => {
     const cleared = row({ changes: { amount: { from: null, to: null } } })
-    expect(() => hydrateTimeline([{ name: "crm/deal", fields: withField(dealFields, "amount", field.collection({})) }], [cleared])).not.toThrow()
+    expect(() =>
+      hydrateTimeline([{ name: "crm/deal", fields: withField(dealFields, "amount", field.collection({})) }], [cleared])
+    ).not.toThrow()
   })
 })

@@ -23,7 +23,10 @@ const at = { businessObject: "test/thing", path: "" }
 const runs = { fastCheck: { numRuns: 300 } }
 
 const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype
+  typeof value === "object" &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.getPrototypeOf(value) === Object.prototype
 
 /** Every declared member holds its kind's hydrated type: Decimal, PlainDate, Date; structs and entries recursively. */
 const conforms = (fields: Fields, values: HydratedObject): boolean =>
@@ -50,7 +53,12 @@ const conformsTo = (field: Field, value: HydratedValue): boolean => {
     case "struct":
       return isObject(value) && conforms(field.fields, value as HydratedObject)
     case "collection":
-      return Array.isArray(value) && value.every((entry) => isObject(entry) && typeof entry["id"] === "string" && conforms(field.fields, entry as HydratedObject))
+      return (
+        Array.isArray(value) &&
+        value.every(
+          (entry) => isObject(entry) && typeof entry.id === "string" && conforms(field.fields, entry as HydratedObject)
+        )
+      )
   }
 }
 
@@ -89,72 +97,107 @@ const entryOf = (businessObject: string, parts: { record?: JsonObject; changes?:
   })
 
 describe("hydration properties (random schemas, values written against them, diffs made by the server's diffValues)", () => {
-  it.prop("a record hydrates to its kinds' types, and toWire gives back the very wire values", [schemaAndValues], ([{ fields, values }]) => {
-    const hydrated = hydrateMembers(at, fields, values)
-    expect(conforms(fields, hydrated)).toBe(true)
-    expect(toWireObject(hydrated)).toEqual(values)
-  }, runs)
+  it.prop(
+    "a record hydrates to its kinds' types, and toWire gives back the very wire values",
+    [schemaAndValues],
+    ([{ fields, values }]) => {
+      const hydrated = hydrateMembers(at, fields, values)
+      expect(conforms(fields, hydrated)).toBe(true)
+      expect(toWireObject(hydrated)).toEqual(values)
+    },
+    runs
+  )
 
-  it.prop("a diff hydrates on both sides, in added values and nested modified changes, and toWire gives it back", [schemaAndPair], ([{ fields, before, after }]) => {
-    const changes = diffValues(fields, before, after)
-    fc.pre(changes !== null)
-    if (changes === null) return
-    const hydrated = hydrateChanges(at, fields, changes)
-    expect(changesConform(fields, hydrated)).toBe(true)
-    expect(toWireChanges(hydrated)).toEqual(changes)
-  }, runs)
+  it.prop(
+    "a diff hydrates on both sides, in added values and nested modified changes, and toWire gives it back",
+    [schemaAndPair],
+    ([{ fields, before, after }]) => {
+      const changes = diffValues(fields, before, after)
+      fc.pre(changes !== null)
+      if (changes === null) return
+      const hydrated = hydrateChanges(at, fields, changes)
+      expect(changesConform(fields, hydrated)).toBe(true)
+      expect(toWireChanges(hydrated)).toEqual(changes)
+    },
+    runs
+  )
 
-  it.prop("hydration is pure: deep-frozen input, unchanged afterwards, same result twice", [schemaAndPair], ([{ fields, before, after }]) => {
-    const changes = diffValues(fields, before, after)
-    const snapshot = structuredClone({ before, changes })
-    deepFreeze(before)
-    deepFreeze(changes)
-    const once = hydrateMembers(at, fields, before)
-    expect(hydrateMembers(at, fields, before)).toEqual(once)
-    if (changes !== null) expect(hydrateChanges(at, fields, changes)).toEqual(hydrateChanges(at, fields, changes))
-    expect({ before, changes }).toEqual(snapshot)
-  }, runs)
+  it.prop(
+    "hydration is pure: deep-frozen input, unchanged afterwards, same result twice",
+    [schemaAndPair],
+    ([{ fields, before, after }]) => {
+      const changes = diffValues(fields, before, after)
+      const snapshot = structuredClone({ before, changes })
+      deepFreeze(before)
+      deepFreeze(changes)
+      const once = hydrateMembers(at, fields, before)
+      expect(hydrateMembers(at, fields, before)).toEqual(once)
+      if (changes !== null) expect(hydrateChanges(at, fields, changes)).toEqual(hydrateChanges(at, fields, changes))
+      expect({ before, changes }).toEqual(snapshot)
+    },
+    runs
+  )
 
-  it.prop("an unknown business object: every row comes back as it was, the same object", [schemaAndPair], ([{ fields, before, after }]) => {
-    const changes = diffValues(fields, before, after)
-    const rows = [entryOf("gone/thing", { record: before }), ...(changes === null ? [] : [entryOf("gone/thing", { changes })])]
-    const hydrated = hydrateTimeline([{ name: "test/thing", fields }], rows)
-    hydrated.forEach((entry, i) => expect(entry).toBe(rows[i]))
-  }, runs)
+  it.prop(
+    "an unknown business object: every row comes back as it was, the same object",
+    [schemaAndPair],
+    ([{ fields, before, after }]) => {
+      const changes = diffValues(fields, before, after)
+      const rows = [
+        entryOf("gone/thing", { record: before }),
+        ...(changes === null ? [] : [entryOf("gone/thing", { changes })])
+      ]
+      const hydrated = hydrateTimeline([{ name: "test/thing", fields }], rows)
+      hydrated.forEach((entry, i) => {
+        expect(entry).toBe(rows[i])
+      })
+    },
+    runs
+  )
 
-  it.prop("a removed field passes through untouched (same value); every other field hydrates as before", [schemaAndPair, fc.nat()], ([{ fields, before, after }, pick]) => {
-    const names = Object.keys(fields)
-    fc.pre(names.length > 0)
-    const removed = names[pick % names.length] ?? ""
-    const reduced = withField(fields, removed, undefined)
-    const full = hydrateMembers(at, fields, before)
-    const partial = hydrateMembers(at, reduced, before)
-    expect(partial[removed]).toBe(before[removed])
-    expect(withoutKey(partial, removed)).toEqual(withoutKey(full, removed))
+  it.prop(
+    "a removed field passes through untouched (same value); every other field hydrates as before",
+    [schemaAndPair, fc.nat()],
+    ([{ fields, before, after }, pick]) => {
+      const names = Object.keys(fields)
+      fc.pre(names.length > 0)
+      const removed = names[pick % names.length] ?? ""
+      const reduced = withField(fields, removed, undefined)
+      const full = hydrateMembers(at, fields, before)
+      const partial = hydrateMembers(at, reduced, before)
+      expect(partial[removed]).toBe(before[removed])
+      expect(withoutKey(partial, removed)).toEqual(withoutKey(full, removed))
 
-    const changes = diffValues(fields, before, after)
-    if (changes === null) return
-    const fullChanges = hydrateChanges(at, fields, changes)
-    const partialChanges = hydrateChanges(at, reduced, changes)
-    expect(partialChanges[removed]).toBe(changes[removed])
-    expect(withoutKey(partialChanges, removed)).toEqual(withoutKey(fullChanges, removed))
-  }, runs)
+      const changes = diffValues(fields, before, after)
+      if (changes === null) return
+      const fullChanges = hydrateChanges(at, fields, changes)
+      const partialChanges = hydrateChanges(at, reduced, changes)
+      expect(partialChanges[removed]).toBe(changes[removed])
+      expect(withoutKey(partialChanges, removed)).toEqual(withoutKey(fullChanges, removed))
+    },
+    runs
+  )
 
-  it.prop("a field whose kind changed so that its value no longer fits: HydrationError naming it and its new kind", [schemaAndValues, fc.nat()], ([{ fields, values }, pick]) => {
-    const present = Object.keys(fields).filter((name) => values[name] !== undefined && values[name] !== null)
-    fc.pre(present.length > 0)
-    const name = present[pick % present.length] ?? ""
-    const value = values[name] ?? null
-    const kind = misfit(value, pick)
-    let error: unknown
-    try {
-      hydrateMembers(at, withField(fields, name, kind), values)
-    } catch (e) {
-      error = e
-    }
-    expect(error).toBeInstanceOf(HydrationError)
-    expect(error).toMatchObject({ businessObject: "test/thing", fieldPath: name, expectedKind: kind.kind })
-  }, runs)
+  it.prop(
+    "a field whose kind changed so that its value no longer fits: HydrationError naming it and its new kind",
+    [schemaAndValues, fc.nat()],
+    ([{ fields, values }, pick]) => {
+      const present = Object.keys(fields).filter((name) => values[name] !== undefined && values[name] !== null)
+      fc.pre(present.length > 0)
+      const name = present[pick % present.length] ?? ""
+      const value = values[name] ?? null
+      const kind = misfit(value, pick)
+      let error: unknown
+      try {
+        hydrateMembers(at, withField(fields, name, kind), values)
+      } catch (e) {
+        error = e
+      }
+      expect(error).toBeInstanceOf(HydrationError)
+      expect(error).toMatchObject({ businessObject: "test/thing", fieldPath: name, expectedKind: kind.kind })
+    },
+    runs
+  )
 })
 
 const withoutKey = <A extends object>(object: A, key: string): Partial<A> => {
@@ -168,7 +211,14 @@ const misfit = (value: Json, pick: number): Field => {
     typeof value === "string"
       ? [{ kind: "number" }, { kind: "boolean" }, { kind: "struct", fields: {} }, { kind: "collection", fields: {} }]
       : typeof value === "number"
-        ? [{ kind: "string" }, { kind: "decimal" }, { kind: "date" }, { kind: "datetime" }, { kind: "boolean" }, { kind: "struct", fields: {} }]
+        ? [
+            { kind: "string" },
+            { kind: "decimal" },
+            { kind: "date" },
+            { kind: "datetime" },
+            { kind: "boolean" },
+            { kind: "struct", fields: {} }
+          ]
         : typeof value === "boolean"
           ? [{ kind: "string" }, { kind: "number" }, { kind: "decimal" }, { kind: "collection", fields: {} }]
           : Array.isArray(value)

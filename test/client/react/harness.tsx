@@ -23,7 +23,8 @@ export const answer = (call: FetchCall): Response => {
   if (path.startsWith("/api/presence/")) return call.method === "GET" ? json(200, { records: {} }) : noContent()
   const [, , , namespace, name, id] = path.split("/")
   const businessObject = `${namespace}/${name}`
-  if (id === undefined) return call.method === "GET" ? json(200, { records: [] }) : json(201, record(businessObject, "new"))
+  if (id === undefined)
+    return call.method === "GET" ? json(200, { records: [] }) : json(201, record(businessObject, "new"))
   return json(200, record(businessObject, id))
 }
 

@@ -118,7 +118,9 @@ describe("rule 5: the form heartbeats while it holds unsaved edits", () => {
   it("a failed heartbeat goes to onError and the form keeps going; a new onError each render does not restart it", async () => {
     const errors: Array<unknown> = []
     const failing = (call: FetchCall) =>
-      call.method === "PUT" ? new Response(JSON.stringify({ _tag: "PubSubUnavailable", message: "down" }), { status: 503 }) : answer(call)
+      call.method === "PUT"
+        ? new Response(JSON.stringify({ _tag: "PubSubUnavailable", message: "down" }), { status: 503 })
+        : answer(call)
     const { presence, rerender } = form(failing)
     rerender({ id: "r1", active: true, onError: (e) => errors.push(e) })
     await flush()

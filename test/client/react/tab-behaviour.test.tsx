@@ -56,7 +56,16 @@ describe("rule 1: the tab opens its stream once per workspace", () => {
         useBroadcastInvalidation(client, "acme")
         return useQuery(recordsQuery(client, "crm/deal"))
       },
-      { wrapper: ({ children }) => wrapper({ children: <LiveUpdates client={client} workspace="acme">{children}</LiveUpdates> }) }
+      {
+        wrapper: ({ children }) =>
+          wrapper({
+            children: (
+              <LiveUpdates client={client} workspace="acme">
+                {children}
+              </LiveUpdates>
+            )
+          })
+      }
     )
     await flush()
     expect(FakeEventSource.instances).toHaveLength(1)
@@ -118,7 +127,13 @@ describe("rule 1: the tab opens its stream once per workspace", () => {
 describe("rule 2: a changed hint invalidates the queries keyed [businessObject, ...], as a local save does", () => {
   it("refetches that business object's list, record and timeline; not another business object's, not presence", async () => {
     const { client, wrapper, count } = harness()
-    renderHook(() => (useBroadcastInvalidation(client, "acme"), useRecordPage(client)), { wrapper })
+    renderHook(
+      () => {
+        useBroadcastInvalidation(client, "acme")
+        return useRecordPage(client)
+      },
+      { wrapper }
+    )
     await flush()
     const reads = () => [
       count("GET /api/records/crm/deal"),
@@ -142,7 +157,13 @@ describe("rule 2: a changed hint invalidates the queries keyed [businessObject, 
     const { client, wrapper, queryClient } = harness()
     renderHook(() => useBroadcastInvalidation(client, "acme"), { wrapper })
     await flush()
-    const keys = [["crm/deal", "custom", 1], ["crm/deal"], ["crm/dealer", "list"], ["presence", "crm/deal"], ["businessObjects"]]
+    const keys = [
+      ["crm/deal", "custom", 1],
+      ["crm/deal"],
+      ["crm/dealer", "list"],
+      ["presence", "crm/deal"],
+      ["businessObjects"]
+    ]
     for (const key of keys) queryClient.setQueryData(key, "cached")
     FakeEventSource.instances[0]?.emit("changed", hint("crm/deal"))
     await flush()
@@ -192,7 +213,13 @@ describe("rule 2: a changed hint invalidates the queries keyed [businessObject, 
 
   it("the stream reopening after a drop refetches everything shown (hints sent meanwhile are lost)", async () => {
     const { client, wrapper, requests } = harness()
-    renderHook(() => (useBroadcastInvalidation(client, "acme"), useRecordPage(client)), { wrapper })
+    renderHook(
+      () => {
+        useBroadcastInvalidation(client, "acme")
+        return useRecordPage(client)
+      },
+      { wrapper }
+    )
     await flush()
     const source = FakeEventSource.instances[0]
     source?.open()
@@ -208,7 +235,10 @@ describe("rule 3: a presence hint invalidates the queries keyed [presence, name]
   it("refetches that business object's editors only", async () => {
     const { client, wrapper, requests } = harness()
     renderHook(
-      () => (useBroadcastInvalidation(client, "acme"), { page: useRecordPage(client), companyEditors: useEditors(client, "crm/company") }),
+      () => {
+        useBroadcastInvalidation(client, "acme")
+        return { page: useRecordPage(client), companyEditors: useEditors(client, "crm/company") }
+      },
       { wrapper }
     )
     await flush()

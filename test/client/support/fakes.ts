@@ -24,13 +24,17 @@ export const fakeFetch = (answer: (call: FetchCall) => Response | Promise<Respon
   const fetch: typeof globalThis.fetch = async (input, init = {}) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url
     const text = typeof init.body === "string" ? init.body : undefined
-    const call: FetchCall = { url, method: init.method ?? "GET", init, body: text === undefined ? undefined : JSON.parse(text) }
+    const call: FetchCall = {
+      url,
+      method: init.method ?? "GET",
+      init,
+      body: text === undefined ? undefined : JSON.parse(text)
+    }
     calls.push(call)
     return answer(call)
   }
   return { calls, fetch }
 }
-
 
 /**
  * The browser's EventSource, faked: the test opens it, emits hints, drops

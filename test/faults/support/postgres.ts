@@ -1,4 +1,4 @@
-import { Duration, Effect } from "effect"
+import { type Duration, Effect } from "effect"
 import type { Scope } from "effect"
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
@@ -11,15 +11,19 @@ const binDir = () => {
     .filter((v) => existsSync(`/usr/lib/postgresql/${v}/bin/pg_ctl`))
     .sort((a, b) => Number(b) - Number(a))
   const version = versions[0]
-  if (version === undefined) throw new Error("no PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql)")
+  if (version === undefined)
+    throw new Error("no PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql)")
   return `/usr/lib/postgresql/${version}/bin`
 }
 
 /** The uid and gid of the `postgres` user, from /etc/passwd. */
 const postgresUser = () => {
-  const line = readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.startsWith("postgres:"))
+  const line = readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("postgres:"))
   const [, , uid, gid] = line?.split(":") ?? []
-  if (uid === undefined || gid === undefined) throw new Error("running as root needs a `postgres` user (apt-get install postgresql)")
+  if (uid === undefined || gid === undefined)
+    throw new Error("running as root needs a `postgres` user (apt-get install postgresql)")
   return { uid: Number(uid), gid: Number(gid) }
 }
 
@@ -99,13 +103,33 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
     yield* Effect.addFinalizer(() => Effect.sync(unregister))
 
     const [initCommand, initArgs] = asPostgres(`${bin}/initdb`, [
-      "-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"
+      "-D",
+      data,
+      "-A",
+      "trust",
+      "-U",
+      "postgres",
+      "--no-sync",
+      "-E",
+      "UTF8",
+      "--locale=C"
     ])
     yield* runOk(initCommand, initArgs, "120 seconds")
 
     // Stop by our own pid: wake it if frozen, ask for an immediate stop, kill what is left.
     yield* Effect.acquireRelease(
-      pgCtl(["-D", data, "-l", log, "-o", `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`, "-w", "-t", "60", "start"]),
+      pgCtl([
+        "-D",
+        data,
+        "-l",
+        log,
+        "-o",
+        `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+        "-w",
+        "-t",
+        "60",
+        "start"
+      ]),
       () =>
         Effect.gen(function* () {
           for (const pid of frozen) signalPid(pid, "SIGCONT")
@@ -120,7 +144,11 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
 
     const psql = (sql: string, database = "postgres", timeout: Duration.DurationInput = "20 seconds") =>
       Effect.map(
-        runOk("psql", [`postgres://postgres@127.0.0.1:${port}/${database}`, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql], timeout),
+        runOk(
+          "psql",
+          [`postgres://postgres@127.0.0.1:${port}/${database}`, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql],
+          timeout
+        ),
         (result) => result.stdout.trim()
       )
 
@@ -132,7 +160,11 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
       psql,
       restartFast: Effect.gen(function* () {
         yield* pgCtl(["-D", data, "-l", log, "-m", "fast", "-w", "-t", "60", "restart"], "90 seconds")
-        yield* waitUntil("PostgreSQL accepts connections after the restart", Effect.map(psql("SELECT 1"), (out) => out === "1"), "30 seconds")
+        yield* waitUntil(
+          "PostgreSQL accepts connections after the restart",
+          Effect.map(psql("SELECT 1"), (out) => out === "1"),
+          "30 seconds"
+        )
       }),
       freeze: Effect.gen(function* () {
         const pid = yield* Effect.orDie(postmasterPid)

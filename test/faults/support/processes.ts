@@ -11,7 +11,12 @@ export interface CommandResult {
 }
 
 /** Runs a short command to its end, within `timeout`; its process group is killed when the bound is hit. */
-export const run = (command: string, args: ReadonlyArray<string>, timeout: Duration.DurationInput = "30 seconds", stdin?: string) =>
+export const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  timeout: Duration.DurationInput = "30 seconds",
+  stdin?: string
+) =>
   Effect.async<CommandResult, Error>((resume) => {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true })
     let stdout = ""
@@ -25,7 +30,8 @@ export const run = (command: string, args: ReadonlyArray<string>, timeout: Durat
   }).pipe(
     Effect.timeoutFail({
       duration: timeout,
-      onTimeout: () => new Error(`${command} ${args.join(" ")} did not finish within ${Duration.format(Duration.decode(timeout))}`)
+      onTimeout: () =>
+        new Error(`${command} ${args.join(" ")} did not finish within ${Duration.format(Duration.decode(timeout))}`)
     })
   )
 
@@ -34,12 +40,15 @@ export const runOk = (command: string, args: ReadonlyArray<string>, timeout?: Du
   Effect.flatMap(run(command, args, timeout, stdin), (result) =>
     result.code === 0
       ? Effect.succeed(result)
-      : Effect.fail(new Error(`${command} ${args.join(" ")} exited with ${String(result.code)}: ${result.stderr.slice(0, 2000)}`))
+      : Effect.fail(
+          new Error(`${command} ${args.join(" ")} exited with ${String(result.code)}: ${result.stderr.slice(0, 2000)}`)
+        )
   )
 
 const killGroup = (child: ChildProcess, signal: NodeJS.Signals) => {
   try {
-    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, signal)
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null)
+      process.kill(-child.pid, signal)
   } catch {
     // already gone
   }
@@ -161,7 +170,10 @@ export const spawnLong = (
       pid,
       exited,
       signal: (signal) => Effect.sync(() => void signalPid(pid, signal)),
-      awaitExit: (timeout) => Deferred.await(exited).pipe(Effect.timeoutTo({ duration: timeout, onTimeout: () => undefined, onSuccess: (x) => x }))
+      awaitExit: (timeout) =>
+        Deferred.await(exited).pipe(
+          Effect.timeoutTo({ duration: timeout, onTimeout: () => undefined, onSuccess: (x) => x })
+        )
     }
   })
 

@@ -28,13 +28,25 @@ export const provisionTenant = (databaseUrl: string, redisUrl: string) =>
       yield* cli("workspace", "create", tenant.workspace)
       yield* cli("user", "create", "--email", tenant.email, "--name", "Fault Admin", "--password", tenant.password)
       yield* cli("member", "add", "--workspace", tenant.workspace, "--email", tenant.email, "--role", "admin")
-      const printed = yield* cli("apikey", "create", "--workspace", tenant.workspace, "--name", "fault-writers", "--role", "admin")
+      const printed = yield* cli(
+        "apikey",
+        "create",
+        "--workspace",
+        tenant.workspace,
+        "--name",
+        "fault-writers",
+        "--role",
+        "admin"
+      )
       const apiKey = printed.map((line) => line.trim()).find((line) => line.startsWith("ak_"))
       if (apiKey === undefined) return yield* Effect.fail(new Error(`no API key printed: ${printed.join(" | ")}`))
       return { ...tenant, apiKey } satisfies Tenant
     }).pipe(
       Effect.provide(
-        testServices({ databaseUrl: Option.some(Redacted.make(databaseUrl)), redisUrl: Option.some(Redacted.make(redisUrl)) })
+        testServices({
+          databaseUrl: Option.some(Redacted.make(databaseUrl)),
+          redisUrl: Option.some(Redacted.make(redisUrl))
+        })
       )
     )
   })

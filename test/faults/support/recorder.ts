@@ -89,4 +89,5 @@ export const send = (recorder: Recorder, base: string, path: string, options: Se
     return exchange
   })
 
-export const isOk = (exchange: Exchange) => exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300
+export const isOk = (exchange: Exchange) =>
+  exchange.status !== undefined && exchange.status >= 200 && exchange.status < 300

@@ -43,16 +43,30 @@ export const startRedis: Effect.Effect<TestRedis, Error, Scope.Scope> = Effect.g
       const dir = mkdtempSync("/tmp/faultsuite-redis-")
       return { dir, unregister: onProcessExit(() => rmSync(dir, { recursive: true, force: true })) }
     }),
-    ({ dir, unregister }) => Effect.sync(() => {
-      unregister()
-      rmSync(dir, { recursive: true, force: true })
-    })
+    ({ dir, unregister }) =>
+      Effect.sync(() => {
+        unregister()
+        rmSync(dir, { recursive: true, force: true })
+      })
   ).pipe(Effect.map(({ dir }) => dir))
   const current = yield* Ref.make<Spawned | undefined>(undefined)
   const start = Effect.gen(function* () {
     const spawned = yield* spawnLong(
       "redis-server",
-      ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir],
+      [
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--daemonize",
+        "no",
+        "--dir",
+        dir
+      ],
       { logFile: join(dir, "redis.log") }
     )
     yield* Ref.set(current, spawned)

@@ -30,7 +30,11 @@ export interface ScenarioResult {
     readonly unknown: number
   }
   readonly statuses: { readonly writes: StatusCounts; readonly reads: StatusCounts; readonly all: StatusCounts }
-  readonly recovery: { readonly faultEndsMs: ReadonlyArray<number>; readonly timesMs: ReadonlyArray<number | null>; readonly maxMs: number | null }
+  readonly recovery: {
+    readonly faultEndsMs: ReadonlyArray<number>
+    readonly timesMs: ReadonlyArray<number | null>
+    readonly maxMs: number | null
+  }
   readonly reader: {
     readonly passes: number
     readonly aborted: number

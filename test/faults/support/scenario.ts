@@ -74,7 +74,8 @@ const login = (base: string, tenant: Tenant) =>
         signal: AbortSignal.timeout(20_000)
       })
       const pair = (response.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
-      if (response.status !== 200 || !pair.startsWith("session=")) throw new Error(`sign-in answered ${response.status}: ${await response.text()}`)
+      if (response.status !== 200 || !pair.startsWith("session="))
+        throw new Error(`sign-in answered ${response.status}: ${await response.text()}`)
       return pair
     },
     catch: (error) => new Error(`sign-in failed: ${String(error)}`)
@@ -90,8 +91,16 @@ const createShared = (recorder: Recorder, base: string, credential: Credential, 
       json: { values: { title, stage: "open", amount: "100.00", address: { city: "Porto", country: "PT" } } }
     })
     const body = response.body
-    if (response.status !== 201 || typeof body !== "object" || body === null || !("id" in body) || typeof body.id !== "string") {
-      return yield* Effect.fail(new Error(`creating shared deal ${index}: ${String(response.status)} ${JSON.stringify(body)}`))
+    if (
+      response.status !== 201 ||
+      typeof body !== "object" ||
+      body === null ||
+      !("id" in body) ||
+      typeof body.id !== "string"
+    ) {
+      return yield* Effect.fail(
+        new Error(`creating shared deal ${index}: ${String(response.status)} ${JSON.stringify(body)}`)
+      )
     }
     const write: LogicalWrite = {
       key: `setup-${index}`,
@@ -125,19 +134,28 @@ export const runScenario = (spec: ScenarioSpec) =>
       const redis = yield* startRedis
       const tenant = yield* provisionTenant(pg.url("app"), redis.url)
       const port = yield* freePort
-      const service = yield* makeService({ name: spec.id, port, databaseUrl: pg.url("app"), redisUrl: redis.url, env: spec.serviceEnv })
+      const service = yield* makeService({
+        name: spec.id,
+        port,
+        databaseUrl: pg.url("app"),
+        redisUrl: redis.url,
+        env: spec.serviceEnv
+      })
       const startupMs = yield* service.start
       const base = service.base
       const recorder = new Recorder()
       const apiKey: Credential = { kind: "apiKey", key: tenant.apiKey }
       const cookies = yield* Effect.forEach(Array.from({ length: spec.sessions }), () => login(base, tenant))
-      const setup = yield* Effect.forEach(Array.from({ length: spec.sharedRecords }, (_, i) => i), (i) =>
-        createShared(recorder, base, apiKey, i)
+      const setup = yield* Effect.forEach(
+        Array.from({ length: spec.sharedRecords }, (_, i) => i),
+        (i) => createShared(recorder, base, apiKey, i)
       )
       const records = setup.map((w) => w.recordId ?? "")
       const writerCredentials: Array<Credential> = Array.from({ length: spec.writers }, (_, i) => {
         const cookie = cookies[i % Math.max(1, cookies.length)]
-        return i >= spec.writers - spec.cookieWriters && cookie !== undefined ? { kind: "cookie", cookie, origin: base } : apiKey
+        return i >= spec.writers - spec.cookieWriters && cookie !== undefined
+          ? { kind: "cookie", cookie, origin: base }
+          : apiKey
       })
       const traffic = yield* startTraffic({
         base,
@@ -166,7 +184,9 @@ export const runScenario = (spec: ScenarioSpec) =>
         records,
         traffic,
         check,
-        metric: (name, value) => void (metrics[name] = value),
+        metric: (name, value) => {
+          metrics[name] = value
+        },
         faultEnded: () => void faultEnds.push(recorder.now())
       }
       const faultResult = yield* spec.fault(ctx).pipe(Effect.either)
@@ -175,10 +195,16 @@ export const runScenario = (spec: ScenarioSpec) =>
 
       // Read back through the service, once it is ready again.
       yield* waitUntil(`${spec.id}: the service is ready for the read-back`, isReady(base), "60 seconds", "200 millis")
-      const createdIds = traffic.writes.filter((w) => w.kind === "create" && w.outcome === "acknowledged" && w.recordId !== undefined).map((w) => w.recordId ?? "")
-      const finals = yield* Effect.forEach([...new Set([...records, ...createdIds])], (id) => readFinal(recorder, base, apiKey, id), {
-        concurrency: 4
-      })
+      const createdIds = traffic.writes
+        .filter((w) => w.kind === "create" && w.outcome === "acknowledged" && w.recordId !== undefined)
+        .map((w) => w.recordId ?? "")
+      const finals = yield* Effect.forEach(
+        [...new Set([...records, ...createdIds])],
+        (id) => readFinal(recorder, base, apiKey, id),
+        {
+          concurrency: 4
+        }
+      )
       const replays = finals.map(replay)
       const durable = durability(traffic.writes, finals, replays)
       const doubledCreates = yield* pg.psql(
@@ -191,7 +217,9 @@ export const runScenario = (spec: ScenarioSpec) =>
       const writeExchanges = exchanges.filter(isWrite)
       const recoveryBound = spec.recoveryBoundMs ?? 15_000
       const recoveries = faultEnds.map((end) => {
-        const first = writeExchanges.filter((e) => e.startedAt >= end && isOk(e)).sort((a, b) => a.endedAt - b.endedAt)[0]
+        const first = writeExchanges
+          .filter((e) => e.startedAt >= end && isOk(e))
+          .sort((a, b) => a.endedAt - b.endedAt)[0]
         return first === undefined ? null : Math.round(first.endedAt - end)
       })
       const logical = traffic.writes.filter((w) => w.writer >= 0)
@@ -199,21 +227,43 @@ export const runScenario = (spec: ScenarioSpec) =>
       const missed = passes.reduce((n, p) => n + p.missed.length, 0)
       const duplicates = passes.reduce((n, p) => n + p.duplicates.length, 0)
       const all = countStatuses(exchanges)
-      const without503RetryAfter = exchanges.filter((e) => e.status === 503 && e.kind !== "probe" && (e.retryAfter === null || e.retryAfter === "")).length
+      const without503RetryAfter = exchanges.filter(
+        (e) => e.status === 503 && e.kind !== "probe" && (e.retryAfter === null || e.retryAfter === "")
+      ).length
       const otherServerErrors = exchanges.filter((e) => e.status !== undefined && e.status >= 500 && e.status !== 503)
 
       check(
         "no 500 (or other 5xx than 503) answered",
         otherServerErrors.length === 0,
-        `${otherServerErrors.length} of ${all.requests} requests${otherServerErrors.length > 0 ? `, e.g. ${otherServerErrors.slice(0, 3).map((e) => `${e.method} ${e.path.split("?")[0]} -> ${e.status} ${JSON.stringify(e.body).slice(0, 120)}`).join("; ")}` : ""}`
+        `${otherServerErrors.length} of ${all.requests} requests${
+          otherServerErrors.length > 0
+            ? `, e.g. ${otherServerErrors
+                .slice(0, 3)
+                .map(
+                  (e) => `${e.method} ${e.path.split("?")[0]} -> ${e.status} ${JSON.stringify(e.body).slice(0, 120)}`
+                )
+                .join("; ")}`
+            : ""
+        }`
       )
-      check("every 503 carries Retry-After", without503RetryAfter === 0, `${without503RetryAfter} of ${all["503"]} 503 answers without it`)
+      check(
+        "every 503 carries Retry-After",
+        without503RetryAfter === 0,
+        `${without503RetryAfter} of ${all["503"]} 503 answers without it`
+      )
       if (!spec.killsService) {
         const unanswered = exchanges.filter((e) => e.status === undefined)
         check(
           "every request answered (the service is never stopped here)",
           unanswered.length === 0,
-          `${unanswered.length} of ${all.requests} got no HTTP answer${unanswered.length > 0 ? `, e.g. ${unanswered.slice(0, 2).map((e) => `${e.method} ${e.path.split("?")[0]}: ${e.error ?? ""}`).join("; ")}` : ""}`
+          `${unanswered.length} of ${all.requests} got no HTTP answer${
+            unanswered.length > 0
+              ? `, e.g. ${unanswered
+                  .slice(0, 2)
+                  .map((e) => `${e.method} ${e.path.split("?")[0]}: ${e.error ?? ""}`)
+                  .join("; ")}`
+              : ""
+          }`
         )
       }
       const acknowledged = logical.filter((w) => w.outcome === "acknowledged").length
@@ -268,7 +318,10 @@ export const runScenario = (spec: ScenarioSpec) =>
         recovery: {
           faultEndsMs: faultEnds.map(Math.round),
           timesMs: recoveries,
-          maxMs: recoveries.length > 0 && recoveries.every((r) => r !== null) ? Math.max(...recoveries.map((r) => r ?? 0)) : null
+          maxMs:
+            recoveries.length > 0 && recoveries.every((r) => r !== null)
+              ? Math.max(...recoveries.map((r) => r ?? 0))
+              : null
         },
         reader: {
           passes: passes.length,
@@ -289,11 +342,11 @@ export const runScenario = (spec: ScenarioSpec) =>
     // Below the test's own timeout, so that the servers are stopped by this scope, not left behind.
     Effect.timeoutFail({
       duration: spec.boundMs ?? 200_000,
-      onTimeout: () => new Error(`[${spec.id}] the scenario did not finish within ${(spec.boundMs ?? 200_000) / 1000} s`)
+      onTimeout: () =>
+        new Error(`[${spec.id}] the scenario did not finish within ${(spec.boundMs ?? 200_000) / 1000} s`)
     })
   )
 
 /** The failed checks of a result as one message: scenario, check, numbers. */
 export const failures = (result: ScenarioResult) =>
   result.checks.filter((c) => !c.ok).map((c) => `[${result.scenario}] ${c.name}: ${c.detail}`)
-

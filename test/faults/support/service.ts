@@ -84,7 +84,9 @@ export const makeService = (options: ServiceOptions): Effect.Effect<ServiceInsta
         Effect.gen(function* () {
           if (yield* Deferred.isDone(spawned.exited)) {
             const exit = yield* Deferred.await(spawned.exited)
-            return yield* Effect.die(new Error(`${options.name}: the service exited during start-up (${JSON.stringify(exit)}); see ${logFile}`))
+            return yield* Effect.die(
+              new Error(`${options.name}: the service exited during start-up (${JSON.stringify(exit)}); see ${logFile}`)
+            )
           }
           return yield* isReady(base)
         }),

@@ -47,17 +47,29 @@ export const openStreams = (
   Effect.gen(function* () {
     const closed = yield* Ref.make(false)
     const controllers = new Set<AbortController>()
-    const clients: Array<StreamClient> = Array.from({ length: count }, (_, index) => ({ index, events: [], connections: [] }))
+    const clients: Array<StreamClient> = Array.from({ length: count }, (_, index) => ({
+      index,
+      events: [],
+      connections: []
+    }))
 
     const connect = (client: StreamClient, cookie: string) =>
       Effect.promise(async () => {
         const controller = new AbortController()
         controllers.add(controller)
-        const connection: Connection = { openedAt: recorder.now(), status: undefined, endedAt: undefined, endedBy: undefined }
+        const connection: Connection = {
+          openedAt: recorder.now(),
+          status: undefined,
+          endedAt: undefined,
+          endedBy: undefined
+        }
         const number = client.connections.length
         client.connections.push(connection)
         try {
-          const response = await fetch(`${base}/api/broadcast`, { headers: { cookie, accept: "text/event-stream" }, signal: controller.signal })
+          const response = await fetch(`${base}/api/broadcast`, {
+            headers: { cookie, accept: "text/event-stream" },
+            signal: controller.signal
+          })
           connection.status = response.status
           if (!response.ok || response.body === null) {
             await response.arrayBuffer().catch(() => undefined)
@@ -65,7 +77,8 @@ export const openStreams = (
             return
           }
           const parser = Sse.makeParser((event) => {
-            if (event._tag === "Event") client.events.push({ event: event.event, at: recorder.now(), connection: number })
+            if (event._tag === "Event")
+              client.events.push({ event: event.event, at: recorder.now(), connection: number })
           })
           const decoder = new TextDecoder()
           const reader = response.body.getReader()
@@ -78,7 +91,9 @@ export const openStreams = (
             parser.feed(decoder.decode(value, { stream: true }))
           }
         } catch (error) {
-          connection.endedBy = controller.signal.aborted ? "closed by the test" : `error: ${error instanceof Error ? error.message : String(error)}`
+          connection.endedBy = controller.signal.aborted
+            ? "closed by the test"
+            : `error: ${error instanceof Error ? error.message : String(error)}`
         } finally {
           connection.endedAt = recorder.now()
           controllers.delete(controller)

@@ -55,7 +55,8 @@ const cities = ["Lisbon", "Oslo", "Turin", null] as const
 
 const pick = <A>(items: readonly [A, ...Array<A>]): A => items[Math.floor(Math.random() * items.length)] ?? items[0]
 
-const amount = () => `${Math.floor(Math.random() * 100_000)}.${String(Math.floor(Math.random() * 100)).padStart(2, "0")}`
+const amount = () =>
+  `${Math.floor(Math.random() * 100_000)}.${String(Math.floor(Math.random() * 100)).padStart(2, "0")}`
 
 /** What the paging reader saw in one full pass over a record's timeline. */
 export interface ReaderPass {
@@ -88,8 +89,9 @@ const decodePage = Schema.decodeUnknownOption(TimelinePage)
 
 /** The title an audit row records: the created snapshot's, or an update's new one. */
 export const titleOfEntry = (entry: Pick<AuditEntry, "operation" | "record" | "changes">): string | undefined => {
-  const change = entry.changes?.["title"]
-  const title = entry.operation === "created" ? entry.record?.["title"] : change !== undefined && "to" in change ? change.to : undefined
+  const change = entry.changes?.title
+  const title =
+    entry.operation === "created" ? entry.record?.title : change !== undefined && "to" in change ? change.to : undefined
   return typeof title === "string" ? title : undefined
 }
 
@@ -127,12 +129,17 @@ export const startTraffic = (options: TrafficOptions) =>
             write.outcome = "acknowledged"
             if (write.kind === "create") {
               const body = exchange.body
-              if (typeof body === "object" && body !== null && "id" in body && typeof body.id === "string") write.recordId = body.id
+              if (typeof body === "object" && body !== null && "id" in body && typeof body.id === "string")
+                write.recordId = body.id
             }
             return
           }
           // 409: the same Idempotency-Key still in progress (a retry after a cut connection).
-          const retriable = exchange.status === undefined || exchange.status === 503 || exchange.status === 429 || exchange.status === 409
+          const retriable =
+            exchange.status === undefined ||
+            exchange.status === 503 ||
+            exchange.status === 429 ||
+            exchange.status === 409
           if (!retriable) {
             write.outcome = exchange.status !== undefined && exchange.status < 500 ? "refused" : "unknown"
             return
@@ -143,7 +150,12 @@ export const startTraffic = (options: TrafficOptions) =>
             return
           }
           const hinted = exchange.retryAfter === null ? Number.NaN : Number(exchange.retryAfter)
-          const wait = exchange.status === undefined ? 200 : Number.isFinite(hinted) ? Math.min(Math.max(hinted * 1000, 100), 1000) : 500
+          const wait =
+            exchange.status === undefined
+              ? 200
+              : Number.isFinite(hinted)
+                ? Math.min(Math.max(hinted * 1000, 100), 1000)
+                : 500
           yield* Effect.sleep(Duration.millis(wait))
         }
       })
@@ -190,7 +202,10 @@ export const startTraffic = (options: TrafficOptions) =>
         let entries = 0
         do {
           const query: string = `?limit=${options.pageLimit}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
-          const exchange = yield* send(recorder, base, `${timelinePath(record)}${query}`, { kind: "page", headers: headersOf(credential) })
+          const exchange = yield* send(recorder, base, `${timelinePath(record)}${query}`, {
+            kind: "page",
+            headers: headersOf(credential)
+          })
           const page = exchange.status === 200 ? pageOf(exchange.body) : undefined
           if (page === undefined) {
             yield* Ref.update(aborted, (n) => n + 1)
@@ -241,7 +256,10 @@ export const startTraffic = (options: TrafficOptions) =>
         const record = options.records[round++ % options.records.length]
         if (record === undefined) return
         const startedAt = recorder.now()
-        const exchange = yield* send(recorder, base, `${timelinePath(record)}?limit=20`, { kind: "page", headers: headersOf(credential) })
+        const exchange = yield* send(recorder, base, `${timelinePath(record)}?limit=20`, {
+          kind: "page",
+          headers: headersOf(credential)
+        })
         const page = exchange.status === 200 ? pageOf(exchange.body) : undefined
         if (page === undefined) {
           yield* Effect.sleep("100 millis")
@@ -253,7 +271,10 @@ export const startTraffic = (options: TrafficOptions) =>
     })
 
     const fibers = [
-      ...(yield* Effect.forEach(Array.from({ length: options.writers }, (_, i) => i), (i) => Effect.fork(writer(i)))),
+      ...(yield* Effect.forEach(
+        Array.from({ length: options.writers }, (_, i) => i),
+        (i) => Effect.fork(writer(i))
+      )),
       yield* Effect.fork(reader),
       yield* Effect.fork(headPoller)
     ]
@@ -262,7 +283,10 @@ export const startTraffic = (options: TrafficOptions) =>
       yield* Ref.set(stopAt, recorder.now())
       yield* Ref.set(stopped, true)
       yield* Fiber.joinAll(fibers).pipe(
-        Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("writers and reader did not finish within 60 s of the stop") }),
+        Effect.timeoutFail({
+          duration: "60 seconds",
+          onTimeout: () => new Error("writers and reader did not finish within 60 s of the stop")
+        }),
         Effect.catchAllDefect((defect) => Effect.fail(new Error(`traffic failed: ${String(defect)}`)))
       )
     })

@@ -15,7 +15,7 @@ import type { Credential, LogicalWrite } from "./traffic"
 
 const decodeRecord = Schema.decodeUnknownOption(StoredRecord)
 
-const dealFields: Fields = crm.businessObjects["deal"]?.fields ?? {}
+const dealFields: Fields = crm.businessObjects.deal?.fields ?? {}
 
 type FullEntry = Pick<AuditEntry, "id" | "operation" | "record" | "changes">
 
@@ -29,18 +29,30 @@ export interface FinalRecord {
 /** Reads a record and its whole timeline (pages of 200) over HTTP; fails if any read is not answered 200. */
 export const readFinal = (recorder: Recorder, base: string, credential: Credential, id: string) =>
   Effect.gen(function* () {
-    const record = yield* send(recorder, base, `/api/records/crm/deal/${id}`, { kind: "setup", headers: headersOf(credential) })
-    if (record.status !== 200) return yield* Effect.fail(new Error(`GET deal ${id}: ${String(record.status)} ${JSON.stringify(record.body)}`))
+    const record = yield* send(recorder, base, `/api/records/crm/deal/${id}`, {
+      kind: "setup",
+      headers: headersOf(credential)
+    })
+    if (record.status !== 200)
+      return yield* Effect.fail(new Error(`GET deal ${id}: ${String(record.status)} ${JSON.stringify(record.body)}`))
     const stored = decodeRecord(record.body)
-    if (Option.isNone(stored)) return yield* Effect.fail(new Error(`GET deal ${id}: not a record: ${JSON.stringify(record.body).slice(0, 200)}`))
+    if (Option.isNone(stored))
+      return yield* Effect.fail(new Error(`GET deal ${id}: not a record: ${JSON.stringify(record.body).slice(0, 200)}`))
     const entries: Array<FullEntry> = []
     let cursor: string | null = null
     for (let pages = 0; pages < 10_000; pages++) {
       const query: string = `?limit=200${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
-      const page = yield* send(recorder, base, `${timelinePath(id)}${query}`, { kind: "setup", headers: headersOf(credential) })
-      if (page.status !== 200) return yield* Effect.fail(new Error(`timeline of ${id}: ${String(page.status)} ${JSON.stringify(page.body)}`))
+      const page = yield* send(recorder, base, `${timelinePath(id)}${query}`, {
+        kind: "setup",
+        headers: headersOf(credential)
+      })
+      if (page.status !== 200)
+        return yield* Effect.fail(new Error(`timeline of ${id}: ${String(page.status)} ${JSON.stringify(page.body)}`))
       const decoded = pageOf(page.body)
-      if (decoded === undefined) return yield* Effect.fail(new Error(`timeline of ${id}: not a page: ${JSON.stringify(page.body).slice(0, 200)}`))
+      if (decoded === undefined)
+        return yield* Effect.fail(
+          new Error(`timeline of ${id}: not a page: ${JSON.stringify(page.body).slice(0, 200)}`)
+        )
       entries.push(...decoded.entries)
       cursor = decoded.nextCursor
       if (cursor === null) break
@@ -96,7 +108,9 @@ export const replay = (record: FinalRecord): ReplayResult => {
       if (problems.length < 5) {
         const [field, change] = mismatches[0] ?? []
         const from = change !== undefined && isValueChange(change) ? change.from : null
-        problems.push(`row ${entry.id}: ${String(field)}.from ${show(from)} but the state before was ${show(field === undefined ? null : state[field])}`)
+        problems.push(
+          `row ${entry.id}: ${String(field)}.from ${show(from)} but the state before was ${show(field === undefined ? null : state[field])}`
+        )
       }
     }
     state = applyChanges(dealFields, state, entry.changes)
@@ -113,7 +127,8 @@ const decimal = /^-?\d+(\.\d+)?$/
 
 /** Equal as JSON, or the same decimal written two ways ("100.00" and "100"). */
 const sameValue = (a: Json | undefined, b: Json | undefined): boolean =>
-  jsonEquals(a, b) || (typeof a === "string" && typeof b === "string" && decimal.test(a) && decimal.test(b) && Number(a) === Number(b))
+  jsonEquals(a, b) ||
+  (typeof a === "string" && typeof b === "string" && decimal.test(a) && decimal.test(b) && Number(a) === Number(b))
 
 export interface DurabilityResult {
   /** Acknowledged writes with no audit row on their record. */
@@ -134,7 +149,8 @@ export const durability = (
 ): DurabilityResult => {
   // Only timelines that replay cleanly say what a write left; the others fail the replay check already.
   const stateAfter = new Map<string, JsonObject>()
-  for (const r of replays) if (r.problems.length === 0) for (const [title, state] of r.stateAfter) stateAfter.set(title, state)
+  for (const r of replays)
+    if (r.problems.length === 0) for (const [title, state] of r.stateAfter) stateAfter.set(title, state)
   const rows = new Map<string, number>()
   for (const record of records) {
     for (const entry of record.timeline) {
@@ -147,7 +163,9 @@ export const durability = (
   return {
     lost: acknowledged.filter((w) => (rows.get(w.title) ?? 0) === 0).map((w) => w.title),
     doubled: [...rows].filter(([, n]) => n > 1).map(([title]) => title),
-    missingRecords: acknowledged.filter((w) => w.kind === "create" && (w.recordId === undefined || !known.has(w.recordId))).map((w) => w.title),
+    missingRecords: acknowledged
+      .filter((w) => w.kind === "create" && (w.recordId === undefined || !known.has(w.recordId)))
+      .map((w) => w.title),
     notApplied: acknowledged
       .filter((w) => {
         const state = stateAfter.get(w.title)

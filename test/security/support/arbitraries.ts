@@ -4,7 +4,16 @@ import type { Fixture } from "./fixture"
 import type { Route } from "./routes"
 
 /** Names every plain object answers to: as a name they must be as unknown as any other. */
-export const prototypeNames = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "prototype", "__defineGetter__", "isPrototypeOf"] as const
+export const prototypeNames = [
+  "constructor",
+  "__proto__",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "prototype",
+  "__defineGetter__",
+  "isPrototypeOf"
+] as const
 
 export type Principal = "admin" | "apiKey" | "anonymous"
 
@@ -148,7 +157,10 @@ const validSegments = (fixture: Fixture, param: string): ReadonlyArray<string> =
 
 const segment = (fixture: Fixture, param: string): fc.Arbitrary<Segment> =>
   fc.oneof(
-    { weight: 6, arbitrary: fc.constantFrom(...validSegments(fixture, param)).map((text) => segmentOf("valid", ascii(text))) },
+    {
+      weight: 6,
+      arbitrary: fc.constantFrom(...validSegments(fixture, param)).map((text) => segmentOf("valid", ascii(text)))
+    },
     { weight: 2, arbitrary: fc.constantFrom(...prototypeNames).map((text) => segmentOf("prototype", ascii(text))) },
     {
       weight: param === "id" ? 2 : 0,
@@ -162,14 +174,44 @@ const segment = (fixture: Fixture, param: string): fc.Arbitrary<Segment> =>
 export const missingRecordId = "5f0c6f5e-0000-4000-8000-00000000f022"
 
 const queryValue = fc.oneof(
-  fc.constantFrom("", "-1", "0", "1", "200", "201", "501", "1e309", "NaN", "Infinity", "0x10", "1.5", "%205", "99999999999999999999999", "abc", "%00", "__proto__", "%FF"),
+  fc.constantFrom(
+    "",
+    "-1",
+    "0",
+    "1",
+    "200",
+    "201",
+    "501",
+    "1e309",
+    "NaN",
+    "Infinity",
+    "0x10",
+    "1.5",
+    "%205",
+    "99999999999999999999999",
+    "abc",
+    "%00",
+    "__proto__",
+    "%FF"
+  ),
   fc.string({ maxLength: 20 }).map((text) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, "x"))),
   fc.string({ maxLength: 40 }).map((text) => Buffer.from(text).toString("base64url")),
   fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.from(JSON.stringify(value) ?? "null").toString("base64url")),
   long(100, 4_000)
 )
 
-const queryName = fc.constantFrom("limit", "cursor", "limit", "cursor", "__proto__", "constructor", "x", "limit[]", "__proto__[limit]", "limit%00")
+const queryName = fc.constantFrom(
+  "limit",
+  "cursor",
+  "limit",
+  "cursor",
+  "__proto__",
+  "constructor",
+  "x",
+  "limit[]",
+  "__proto__[limit]",
+  "limit%00"
+)
 
 const query = fc
   .array(fc.tuple(queryName, queryValue), { maxLength: 4 })
@@ -205,14 +247,35 @@ export const notJsonContentTypes: ReadonlySet<string> = new Set([
 ])
 
 const junkCookies = fc.oneof(
-  fc.constantFrom("session=", "session=%00", "session=\u00ff\u00fe", "session=a; session=b", "session=;;;", "=", "session=\"quoted\"", "a=b; c=d; e"),
+  fc.constantFrom(
+    "session=",
+    "session=%00",
+    "session=\u00ff\u00fe",
+    "session=a; session=b",
+    "session=;;;",
+    "=",
+    'session="quoted"',
+    "a=b; c=d; e"
+  ),
   long(100, 4_000).map((text) => `session=${text}`),
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a header value may not carry
   fc.string({ maxLength: 60 }).map((text) => `session=${text.replace(/[\r\n\0-\x1f\x7f;,\uD800-\uDFFF]/g, "")}`)
 )
 
 const junkAuthorization = fc.oneof(
-  fc.constantFrom("Bearer", "Bearer ", "Bearer  ", "Basic dXNlcjpwYXNz", "bearer ak_", "Bearer ak_x.y.z", "Bearer ak_..", "Token abc", `Bearer ${testEngineToken}`),
+  fc.constantFrom(
+    "Bearer",
+    "Bearer ",
+    "Bearer  ",
+    "Basic dXNlcjpwYXNz",
+    "bearer ak_",
+    "Bearer ak_x.y.z",
+    "Bearer ak_..",
+    "Token abc",
+    `Bearer ${testEngineToken}`
+  ),
   long(100, 4_000).map((text) => `Bearer ak_${text}`),
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a header value may not carry
   fc.string({ maxLength: 60 }).map((text) => `Bearer ${text.replace(/[\r\n\0-\x1f\x7f\uD800-\uDFFF]/g, "")}`)
 )
 
@@ -222,7 +285,10 @@ const headers = (principal: Principal): fc.Arbitrary<HeaderChoice> =>
     origin: fc.oneof(
       // A signed-in admin mostly sends its own Origin: the Origin rule must not mask the body rules.
       { weight: principal === "admin" ? 8 : 3, arbitrary: fc.constant<OriginChoice>("principal") },
-      { weight: 1, arbitrary: fc.constantFrom<OriginChoice>("none", "same", "foreign", "null", "sameSiteOtherPort", "junk") }
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom<OriginChoice>("none", "same", "foreign", "null", "sameSiteOtherPort", "junk")
+      }
     ),
     cookie: fc.option(junkCookies, { nil: undefined, freq: 6 }),
     authorization: fc.option(junkAuthorization, { nil: undefined, freq: 6 }),
@@ -233,7 +299,7 @@ const headers = (principal: Principal): fc.Arbitrary<HeaderChoice> =>
         ["accept-encoding", "gzip, deflate, br"],
         ["x-forwarded-proto", "https"],
         ["x-forwarded-for", "10.0.0.1, 127.0.0.1"],
-        ["if-match", "\"junk\""],
+        ["if-match", '"junk"'],
         ["referer", "http://evil.example/"],
         ["sec-fetch-site", "cross-site"],
         ["content-encoding", "gzip"],
@@ -256,11 +322,19 @@ const template = (fixture: Fixture, route: Route): Record<string, unknown> => {
     case "records.action":
       return { id: fixture.ids.deal }
     case "chat.toolCalls":
-      return { agent: fixture.agentId, calls: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From chat" } }] }
+      return {
+        agent: fixture.agentId,
+        calls: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From chat" } }]
+      }
     case "engine.writes":
       return {
         workflowId: "crm/note-archived-deal",
-        trigger: { kind: "event", businessObject: "crm/deal", businessObjectId: fixture.ids.deal, operation: "archived" },
+        trigger: {
+          kind: "event",
+          businessObject: "crm/deal",
+          businessObjectId: fixture.ids.deal,
+          operation: "archived"
+        },
         writes: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From the engine" } }]
       }
     default:
@@ -276,8 +350,12 @@ const withOwnKey = (value: Record<string, unknown>, key: string, field: unknown)
 }
 
 /** The object holding field values in a template (`values`, or the first call's/write's values). */
-const withValuesKey = (body: Record<string, unknown>, key: string, field: unknown): Record<string, unknown> | undefined => {
-  const values = body["values"]
+const withValuesKey = (
+  body: Record<string, unknown>,
+  key: string,
+  field: unknown
+): Record<string, unknown> | undefined => {
+  const values = body.values
   if (typeof values === "object" && values !== null && !Array.isArray(values)) {
     return { ...body, values: withOwnKey(values as Record<string, unknown>, key, field) }
   }
@@ -340,14 +418,21 @@ const malformedTexts = [
 const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
   const base = template(fixture, route)
   const baseText = JSON.stringify(base)
-  const of = (kind: BodyKind) => (bytes: Buffer): Body => printable({ kind, bytes }, `${kind}:${preview(bytes)}`)
+  const of =
+    (kind: BodyKind) =>
+    (bytes: Buffer): Body =>
+      printable({ kind, bytes }, `${kind}:${preview(bytes)}`)
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant(printable<Body>({ kind: "none", bytes: undefined }, "none")) },
     { weight: 2, arbitrary: fc.constant(of("template")(json(base))) },
     {
       weight: 4,
       arbitrary: fc
-        .tuple(fc.constantFrom("extra", "wrongType", "drop"), fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }))
+        .tuple(
+          fc.constantFrom("extra", "wrongType", "drop"),
+          fc.string({ maxLength: 12 }),
+          fc.jsonValue({ maxDepth: 3 })
+        )
         .map(([how, key, value]) => {
           if (how === "extra") return of("mutated")(json(withOwnKey(base, key, value)))
           if (how === "wrongType") return of("mutated")(json(replaceFirstString(base, value)))
@@ -360,7 +445,9 @@ const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
       weight: 2,
       arbitrary: fc.tuple(fc.constantFrom(...prototypeNames), fc.jsonValue({ maxDepth: 2 })).map(([key, value]) => {
         const inValues = withValuesKey(base, key, value)
-        return inValues === undefined ? of("mutated")(json(withOwnKey(base, key, value))) : of("prototypeField")(json(inValues))
+        return inValues === undefined
+          ? of("mutated")(json(withOwnKey(base, key, value)))
+          : of("prototypeField")(json(inValues))
       })
     },
     { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => of("randomJson")(json(value))) },
@@ -377,10 +464,17 @@ const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
         fc.constant(of("malformed")(Buffer.from(baseText.replace(/"([^"]*)"/, '"$1\u0000"'), "utf8")))
       )
     },
-    { weight: 2, arbitrary: fc.constantFrom("\u0000", "a\u0000b", "\u0000".repeat(10)).map((text) => of("nul")(json(replaceFirstString(base, text)))) },
     {
       weight: 2,
-      arbitrary: fc.constantFrom("\uD800", "a\uDFFFb", "\uDBFF", "x\uDC00\uD800y").map((text) => of("loneSurrogate")(json(replaceFirstString(base, text))))
+      arbitrary: fc
+        .constantFrom("\u0000", "a\u0000b", "\u0000".repeat(10))
+        .map((text) => of("nul")(json(replaceFirstString(base, text))))
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .constantFrom("\uD800", "a\uDFFFb", "\uDBFF", "x\uDC00\uD800y")
+        .map((text) => of("loneSurrogate")(json(replaceFirstString(base, text))))
     },
     {
       weight: 2,
@@ -393,17 +487,25 @@ const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
     {
       // Only where a body is read: a client that sends 200 kB to a route that never reads it may see the answer cut short.
       weight: route.hasPayload ? 1 : 0,
-      arbitrary: fc.tuple(fc.integer({ min: 10_000, max: 200_000 }), fc.constantFrom("a", "\u00e9", "\u{1F4A9}", "\\")).map(([length, char]) =>
-        of("huge")(json(replaceFirstString(base, char.repeat(Math.ceil(length / char.length)))))
-      )
+      arbitrary: fc
+        .tuple(fc.integer({ min: 10_000, max: 200_000 }), fc.constantFrom("a", "\u00e9", "\u{1F4A9}", "\\"))
+        .map(([length, char]) =>
+          of("huge")(json(replaceFirstString(base, char.repeat(Math.ceil(length / char.length)))))
+        )
     },
     {
       weight: 2,
-      arbitrary: fc.constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf]).map((bytes) => {
-        const marker = "\u0001BYTES\u0001"
-        const [before = "", after = ""] = JSON.stringify(replaceFirstString(base, marker)).split("\\u0001BYTES\\u0001")
-        return of("invalidUtf8")(Buffer.concat([Buffer.from(before, "utf8"), Buffer.from(bytes), Buffer.from(after, "utf8")]))
-      })
+      arbitrary: fc
+        .constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf])
+        .map((bytes) => {
+          const marker = "\u0001BYTES\u0001"
+          const [before = "", after = ""] = JSON.stringify(replaceFirstString(base, marker)).split(
+            "\\u0001BYTES\\u0001"
+          )
+          return of("invalidUtf8")(
+            Buffer.concat([Buffer.from(before, "utf8"), Buffer.from(bytes), Buffer.from(after, "utf8")])
+          )
+        })
     },
     {
       weight: 1,
@@ -411,7 +513,10 @@ const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
         of("form")(
           Buffer.from(
             Object.entries(base)
-              .map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value))}`)
+              .map(
+                ([key, value]) =>
+                  `${encodeURIComponent(key)}=${encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value))}`
+              )
               .join("&"),
             "utf8"
           )
@@ -423,12 +528,12 @@ const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
       arbitrary: fc.constant(
         of("multipart")(
           Buffer.from(
-            Object.entries(base)
+            `${Object.entries(base)
               .map(
                 ([key, value]) =>
                   `--fuzzboundary\r\nContent-Disposition: form-data; name="${key}"\r\n\r\n${typeof value === "string" ? value : JSON.stringify(value)}\r\n`
               )
-              .join("") + "--fuzzboundary--\r\n",
+              .join("")}--fuzzboundary--\r\n`,
             "utf8"
           )
         )
@@ -450,10 +555,16 @@ const anyMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", 
 
 /** Requests against `route`: each part valid most of the time, hostile some of the time. */
 export const caseFor = (fixture: Fixture, route: Route): fc.Arbitrary<Case> =>
-  fc.record({
-    principal: fc.constantFrom<Principal>("admin", "apiKey", "anonymous"),
-    method: route.method === "any" ? fc.constantFrom(...anyMethods) : fc.constant(route.method),
-    segments: fc.tuple(...route.params.map((param) => segment(fixture, param).map((value) => [param, value] as const))),
-    query: route.hasUrlParams ? query : fc.oneof({ weight: 4, arbitrary: fc.constant("") }, { weight: 1, arbitrary: query }),
-    body: body(fixture, route)
-  }).chain((partial) => headers(partial.principal).map((chosen): Case => ({ ...partial, headers: chosen })))
+  fc
+    .record({
+      principal: fc.constantFrom<Principal>("admin", "apiKey", "anonymous"),
+      method: route.method === "any" ? fc.constantFrom(...anyMethods) : fc.constant(route.method),
+      segments: fc.tuple(
+        ...route.params.map((param) => segment(fixture, param).map((value) => [param, value] as const))
+      ),
+      query: route.hasUrlParams
+        ? query
+        : fc.oneof({ weight: 4, arbitrary: fc.constant("") }, { weight: 1, arbitrary: query }),
+      body: body(fixture, route)
+    })
+    .chain((partial) => headers(partial.principal).map((chosen): Case => ({ ...partial, headers: chosen })))

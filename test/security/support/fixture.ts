@@ -60,7 +60,8 @@ export const setUpFixture = async (): Promise<Fixture> => {
   const queuePrefix = `test-hostile-${uniqueSuffix()}`
   const runtime = ManagedRuntime.make(makeApp(queuePrefix, webRoot))
   const scope = await Effect.runPromise(Scope.make())
-  const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) => runtime.runPromise(Scope.extend(effect, scope))
+  const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) =>
+    runtime.runPromise(Scope.extend(effect, scope))
   try {
     const base = await run(baseUrl)
     const port = Number(new URL(base).port)
@@ -77,9 +78,13 @@ export const setUpFixture = async (): Promise<Fixture> => {
     const agent = await run(Effect.flatMap(Agents, (agents) => agents.create(workspace, "Fuzz agent", "admin")))
 
     // Records in each state, written over HTTP as any client would.
-    const cookie = await Effect.runPromise(signIn(base, { workspace: workspace.slug, email: admin.email, password: testPassword }))
+    const cookie = await Effect.runPromise(
+      signIn(base, { workspace: workspace.slug, email: admin.email, password: testPassword })
+    )
     const api = clientFor(base, cookie, { origin: base })
-    const company = await Effect.runPromise(createRecord(api, "crm/company", { name: "Fuzz Foods", website: "https://fuzz.example", wonDeals: 0 }))
+    const company = await Effect.runPromise(
+      createRecord(api, "crm/company", { name: "Fuzz Foods", website: "https://fuzz.example", wonDeals: 0 })
+    )
     const deal = await Effect.runPromise(
       createRecord(api, "crm/deal", {
         title: "Fuzz kiosk",
@@ -91,7 +96,9 @@ export const setUpFixture = async (): Promise<Fixture> => {
         lineItems: [{ id: "li-1", product: "Kiosk", quantity: 2, price: "450.00" }]
       })
     )
-    const activity = await Effect.runPromise(createRecord(api, "crm/activity", { subject: "Call back", company: company.id }))
+    const activity = await Effect.runPromise(
+      createRecord(api, "crm/activity", { subject: "Call back", company: company.id })
+    )
     const draft = await Effect.runPromise(createRecord(api, "crm/deal", { title: "Draft deal" }, true))
     const archived = await Effect.runPromise(createRecord(api, "crm/company", { name: "Gone Ltd" }))
     await Effect.runPromise(Effect.map(api.post(`/api/records/crm/company/${archived.id}/archive`), expectStatus(200)))

@@ -40,9 +40,11 @@ const originValue = (fixture: Fixture, choice: OriginChoice, principal: Case["pr
 /** The bytes of a case: the principal's credentials, then whatever the fuzz chose on top. */
 export const toRawRequest = (fixture: Fixture, route: Route, input: Case): RawRequest => {
   const segments = new Map(input.segments)
-  const parts = route.path.split(/(:[A-Za-z]+)/).map((part) =>
-    part.startsWith(":") ? (segments.get(part.slice(1))?.text ?? Buffer.from("x")) : Buffer.from(part, "latin1")
-  )
+  const parts = route.path
+    .split(/(:[A-Za-z]+)/)
+    .map((part) =>
+      part.startsWith(":") ? (segments.get(part.slice(1))?.text ?? Buffer.from("x")) : Buffer.from(part, "latin1")
+    )
   const target = Buffer.concat([...parts, Buffer.from(input.query, "latin1")])
   const headers: Array<readonly [string, Buffer]> = []
   const add = (name: string, value: string | undefined) => {
@@ -55,14 +57,18 @@ export const toRawRequest = (fixture: Fixture, route: Route, input: Case): RawRe
         : `${fixture.adminCookie}; ${input.headers.cookie}`
       : input.headers.cookie
   add("cookie", cookie)
-  add("authorization", input.headers.authorization ?? (input.principal === "apiKey" ? `Bearer ${fixture.apiKey}` : undefined))
+  add(
+    "authorization",
+    input.headers.authorization ?? (input.principal === "apiKey" ? `Bearer ${fixture.apiKey}` : undefined)
+  )
   add("origin", originValue(fixture, input.headers.origin, input.principal))
   add("content-type", input.headers.contentType)
   for (const [name, value] of input.headers.extra) add(name, value)
   return { method: input.method, target, headers, body: input.body.bytes }
 }
 
-const shorten = (text: string, max = 120) => (text.length <= max ? text : `${text.slice(0, max)}... (${text.length} chars)`)
+const shorten = (text: string, max = 120) =>
+  text.length <= max ? text : `${text.slice(0, max)}... (${text.length} chars)`
 
 /** A case in a few lines: what a failure message shows of the (shrunk) input. */
 export const describeCase = (fixture: Fixture, route: Route, input: Case): string => {
@@ -90,7 +96,12 @@ const echoes = (reply: string, input: string): boolean => {
   return reply.includes(input.slice(input.length - echoWindow))
 }
 
-const jsonContentTypes: ReadonlySet<string> = new Set(["application/json", "application/json; charset=utf-8", "application/json;charset=UTF-8", "APPLICATION/JSON"])
+const jsonContentTypes: ReadonlySet<string> = new Set([
+  "application/json",
+  "application/json; charset=utf-8",
+  "application/json;charset=UTF-8",
+  "APPLICATION/JSON"
+])
 
 const is2xx = (status: number) => status >= 200 && status < 300
 
@@ -131,7 +142,9 @@ export const unknownNameTwin = (input: Case): { readonly names: string; readonly
     twin: {
       ...input,
       segments: input.segments.map(([param, segment]) =>
-        segment.kind === "prototype" && namingParams.has(param) ? [param, { kind: "hostile", text: Buffer.from(unknownName) }] : [param, segment]
+        segment.kind === "prototype" && namingParams.has(param)
+          ? [param, { kind: "hostile", text: Buffer.from(unknownName) }]
+          : [param, segment]
       )
     }
   }
@@ -141,11 +154,18 @@ export const unknownNameTwin = (input: Case): { readonly names: string; readonly
  * Every rule the answer to `input` broke, each naming itself. Empty when
  * the answer is acceptable.
  */
-export const violations = (fixture: Fixture, route: Route, input: Case, observed: Observation): ReadonlyArray<string> => {
+export const violations = (
+  fixture: Fixture,
+  route: Route,
+  input: Case,
+  observed: Observation
+): ReadonlyArray<string> => {
   const broken: Array<string> = []
   const { outcome } = observed
-  if (outcome._tag === "Hang") return [`no-hang: no answer within ${outcome.afterMs} ms (${outcome.received} bytes received)`]
-  if (outcome._tag === "Dropped") return [`no-drop: the connection ended without an answer (${outcome.code}, ${outcome.received} bytes)`]
+  if (outcome._tag === "Hang")
+    return [`no-hang: no answer within ${outcome.afterMs} ms (${outcome.received} bytes received)`]
+  if (outcome._tag === "Dropped")
+    return [`no-drop: the connection ended without an answer (${outcome.code}, ${outcome.received} bytes)`]
   if (outcome._tag === "Unparseable") return [`http: the answer is not HTTP: ${JSON.stringify(outcome.head)}`]
   const { status, headers, body } = outcome.response
   const raw = toRawRequest(fixture, route, input)
@@ -172,20 +192,28 @@ export const violations = (fixture: Fixture, route: Route, input: Case, observed
       const tag = Predicate.hasProperty(parsed, "_tag") ? parsed._tag : undefined
       const message = Predicate.hasProperty(parsed, "message") ? parsed.message : undefined
       if (!contentType.startsWith("application/json") || typeof tag !== "string" || typeof message !== "string") {
-        broken.push(`error-shape: a ${status} must be JSON {_tag, message}; got ${JSON.stringify(contentType)} ${JSON.stringify(shorten(text, 200))}`)
+        broken.push(
+          `error-shape: a ${status} must be JSON {_tag, message}; got ${JSON.stringify(contentType)} ${JSON.stringify(shorten(text, 200))}`
+        )
       } else if (message.length > maxMessageLength) {
-        broken.push(`short-message: the ${status} message has ${message.length} chars (max ${maxMessageLength}): ${JSON.stringify(shorten(message, 200))}`)
+        broken.push(
+          `short-message: the ${status} message has ${message.length} chars (max ${maxMessageLength}): ${JSON.stringify(shorten(message, 200))}`
+        )
       }
-      if (body.length > maxErrorBodyBytes) broken.push(`short-error: the ${status} body has ${body.length} bytes (max ${maxErrorBodyBytes})`)
+      if (body.length > maxErrorBodyBytes)
+        broken.push(`short-error: the ${status} body has ${body.length} bytes (max ${maxErrorBodyBytes})`)
       if (inputTexts(raw).some((part) => echoes(text, part))) {
-        broken.push(`no-echo: the ${status} body repeats ${echoWindow}+ characters of the input: ${JSON.stringify(shorten(text, 200))}`)
+        broken.push(
+          `no-echo: the ${status} body repeats ${echoWindow}+ characters of the input: ${JSON.stringify(shorten(text, 200))}`
+        )
       }
     }
   }
 
   const changed = changedTables(observed.before, observed.after)
   if (status >= 400 && changed.length > 0) broken.push(`unchanged-after-4xx: a ${status} changed ${changed.join(", ")}`)
-  if ((method === "GET" || method === "HEAD") && changed.length > 0) broken.push(`read-only: a ${method} (${status}) changed ${changed.join(", ")}`)
+  if ((method === "GET" || method === "HEAD") && changed.length > 0)
+    broken.push(`read-only: a ${method} (${status}) changed ${changed.join(", ")}`)
 
   const isApi = isApiRoute(route)
   const cookieAuthenticated = route.authenticated || route.key === "auth.login"
@@ -199,7 +227,9 @@ export const violations = (fixture: Fixture, route: Route, input: Case, observed
     input.headers.authorization === undefined &&
     foreignOrigins.has(input.headers.origin)
   ) {
-    broken.push(`origin: a cookie-authenticated ${method} from a foreign Origin (${input.headers.origin}) was accepted (${status})`)
+    broken.push(
+      `origin: a cookie-authenticated ${method} from a foreign Origin (${input.headers.origin}) was accepted (${status})`
+    )
   }
   if (is2xx(status) && isApi && route.key === "auth.login" && foreignOrigins.has(input.headers.origin)) {
     broken.push(`origin: a sign-in from a foreign Origin (${input.headers.origin}) was accepted (${status})`)
@@ -216,15 +246,34 @@ export const violations = (fixture: Fixture, route: Route, input: Case, observed
 
   const bodyPresent = input.body.bytes !== undefined && input.body.bytes.length > 0
   const jsonDeclared = input.headers.contentType === undefined || jsonContentTypes.has(input.headers.contentType)
-  if (is2xx(status) && route.hasPayload && jsonDeclared && ["malformed", "nul", "loneSurrogate", "deep"].includes(input.body.kind)) {
+  if (
+    is2xx(status) &&
+    route.hasPayload &&
+    jsonDeclared &&
+    ["malformed", "nul", "loneSurrogate", "deep"].includes(input.body.kind)
+  ) {
     broken.push(`json-body: a ${input.body.kind} body was accepted (${status}); it must be a 400`)
   }
-  if (is2xx(status) && route.hasPayload && bodyPresent && input.headers.contentType !== undefined && notJsonContentTypes.has(input.headers.contentType)) {
-    broken.push(`json-only: a ${JSON.stringify(input.headers.contentType)} body was accepted (${status}); it must be a 415`)
+  if (
+    is2xx(status) &&
+    route.hasPayload &&
+    bodyPresent &&
+    input.headers.contentType !== undefined &&
+    notJsonContentTypes.has(input.headers.contentType)
+  ) {
+    broken.push(
+      `json-only: a ${JSON.stringify(input.headers.contentType)} body was accepted (${status}); it must be a 415`
+    )
   }
 
-  if (is2xx(status) && route.key === "presence.heartbeat" && input.segments.some(([param, segment]) => param === "id" && segment.kind === "missingRecord")) {
-    broken.push(`presence-missing-record: presence on a record that does not exist answered ${status}; it must be a 404`)
+  if (
+    is2xx(status) &&
+    route.key === "presence.heartbeat" &&
+    input.segments.some(([param, segment]) => param === "id" && segment.kind === "missingRecord")
+  ) {
+    broken.push(
+      `presence-missing-record: presence on a record that does not exist answered ${status}; it must be a 404`
+    )
   }
   return broken
 }

@@ -33,9 +33,14 @@ export type RawOutcome = { readonly _tag: "Answered"; readonly response: RawResp
 const maxResponseBytes = 8 * 1024 * 1024
 
 export const encodeRequest = (host: string, request: RawRequest): Buffer => {
-  const lines: Array<Buffer> = [Buffer.from(`${request.method} `, "latin1"), request.target, Buffer.from(" HTTP/1.1\r\n", "latin1")]
+  const lines: Array<Buffer> = [
+    Buffer.from(`${request.method} `, "latin1"),
+    request.target,
+    Buffer.from(" HTTP/1.1\r\n", "latin1")
+  ]
   lines.push(Buffer.from(`host: ${host}\r\nconnection: close\r\n`, "latin1"))
-  for (const [name, value] of request.headers) lines.push(Buffer.from(`${name}: `, "latin1"), value, Buffer.from("\r\n", "latin1"))
+  for (const [name, value] of request.headers)
+    lines.push(Buffer.from(`${name}: `, "latin1"), value, Buffer.from("\r\n", "latin1"))
   if (request.body !== undefined) lines.push(Buffer.from(`content-length: ${request.body.length}\r\n`, "latin1"))
   lines.push(Buffer.from("\r\n", "latin1"))
   if (request.body !== undefined) lines.push(request.body)
@@ -127,12 +132,21 @@ export const sendRaw = (port: number, request: RawRequest, timeoutMs: number): P
       const bytes = Buffer.concat(chunks)
       const head = parseHead(bytes)
       if (head === "bad") return finish({ _tag: "Unparseable", head: bytes.subarray(0, 200).toString("latin1") })
-      if (head === "incomplete") return ended ? finish({ _tag: "Dropped", code: "closed before an answer", received }) : undefined
+      if (head === "incomplete")
+        return ended ? finish({ _tag: "Dropped", code: "closed before an answer", received }) : undefined
       const streamed = head.headers.get("content-type")?.startsWith("text/event-stream") ?? false
       // A HEAD answer, a 204 and a 304 have no body, whatever their headers say.
       const bodiless = request.method.toUpperCase() === "HEAD" || head.status === 204 || head.status === 304
-      if (bodiless) return finish({ _tag: "Answered", response: { status: head.status, headers: head.headers, body: Buffer.alloc(0), streamed: false } })
-      if (streamed) return finish({ _tag: "Answered", response: { status: head.status, headers: head.headers, body: Buffer.alloc(0), streamed } })
+      if (bodiless)
+        return finish({
+          _tag: "Answered",
+          response: { status: head.status, headers: head.headers, body: Buffer.alloc(0), streamed: false }
+        })
+      if (streamed)
+        return finish({
+          _tag: "Answered",
+          response: { status: head.status, headers: head.headers, body: Buffer.alloc(0), streamed }
+        })
       const body = completeBody(head, bytes.subarray(head.bodyStart), ended)
       if (body === "bad") return finish({ _tag: "Unparseable", head: bytes.subarray(0, 200).toString("latin1") })
       if (body === "incomplete") {
@@ -157,7 +171,8 @@ export const sendRaw = (port: number, request: RawRequest, timeoutMs: number): P
     socket.on("data", (chunk: Buffer) => {
       chunks.push(chunk)
       received += chunk.length
-      if (received > maxResponseBytes) return finish({ _tag: "Dropped", code: `answer over ${maxResponseBytes} bytes`, received })
+      if (received > maxResponseBytes)
+        return finish({ _tag: "Dropped", code: `answer over ${maxResponseBytes} bytes`, received })
       attempt(false)
     })
     socket.on("end", () => attempt(true))

@@ -78,4 +78,5 @@ export const otherRoutes: ReadonlyArray<Route> = [
 export const stateChanging = (method: string) => !["GET", "HEAD", "OPTIONS"].includes(method.toUpperCase())
 
 /** A route of the HttpApi definition (not the page, the docs or an unknown route). */
-export const isApiRoute = (route: Route) => !["web.", "unknown.", "docs."].some((prefix) => route.key.startsWith(prefix))
+export const isApiRoute = (route: Route) =>
+  !["web.", "unknown.", "docs."].some((prefix) => route.key.startsWith(prefix))

@@ -22,7 +22,9 @@ const fresh = (fixture: Fixture, businessObject: string, values: unknown, draft 
 
 const freshArchived = async (fixture: Fixture) => {
   const id = await fresh(fixture, "crm/company", { name: "To restore" })
-  await Effect.runPromise(Effect.map(apiKeyClient(fixture).post(`/api/records/crm/company/${id}/archive`), expectStatus(200)))
+  await Effect.runPromise(
+    Effect.map(apiKeyClient(fixture).post(`/api/records/crm/company/${id}/archive`), expectStatus(200))
+  )
   return id
 }
 
@@ -32,14 +34,28 @@ const freshArchived = async (fixture: Fixture) => {
  * come from the one thing a test changes. Unknown routes (added to `Api`
  * later) get none: their tests assert what holds whatever the payload.
  */
-export const validRequestFor = async (fixture: Fixture, route: Route, password: string): Promise<ValidRequest | undefined> => {
+export const validRequestFor = async (
+  fixture: Fixture,
+  route: Route,
+  password: string
+): Promise<ValidRequest | undefined> => {
   switch (route.key) {
     case "auth.login":
-      return { method: "POST", path: "/api/auth/login", json: { workspace: fixture.workspace.slug, email: fixture.adminEmail, password }, credential: "none" }
+      return {
+        method: "POST",
+        path: "/api/auth/login",
+        json: { workspace: fixture.workspace.slug, email: fixture.adminEmail, password },
+        credential: "none"
+      }
     case "auth.logout":
       return { method: "POST", path: "/api/auth/logout", json: undefined, credential: "cookie" }
     case "records.create":
-      return { method: "POST", path: "/api/records/crm/company", json: { values: { name: "Made in a test" } }, credential: "cookie" }
+      return {
+        method: "POST",
+        path: "/api/records/crm/company",
+        json: { values: { name: "Made in a test" } },
+        credential: "cookie"
+      }
     case "records.update":
       return {
         method: "PATCH",
@@ -48,7 +64,12 @@ export const validRequestFor = async (fixture: Fixture, route: Route, password: 
         credential: "cookie"
       }
     case "records.remove":
-      return { method: "DELETE", path: `/api/records/crm/company/${await fresh(fixture, "crm/company", { name: "To delete" })}`, json: undefined, credential: "cookie" }
+      return {
+        method: "DELETE",
+        path: `/api/records/crm/company/${await fresh(fixture, "crm/company", { name: "To delete" })}`,
+        json: undefined,
+        credential: "cookie"
+      }
     case "records.publish":
       return {
         method: "POST",
@@ -57,25 +78,50 @@ export const validRequestFor = async (fixture: Fixture, route: Route, password: 
         credential: "cookie"
       }
     case "records.archive":
-      return { method: "POST", path: `/api/records/crm/company/${await fresh(fixture, "crm/company", { name: "To archive" })}/archive`, json: undefined, credential: "cookie" }
+      return {
+        method: "POST",
+        path: `/api/records/crm/company/${await fresh(fixture, "crm/company", { name: "To archive" })}/archive`,
+        json: undefined,
+        credential: "cookie"
+      }
     case "records.restore":
-      return { method: "POST", path: `/api/records/crm/company/${await freshArchived(fixture)}/restore`, json: undefined, credential: "cookie" }
+      return {
+        method: "POST",
+        path: `/api/records/crm/company/${await freshArchived(fixture)}/restore`,
+        json: undefined,
+        credential: "cookie"
+      }
     case "records.action":
       return {
         method: "POST",
         path: "/api/actions/crm/deal/close",
-        json: { id: await fresh(fixture, "crm/deal", { title: "To close", stage: "open", company: fixture.ids.company }) },
+        json: {
+          id: await fresh(fixture, "crm/deal", { title: "To close", stage: "open", company: fixture.ids.company })
+        },
         credential: "cookie"
       }
     case "presence.heartbeat":
-      return { method: "PUT", path: `/api/presence/crm/company/${fixture.ids.company}/editor-rules`, json: undefined, credential: "cookie" }
+      return {
+        method: "PUT",
+        path: `/api/presence/crm/company/${fixture.ids.company}/editor-rules`,
+        json: undefined,
+        credential: "cookie"
+      }
     case "presence.leave":
-      return { method: "DELETE", path: `/api/presence/crm/company/${fixture.ids.company}/editor-rules`, json: undefined, credential: "cookie" }
+      return {
+        method: "DELETE",
+        path: `/api/presence/crm/company/${fixture.ids.company}/editor-rules`,
+        json: undefined,
+        credential: "cookie"
+      }
     case "chat.toolCalls":
       return {
         method: "POST",
         path: "/api/conversations/conversation-rules/tool-calls",
-        json: { agent: fixture.agentId, calls: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From a chat turn" } }] },
+        json: {
+          agent: fixture.agentId,
+          calls: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From a chat turn" } }]
+        },
         credential: "cookie"
       }
     case "engine.writes":
@@ -84,7 +130,12 @@ export const validRequestFor = async (fixture: Fixture, route: Route, password: 
         path: `/api/engine/workspaces/${fixture.workspace.slug}/writes`,
         json: {
           workflowId: "crm/note-archived-deal",
-          trigger: { kind: "event", businessObject: "crm/deal", businessObjectId: fixture.ids.deal, operation: "archived" },
+          trigger: {
+            kind: "event",
+            businessObject: "crm/deal",
+            businessObjectId: fixture.ids.deal,
+            operation: "archived"
+          },
           writes: [{ tool: "create", businessObject: "crm/activity", values: { subject: "From the engine" } }]
         },
         credential: "engine"
@@ -108,12 +159,20 @@ export const send = async (fixture: Fixture, request: Sent): Promise<RawResponse
     {
       method: request.method,
       target: Buffer.from(request.path, "latin1"),
-      headers: Object.entries(request.headers ?? {}).map(([name, value]) => [name, Buffer.from(value, "latin1")] as const),
-      body: request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, "utf8")
+      headers: Object.entries(request.headers ?? {}).map(
+        ([name, value]) => [name, Buffer.from(value, "latin1")] as const
+      ),
+      body:
+        request.body === undefined
+          ? undefined
+          : Buffer.isBuffer(request.body)
+            ? request.body
+            : Buffer.from(request.body, "utf8")
     },
     30_000
   )
-  if (outcome._tag !== "Answered") throw new Error(`${request.method} ${request.path.slice(0, 120)}: no answer (${JSON.stringify(outcome)})`)
+  if (outcome._tag !== "Answered")
+    throw new Error(`${request.method} ${request.path.slice(0, 120)}: no answer (${JSON.stringify(outcome)})`)
   let json: unknown
   try {
     json = JSON.parse(outcome.response.body.toString("utf8"))
@@ -124,7 +183,11 @@ export const send = async (fixture: Fixture, request: Sent): Promise<RawResponse
 }
 
 /** The credential headers of a valid request (the cookie comes with the service's own Origin). */
-export const credentialHeaders = (fixture: Fixture, credential: ValidRequest["credential"], cookie = fixture.adminCookie): Record<string, string> => {
+export const credentialHeaders = (
+  fixture: Fixture,
+  credential: ValidRequest["credential"],
+  cookie = fixture.adminCookie
+): Record<string, string> => {
   switch (credential) {
     case "cookie":
       return { cookie, origin: fixture.origin }

@@ -9,9 +9,25 @@ export const FieldEditor = ({ name, field, value, onChange }: FieldEditorProps) 
   const label = humanize(name)
   switch (field.kind) {
     case "struct":
-      return <StructEditor label={label} fields={field.fields} value={value} onChange={onChange} memberEditor={FieldEditor} />
+      return (
+        <StructEditor
+          label={label}
+          fields={field.fields}
+          value={value}
+          onChange={onChange}
+          memberEditor={FieldEditor}
+        />
+      )
     case "collection":
-      return <CollectionEditor label={label} fields={field.fields} value={value} onChange={onChange} memberEditor={FieldEditor} />
+      return (
+        <CollectionEditor
+          label={label}
+          fields={field.fields}
+          value={value}
+          onChange={onChange}
+          memberEditor={FieldEditor}
+        />
+      )
     default:
       return <ScalarInput kind={field.kind} label={label} value={value} onChange={onChange} />
   }

@@ -41,7 +41,13 @@ export const ScalarInput = ({ kind, label, value, onChange }: Props) => {
   }
   const input =
     kind === "number" ? (
-      <input id={id} type="number" step="any" value={textOf(value)} onChange={(event) => onChange(numberOrNull(event.target.value))} />
+      <input
+        id={id}
+        type="number"
+        step="any"
+        value={textOf(value)}
+        onChange={(event) => onChange(numberOrNull(event.target.value))}
+      />
     ) : (
       <input
         id={id}

@@ -12,8 +12,9 @@ export type Edits = JsonObject
 /** The edited fields whose value differs from the record's: what a save sends (null clears a field). */
 export const pendingChanges = (record: JsonObject, edits: Edits): JsonObject =>
   Object.fromEntries(
-    Object.entries(edits).flatMap(([name, value]): Array<[string, Json]> =>
-      sameValue(value, own(record, name)) ? [] : [[name, normalize(value) ?? null]]
+    Object.entries(edits).flatMap(
+      ([name, value]): Array<[string, Json]> =>
+        sameValue(value, own(record, name)) ? [] : [[name, normalize(value) ?? null]]
     )
   )
 
@@ -22,4 +23,6 @@ export const pendingChanges = (record: JsonObject, edits: Edits): JsonObject =>
  * exactly what was sent are done; anything typed since stays.
  */
 export const withoutSaved = (edits: Edits, saved: JsonObject): Edits =>
-  Object.fromEntries(Object.entries(edits).filter(([name, value]) => !(Object.hasOwn(saved, name) && sameValue(value, own(saved, name)))))
+  Object.fromEntries(
+    Object.entries(edits).filter(([name, value]) => !(Object.hasOwn(saved, name) && sameValue(value, own(saved, name))))
+  )

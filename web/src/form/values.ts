@@ -57,4 +57,5 @@ const canonical = (value: Json | undefined): string => {
 }
 
 /** Equal as the service would store them. */
-export const sameValue = (a: Json | undefined, b: Json | undefined): boolean => canonical(normalize(a)) === canonical(normalize(b))
+export const sameValue = (a: Json | undefined, b: Json | undefined): boolean =>
+  canonical(normalize(a)) === canonical(normalize(b))

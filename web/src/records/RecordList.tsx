@@ -28,10 +28,20 @@ export const RecordList = ({ businessObject }: { readonly businessObject: string
           New {label.toLowerCase()}
         </button>
       </header>
-      {create.isError ? <p className="error" role="alert">{errorMessage(create.error)}</p> : null}
-      {records.isError ? <p className="error" role="alert">{errorMessage(records.error)}</p> : null}
+      {create.isError ? (
+        <p className="error" role="alert">
+          {errorMessage(create.error)}
+        </p>
+      ) : null}
+      {records.isError ? (
+        <p className="error" role="alert">
+          {errorMessage(records.error)}
+        </p>
+      ) : null}
       {records.isPending ? <p className="muted">Loading…</p> : null}
-      {records.data !== undefined && records.data.length === 0 ? <p className="muted">No {plural(label.toLowerCase())} yet.</p> : null}
+      {records.data !== undefined && records.data.length === 0 ? (
+        <p className="muted">No {plural(label.toLowerCase())} yet.</p>
+      ) : null}
       {records.data !== undefined && records.data.length > 0 ? (
         <table className="records">
           <thead>

@@ -45,7 +45,12 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
             label={`${typeLabel} ${title}`}
           />
         </section>
-        <Timeline businessObject={businessObject} id={id} fields={definition.data.fields} current={record.data.values} />
+        <Timeline
+          businessObject={businessObject}
+          id={id}
+          fields={definition.data.fields}
+          current={record.data.values}
+        />
       </div>
     </div>
   )

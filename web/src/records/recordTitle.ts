@@ -4,7 +4,8 @@ import { own } from "../../../src/api/own"
 
 /** What a person calls a record: its first non-empty text field, else its short id. */
 export const recordTitle = (fields: Fields, record: { readonly id: string; readonly values: unknown }): string => {
-  const values = typeof record.values === "object" && record.values !== null ? (record.values as Record<string, unknown>) : {}
+  const values =
+    typeof record.values === "object" && record.values !== null ? (record.values as Record<string, unknown>) : {}
   for (const [name, field] of Object.entries(fields)) {
     const value = own(values, name)
     if (field.kind === "string" && typeof value === "string" && value.trim().length > 0) return value

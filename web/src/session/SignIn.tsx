@@ -23,21 +23,45 @@ export const SignIn = () => {
       <form onSubmit={submit} aria-label="Sign in">
         <div className="field">
           <label htmlFor={ids.workspace}>Workspace</label>
-          <input id={ids.workspace} type="text" autoComplete="organization" required value={workspace}
-            onChange={(event) => setWorkspace(event.target.value)} />
+          <input
+            id={ids.workspace}
+            type="text"
+            autoComplete="organization"
+            required
+            value={workspace}
+            onChange={(event) => setWorkspace(event.target.value)}
+          />
         </div>
         <div className="field">
           <label htmlFor={ids.email}>Email</label>
-          <input id={ids.email} type="email" autoComplete="username" required value={email}
-            onChange={(event) => setEmail(event.target.value)} />
+          <input
+            id={ids.email}
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+          />
         </div>
         <div className="field">
           <label htmlFor={ids.password}>Password</label>
-          <input id={ids.password} type="password" autoComplete="current-password" required value={password}
-            onChange={(event) => setPassword(event.target.value)} />
+          <input
+            id={ids.password}
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
         </div>
-        {signIn.isError ? <p className="error" role="alert">{errorMessage(signIn.error)}</p> : null}
-        <button type="submit" disabled={signIn.isPending}>{signIn.isPending ? "Signing in…" : "Sign in"}</button>
+        {signIn.isError ? (
+          <p className="error" role="alert">
+            {errorMessage(signIn.error)}
+          </p>
+        ) : null}
+        <button type="submit" disabled={signIn.isPending}>
+          {signIn.isPending ? "Signing in…" : "Sign in"}
+        </button>
       </form>
     </main>
   )

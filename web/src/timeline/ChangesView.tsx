@@ -24,7 +24,12 @@ export const ChangesView = ({ changes, fields, entries }: Props) => (
       <div key={name} className="change">
         <dt>{humanize(name)}</dt>
         <dd>
-          <FieldChange name={name} change={change} fields={memberFields(fields === undefined ? undefined : own(fields, name))} entries={entries} />
+          <FieldChange
+            name={name}
+            change={change}
+            fields={memberFields(fields === undefined ? undefined : own(fields, name))}
+            entries={entries}
+          />
         </dd>
       </div>
     ))}
@@ -48,7 +53,7 @@ const FieldChange = ({ name, change, fields, entries }: FieldChangeProps) => {
         <span className="from">
           <ValueView value={value.from} fields={fields} />
         </span>
-        <span className="arrow" aria-label="changed to">
+        <span className="arrow" role="img" aria-label="changed to">
           {" → "}
         </span>
         <span className="to">
@@ -58,12 +63,21 @@ const FieldChange = ({ name, change, fields, entries }: FieldChangeProps) => {
     )
   }
   const collection = asCollectionChanges(change)
-  if (collection !== undefined) return <CollectionChange name={name} changes={collection} fields={fields} entries={entries} />
+  if (collection !== undefined)
+    return <CollectionChange name={name} changes={collection} fields={fields} entries={entries} />
   return <code>{JSON.stringify(change)}</code>
 }
 
 /** A struct is one value: both sides in full, side by side, member by member; the changed members marked. */
-const StructChange = ({ from, to, fields }: { readonly from: unknown; readonly to: unknown; readonly fields: Fields | undefined }) => {
+const StructChange = ({
+  from,
+  to,
+  fields
+}: {
+  readonly from: unknown
+  readonly to: unknown
+  readonly fields: Fields | undefined
+}) => {
   const before: Plain = isPlain(from) ? from : {}
   const after: Plain = isPlain(to) ? to : {}
   const members = inFieldOrder({ ...before, ...after }, fields).map(([member]) => member)

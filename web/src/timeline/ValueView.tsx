@@ -52,7 +52,8 @@ export const MembersView = ({ members, fields }: { readonly members: Plain; read
         <Fragment key={name}>
           {index > 0 ? " " : null}
           <span className="member">
-            <span className="member-name">{humanize(name)}</span> <ValueView value={member} fields={memberFields(fields?.[name])} />
+            <span className="member-name">{humanize(name)}</span>{" "}
+            <ValueView value={member} fields={memberFields(fields?.[name])} />
           </span>
         </Fragment>
       ))}

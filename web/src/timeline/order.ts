@@ -7,7 +7,10 @@ import { own } from "../../../src/api/own"
  * stores JSON with sorted keys); members the schema no longer knows (a
  * renamed or removed field) follow in their own order.
  */
-export const inFieldOrder = <A>(members: { readonly [key: string]: A }, fields: Fields | undefined): ReadonlyArray<readonly [string, A]> => {
+export const inFieldOrder = <A>(
+  members: { readonly [key: string]: A },
+  fields: Fields | undefined
+): ReadonlyArray<readonly [string, A]> => {
   const all = Object.entries(members)
   if (fields === undefined) return all
   const declared = Object.keys(fields)

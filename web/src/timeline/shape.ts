@@ -22,7 +22,8 @@ export interface CollectionChangesView {
 export const asValueChange = (change: unknown): ValueChangeView | undefined =>
   isPlain(change) && "from" in change && "to" in change ? { from: change.from, to: change.to } : undefined
 
-const idOf = (entry: unknown): string | undefined => (isPlain(entry) && typeof entry.id === "string" ? entry.id : undefined)
+const idOf = (entry: unknown): string | undefined =>
+  isPlain(entry) && typeof entry.id === "string" ? entry.id : undefined
 
 const bucket = <A>(value: unknown, pick: (entry: Plain, id: string) => A | undefined): ReadonlyArray<A> =>
   Array.isArray(value)
@@ -37,7 +38,9 @@ export const asCollectionChanges = (change: unknown): CollectionChangesView | un
   if (!isPlain(change) || !("added" in change || "modified" in change || "removed" in change)) return undefined
   return {
     added: bucket(change.added, (entry, id) => (isPlain(entry.values) ? { id, values: entry.values } : undefined)),
-    modified: bucket(change.modified, (entry, id) => (isPlain(entry.changes) ? { id, changes: entry.changes } : undefined)),
+    modified: bucket(change.modified, (entry, id) =>
+      isPlain(entry.changes) ? { id, changes: entry.changes } : undefined
+    ),
     removed: bucket(change.removed, (_, id) => ({ id }))
   }
 }

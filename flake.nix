@@ -1,7 +1,7 @@
 {
   description = "Audit timeline and broadcast service: Node, PostgreSQL and Redis for development and tests";
 
-  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-24.11";
+  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
   inputs.flake-utils.url = "github:numtide/flake-utils";
 
   outputs = { self, nixpkgs, flake-utils }:
@@ -31,7 +31,7 @@
         '';
       in {
         devShells.default = pkgs.mkShell {
-          packages = [ pkgs.nodejs_20 pkgs.postgresql_16 pkgs.redis services-up services-down ];
+          packages = [ pkgs.nodejs_24 pkgs.postgresql_16 pkgs.redis services-up services-down ];
           shellHook = ''
             echo "services-up starts PostgreSQL and Redis for the tests; services-down stops them."
           '';

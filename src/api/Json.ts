@@ -49,8 +49,11 @@ export const jsonEquals = (a: Json | undefined, b: Json | undefined): boolean =>
 /** The normal form of a value: object keys holding null (or undefined) are dropped, at every depth. */
 export const compact = (value: Json): Json => {
   if (isJsonArray(value)) return value.map(compact)
-  if (!isJsonObject(value)) return value
-  return Object.fromEntries(
+  return isJsonObject(value) ? compactObject(value) : value
+}
+
+/** `compact` of an object, which stays an object. */
+export const compactObject = (value: JsonObject): JsonObject =>
+  Object.fromEntries(
     Object.entries(value).flatMap(([key, member]) => (isAbsent(member) ? [] : [[key, compact(member)]]))
   )
-}

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import type { Field, Fields } from "./Field"
+import type { RecordValues } from "./Json"
 
 const decimalPattern = /^-?(0|[1-9]\d*)(\.\d+)?$/
 const datePattern = /^\d{4}-\d{2}-\d{2}$/
@@ -76,6 +77,7 @@ export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
 
 /**
  * The schema of a record's values (or of a partial update: every field is
- * optional). Unknown fields are refused rather than silently kept.
+ * optional). Unknown fields are refused rather than silently kept. What it
+ * decodes is JSON, each field in its wire form: `RecordValues`.
  */
-export const recordValuesSchema = (fields: Fields): Schema.Schema.AnyNoContext => closedStruct(membersOf(fields))
+export const recordValuesSchema = (fields: Fields): Schema.Schema<RecordValues> => closedStruct(membersOf(fields))

@@ -1,10 +1,10 @@
 import { Effect, Option } from "effect"
-import { CorrelationId, CurrentActor } from "../context/Frames"
+import { CurrentActor } from "../context/Frames"
 import { MissingActor } from "../context/MissingActor"
 import { diffValues } from "../diff"
 import type { Fields } from "../api/Field"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
-import { AuditStaging } from "./AuditStaging"
+import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import type { StagedRow } from "./AuditStaging"
 
 /**
@@ -14,6 +14,7 @@ import type { StagedRow } from "./AuditStaging"
  */
 export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
   Effect.gen(function* () {
+    const unit = yield* CurrentUnit
     const actor = yield* CurrentActor
     if (Option.isNone(actor)) {
       return yield* new MissingActor({
@@ -23,7 +24,7 @@ export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
     const base = {
       id: crypto.randomUUID(),
       actor: actor.value,
-      correlationId: yield* CorrelationId,
+      correlationId: unit.correlationId,
       businessObject: event.businessObject,
       businessObjectId: event.businessObjectId,
       operation: event.operation,
@@ -49,5 +50,5 @@ export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
         row = base
         break
     }
-    yield* (yield* AuditStaging).stage(row)
+    yield* unit.staging.stage(row)
   })

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import type { Actor } from "../api/Actor"
 import type { Cause, Operation } from "../api/Cause"
 import type { Changes } from "../api/Changes"
@@ -19,16 +19,14 @@ export interface StagedRow {
   readonly changes?: Changes
 }
 
-export interface AuditStagingShape {
+/** The audit rows of one unit of work (`CurrentUnit.staging`), for its transaction only. */
+export interface AuditStaging {
   readonly stage: (row: StagedRow) => Effect.Effect<void>
   /** Writes every staged row with ONE INSERT, in staging order; the last statement of the unit. */
   readonly flush: Effect.Effect<number>
   /** Drops what is staged: the unit failed, nothing of it is written. */
   readonly discard: Effect.Effect<void>
 }
-
-/** The audit rows of the unit of work in progress. Provided by the unit, for its transaction only. */
-export class AuditStaging extends Context.Tag("AuditStaging")<AuditStaging, AuditStagingShape>() {}
 
 /**
  * All rows travel as one JSON parameter expanded by `jsonb_populate_recordset`
@@ -60,7 +58,7 @@ const insertAll = (sql: SqlClient.SqlClient, workspace: Workspace, rows: Readonl
 
 /** A fresh staging area for one unit of work in `workspace`. */
 export const makeAuditStaging = (workspace: Workspace) =>
-  Effect.map(SqlClient.SqlClient, (sql): AuditStagingShape => {
+  Effect.map(SqlClient.SqlClient, (sql): AuditStaging => {
     let staged: Array<StagedRow> = []
     return {
       stage: (row) => Effect.sync(() => void staged.push(row)),

@@ -27,6 +27,3 @@ export const withCause =
   (cause: Cause) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.provideService(effect, CurrentCause, cause)
-
-/** The id of the unit of work (transaction) in progress; provided by the unit, shared by its rows. */
-export class CorrelationId extends Context.Tag("CorrelationId")<CorrelationId, string>() {}

@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Data, Effect } from "effect"
+import { Data, Effect, Predicate } from "effect"
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import type { Scope } from "effect"
@@ -20,7 +20,7 @@ const isAlive = (pid: number) => {
     process.kill(pid, 0)
     return true
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    return Predicate.hasProperty(error, "code") && error.code === "EPERM"
   }
 }
 

@@ -6,8 +6,8 @@ import { Duration, Effect, Option, Schema } from "effect"
 import type { Principal } from "../api/Principal"
 import { AppConfig } from "../config/AppConfig"
 import { Conflict, UnprocessableEntity } from "../api/errors"
-import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 import type { Workspace } from "../api/Workspace"
+import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import { payloadHash } from "./fingerprint"
 import { replayedHeader } from "../api/IdempotencyKey"
 
@@ -139,10 +139,10 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
     ): Effect.Effect<
       A | HttpServerResponse.HttpServerResponse,
       E | Conflict | UnprocessableEntity | SqlError,
-      R | CurrentWorkspace
+      R | CurrentUnit
     > =>
       Effect.gen(function* () {
-        const workspace = yield* CurrentWorkspace
+        const { workspace } = yield* CurrentUnit
         const requestHash = payloadHash(request.payload)
         // A key pruned between the claim and the read is free again: claim it once more.
         while (!(yield* claim(workspace, request, requestHash))) {
@@ -168,7 +168,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       ): Effect.Effect<
         A | HttpServerResponse.HttpServerResponse,
         E | Conflict | UnprocessableEntity | SqlError,
-        R | CurrentWorkspace
+        R | CurrentUnit
       > => (Option.isNone(request) ? effect : runKeyed(request.value, answer, effect))
     } as const
   })

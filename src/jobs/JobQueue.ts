@@ -1,12 +1,12 @@
 import * as PersistedQueue from "@effect/experimental/PersistedQueue"
 import { Effect, Option } from "effect"
 import { AppConfig } from "../config/AppConfig"
-import { CorrelationId, CurrentActor } from "../context/Frames"
+import { CurrentActor } from "../context/Frames"
 import { MissingActor } from "../context/MissingActor"
 import type { RecordValues } from "../api/Json"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { queueName } from "../queue/DurableQueues"
-import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
+import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import { JobEnvelope } from "./JobEnvelope"
 
 /**
@@ -23,11 +23,10 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
     const enqueue = (job: string, payload: RecordValues) =>
       Effect.gen(function* () {
         if (Option.isNone(registry.job(job))) return yield* Effect.dieMessage(`unknown job: ${job}`)
-        // Required, not read: enqueueing outside a unit of work would not be atomic with anything.
-        yield* CorrelationId
+        // Required: enqueueing outside a unit of work would not be atomic with anything.
+        const { workspace } = yield* CurrentUnit
         const actor = yield* CurrentActor
         if (Option.isNone(actor)) return yield* new MissingActor({ while: `enqueueing job ${job}` })
-        const workspace = yield* CurrentWorkspace
         return yield* queue.offer({ workspace, job, payload, actor: actor.value }).pipe(Effect.orDie)
       })
 

@@ -72,9 +72,7 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
   const listeners = plugins.flatMap((plugin) => plugin.listeners ?? [])
   const jobs = new Map<string, JobDeclaration>(
     plugins.flatMap((plugin) =>
-      Object.entries(plugin.jobs ?? {}).map(
-        ([name, job]) => [`${plugin.namespace}/${name}`, job] as [string, JobDeclaration]
-      )
+      Object.entries(plugin.jobs ?? {}).map(([name, job]) => [`${plugin.namespace}/${name}`, job] as const)
     )
   )
   const workflows = plugins.flatMap((plugin) =>

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
+import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 
 /**
  * Exactly-once effects over at-least-once delivery. The persisted queue marks
@@ -12,7 +12,7 @@ import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 export const claimRun = (id: string, kind: "job" | "workflow", name: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const workspace = yield* CurrentWorkspace
+    const { workspace } = yield* CurrentUnit
     const rows = yield* sql`INSERT INTO ${sql(workspace.table("completed_runs"))} ${sql.insert({ id, kind, name })}
       ON CONFLICT (id) DO NOTHING RETURNING id`
     return rows.length === 1

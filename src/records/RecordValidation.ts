@@ -1,5 +1,5 @@
 import { Effect, ParseResult, Schema } from "effect"
-import { compact } from "../api/Json"
+import { compactObject } from "../api/Json"
 import type { RecordValues } from "../api/Json"
 import type { Field, Fields } from "../api/Field"
 import { defaultStringMaxLength } from "../api/Field"
@@ -33,7 +33,6 @@ const formatIssues = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
  */
 export const validateValues = (businessObject: string, fields: Fields, input: unknown) =>
   Schema.decodeUnknown(recordValuesSchema(fields), { errors: "all", onExcessProperty: "error" })(input).pipe(
-    Effect.map((values) => values as RecordValues),
     Effect.mapError(
       (error) =>
         new BadRequest({
@@ -44,7 +43,7 @@ export const validateValues = (businessObject: string, fields: Fields, input: un
 
 /** The values after a partial update: given fields replace (null clears), others stay. */
 export const mergeValues = (current: RecordValues, patch: RecordValues): RecordValues =>
-  compact({ ...current, ...patch }) as RecordValues
+  compactObject({ ...current, ...patch })
 
 /** The first string longer than its field allows, as `path: ...`; values were validated against `fields`. */
 const overlongString = (fields: Fields, values: unknown, path: string): string | undefined => {

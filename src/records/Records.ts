@@ -1,14 +1,12 @@
 import { Context, Effect, Option } from "effect"
 import { auditListener } from "../audit/AuditListener"
 import { AppConfig } from "../config/AppConfig"
-import { AuditStaging } from "../audit/AuditStaging"
 import type { Operation } from "../api/Cause"
-import { CorrelationId, CurrentCause, withCause } from "../context/Frames"
+import { CurrentCause, withCause } from "../context/Frames"
 import { jsonEquals } from "../api/Json"
 import type { RecordValues } from "../api/Json"
 import { Conflict, NotFound } from "../api/errors"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
-import { EventOutbox } from "../events/EventOutbox"
 import { JobQueue } from "../jobs/JobQueue"
 import type { PluginEffect } from "../plugins/Plugin"
 import { PluginJobs } from "../plugins/PluginJobs"
@@ -16,8 +14,8 @@ import { PluginRecords } from "../plugins/PluginRecords"
 import type { RecordState, StoredRecord } from "../api/StoredRecord"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import type { RegisteredBusinessObject } from "../plugins/PluginRegistry"
-import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 import type { Workspace } from "../api/Workspace"
+import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import { RecordStore } from "./RecordStore"
 import { checkRecordLimits, mergeValues, validateValues } from "./RecordValidation"
 import { excerpt } from "../messages/inputExcerpt"
@@ -82,8 +80,9 @@ export class Records extends Effect.Service<Records>()("Records", {
         if (depth >= maxCascadeDepth) {
           return yield* Effect.dieMessage(`listener cascade deeper than ${maxCascadeDepth} at ${record.businessObject}`)
         }
+        const unit = yield* CurrentUnit
         const event: BusinessObjectEvent = {
-          workspace: yield* CurrentWorkspace,
+          workspace: unit.workspace,
           operation,
           businessObject: record.businessObject,
           businessObjectId: record.id,
@@ -91,7 +90,7 @@ export class Records extends Effect.Service<Records>()("Records", {
           after,
           cause: yield* CurrentCause
         }
-        ;(yield* EventOutbox).push(event)
+        unit.outbox.push(event)
         yield* auditListener(event, registered.definition.fields)
         const frame = withCause({
           kind: "event",
@@ -120,7 +119,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         const values = mergeValues({}, yield* validateValues(businessObject, registered.definition.fields, input))
         yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
         const record = yield* store
-          .insert(yield* CurrentWorkspace, businessObject, options.draft ? "draft" : "operational", values)
+          .insert((yield* CurrentUnit).workspace, businessObject, options.draft ? "draft" : "operational", values)
           .pipe(Effect.orDie)
         if (record.state === "operational") yield* dispatch(registered, "created", record, null, record.values)
         return record
@@ -131,7 +130,7 @@ export class Records extends Effect.Service<Records>()("Records", {
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
         const patch = yield* validateValues(businessObject, registered.definition.fields, input)
-        const workspace = yield* CurrentWorkspace
+        const { workspace } = yield* CurrentUnit
         const current = yield* locked(workspace, businessObject, id)
         yield* requireState(current, ["draft", "operational"], "update")
         const values = mergeValues(current.values, patch)
@@ -146,7 +145,7 @@ export class Records extends Effect.Service<Records>()("Records", {
     const remove = (businessObject: string, id: string) =>
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
-        const workspace = yield* CurrentWorkspace
+        const { workspace } = yield* CurrentUnit
         const current = yield* locked(workspace, businessObject, id)
         yield* store.remove(workspace, current).pipe(Effect.orDie)
         // A draft was never operational: its deletion leaves no trace on any timeline.
@@ -158,7 +157,7 @@ export class Records extends Effect.Service<Records>()("Records", {
       (businessObject: string, id: string) =>
         Effect.gen(function* () {
           const registered = yield* businessObjectOf(businessObject)
-          const workspace = yield* CurrentWorkspace
+          const { workspace } = yield* CurrentUnit
           const current = yield* locked(workspace, businessObject, id)
           yield* requireState(current, [from], verb)
           const moved = yield* store.setState(workspace, current, to).pipe(Effect.orDie)
@@ -179,7 +178,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         if (declaration === undefined) {
           return yield* new NotFound({ message: `unknown action ${excerpt(action)} on ${excerpt(businessObject)}` })
         }
-        const target = yield* locked(yield* CurrentWorkspace, businessObject, id)
+        const target = yield* locked((yield* CurrentUnit).workspace, businessObject, id)
         return yield* runPlugin(declaration.run(target)).pipe(
           withCause({ kind: "action", action: `${businessObject}/${action}` })
         )
@@ -197,36 +196,23 @@ export class Records extends Effect.Service<Records>()("Records", {
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
       Effect.zipRight(businessObjectOf(businessObject), store.list(workspace, businessObject, limit))
 
-    /** Only the unit's own services: the frames must stay those of the fiber that calls the port. */
-    const unitContext = Effect.gen(function* () {
-      return Context.make(AuditStaging, yield* AuditStaging).pipe(
-        Context.add(CorrelationId, yield* CorrelationId),
-        Context.add(CurrentWorkspace, yield* CurrentWorkspace),
-        Context.add(EventOutbox, yield* EventOutbox)
-      )
-    })
-
     /**
      * The ports plugin code writes through, bound to the unit of work in
-     * progress (its workspace, staging and outbox); the frames (actor, cause,
-     * cascade depth) are those of the fiber that calls them.
+     * progress; the frames (actor, cause, cascade depth) stay those of the
+     * fiber that calls them.
      */
     const pluginPortsInUnit: Effect.Effect<
       Context.Context<PluginRecords | PluginJobs>,
       never,
-      AuditStaging | CorrelationId | CurrentWorkspace | EventOutbox
-    > = Effect.map(unitContext, (unit) =>
-      Context.make(PluginRecords, {
-        get: (businessObject, id) =>
-          Effect.flatMap(CurrentWorkspace, (workspace) => store.find(workspace, businessObject, id, true)).pipe(
-            Effect.provide(unit)
-          ),
-        create: (businessObject, values) => create(businessObject, values).pipe(Effect.provide(unit)),
-        update: (businessObject, id, values) => update(businessObject, id, values).pipe(Effect.provide(unit))
-      }).pipe(
-        Context.add(PluginJobs, { enqueue: (job, payload) => jobs.enqueue(job, payload).pipe(Effect.provide(unit)) })
-      )
-    )
+      CurrentUnit
+    > = Effect.map(CurrentUnit, (unit) => {
+      const inUnit = Effect.provideService(CurrentUnit, unit)
+      return Context.make(PluginRecords, {
+        get: (businessObject, id) => store.find(unit.workspace, businessObject, id, true),
+        create: (businessObject, values) => inUnit(create(businessObject, values)),
+        update: (businessObject, id, values) => inUnit(update(businessObject, id, values))
+      }).pipe(Context.add(PluginJobs, { enqueue: (job, payload) => inUnit(jobs.enqueue(job, payload)) }))
+    })
 
     /** Runs plugin code (an action, a job, a workflow) in the unit of work in progress. */
     const runPlugin = <A>(effect: PluginEffect<A>) =>

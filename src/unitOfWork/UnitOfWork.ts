@@ -1,15 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Exit, Option } from "effect"
-import { AuditStaging, makeAuditStaging } from "../audit/AuditStaging"
-import { CorrelationId } from "../context/Frames"
+import { makeAuditStaging } from "../audit/AuditStaging"
 import { CommitOutcomeUnknown, databaseFaultOf } from "../db/DatabaseFault"
 import type { DatabaseFault } from "../db/DatabaseFault"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
-import { EventOutbox } from "../events/EventOutbox"
 import { OutboundBridge } from "../outbound/OutboundBridge"
-import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 import type { Workspace } from "../api/Workspace"
+import { CurrentUnit } from "./CurrentUnit"
 
 interface Retries {
   readonly connection: number
@@ -37,16 +35,14 @@ const nextRetry = (
   return Option.none()
 }
 
-/** What code running inside a unit of work has in context. */
-export type InUnit = AuditStaging | CorrelationId | CurrentWorkspace | EventOutbox
-
 /**
- * A unit of work: one database transaction with one correlation id. Audit
- * rows are staged as events happen and written by one INSERT as the last
- * statement before COMMIT; the staging area is a resource of the
- * transaction's scope, and on any failure it is discarded unflushed. The
- * unit's events reach the workflow engine durably inside the transaction and
- * the broadcast publisher after COMMIT; after ROLLBACK neither.
+ * A unit of work: one database transaction with one correlation id, given
+ * to the code it runs as `CurrentUnit` (workspace, correlation id, audit
+ * staging, event outbox). Audit rows are staged as events happen and written
+ * by one INSERT as the last statement before COMMIT; the staging area is
+ * acquired inside the transaction and, on any failure, discarded unflushed.
+ * The unit's events reach the workflow engine durably inside the transaction
+ * and the broadcast publisher after COMMIT; after ROLLBACK neither.
  * A unit started inside another one joins it.
  *
  * A unit that failed on a database fault before COMMIT was sent is run again
@@ -61,34 +57,33 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
     const bridge = yield* OutboundBridge
 
     /**
-     * One attempt: the transaction with fresh staging and outbox. `committing`
-     * turns true once the body has succeeded, i.e. when the only statement
-     * left is COMMIT: a fault after that may have committed.
+     * One attempt: the transaction with fresh staging and outbox, `effect`
+     * given the unit as `CurrentUnit`. `committing` turns true once the body
+     * has succeeded, i.e. when the only statement left is COMMIT: a fault
+     * after that may have committed.
      */
-    const attempt = <A, E, R>(workspace: Workspace, correlationId: string, effect: Effect.Effect<A, E, R | InUnit>) =>
+    const attempt = <A, E, R>(workspace: Workspace, correlationId: string, effect: Effect.Effect<A, E, R>) =>
       Effect.gen(function* () {
         const outbox: Array<BusinessObjectEvent> = []
         let committing = false
-        const exit = yield* Effect.gen(function* () {
-          const staging = yield* Effect.acquireRelease(
-            Effect.provideService(makeAuditStaging(workspace), SqlClient.SqlClient, sql),
-            (staging, exit) => (Exit.isFailure(exit) ? staging.discard : Effect.void)
-          )
-          const value = yield* effect.pipe(
-            Effect.provideService(AuditStaging, staging),
-            Effect.provideService(CorrelationId, correlationId),
-            Effect.provideService(CurrentWorkspace, workspace),
-            Effect.provideService(EventOutbox, outbox)
-          )
-          yield* staging.flush
-          yield* bridge.stage(workspace, outbox)
-          return value
-        }).pipe(
-          Effect.scoped,
+        const exit = yield* Effect.acquireUseRelease(
+          Effect.provideService(makeAuditStaging(workspace), SqlClient.SqlClient, sql),
+          (staging) =>
+            Effect.gen(function* () {
+              const value = yield* Effect.provideService(effect, CurrentUnit, {
+                workspace,
+                correlationId,
+                staging,
+                outbox
+              })
+              yield* staging.flush
+              yield* bridge.stage(workspace, outbox)
+              return value
+            }),
+          (staging, exit) => (Exit.isFailure(exit) ? staging.discard : Effect.void)
+        ).pipe(
           Effect.tap(() => Effect.sync(() => (committing = true))),
           sql.withTransaction,
-          // Scope is closed above; the type system cannot see that R never held it.
-          (transaction) => transaction as Effect.Effect<A, E | SqlError, R>,
           Effect.exit
         )
         return { exit, outbox, committing }
@@ -96,8 +91,8 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
 
     const begin = <A, E, R>(
       workspace: Workspace,
-      effect: Effect.Effect<A, E, R | InUnit>
-    ): Effect.Effect<A, E | SqlError, R> =>
+      effect: Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | SqlError, Exclude<R, CurrentUnit>> =>
       Effect.gen(function* () {
         // Kept across retries: the attempts that rolled back left nothing under it but log lines.
         const correlationId = crypto.randomUUID()
@@ -131,16 +126,16 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
     const run = <A, E, R>(
       workspace: Workspace,
       effect: Effect.Effect<A, E, R>
-    ): Effect.Effect<A, E | SqlError, Exclude<R, InUnit>> =>
-      Effect.flatMap(Effect.serviceOption(CurrentWorkspace), (current) => {
-        if (Option.isNone(current)) {
-          return begin<A, E, Exclude<R, InUnit>>(workspace, effect as Effect.Effect<A, E, Exclude<R, InUnit> | InUnit>)
+    ): Effect.Effect<A, E | SqlError, Exclude<R, CurrentUnit>> =>
+      Effect.flatMap(Effect.serviceOption(CurrentUnit), (current) => {
+        if (Option.isNone(current)) return begin(workspace, effect)
+        if (current.value.workspace.id !== workspace.id) {
+          return Effect.dieMessage(
+            `a unit of work on ${current.value.workspace.slug} cannot write to ${workspace.slug}`
+          )
         }
-        if (current.value.id !== workspace.id) {
-          return Effect.dieMessage(`a unit of work on ${current.value.slug} cannot write to ${workspace.slug}`)
-        }
-        // The unit in progress provided every InUnit service together with its workspace.
-        return effect as Effect.Effect<A, E, Exclude<R, InUnit>>
+        // Joining: the unit in progress is given again, so its staging, outbox and correlation id are shared.
+        return Effect.provideService(effect, CurrentUnit, current.value)
       })
 
     return { run } as const

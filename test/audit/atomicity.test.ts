@@ -75,6 +75,31 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
     })
   )
 
+  it.scoped("a unit started inside another on the same workspace joins it: one correlation id, one outcome", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const units = yield* UnitOfWork
+      const records = yield* Records
+      const sql = yield* SqlClient.SqlClient
+      const outer = Effect.zipRight(
+        records.create("crm/company", { name: "Outer" }),
+        units.run(workspace, records.create("crm/company", { name: "Inner" }))
+      )
+      yield* units.run(workspace, outer).pipe(withActor(someone))
+      const [audit] = yield* sql<{ rows: number; units: number }>`SELECT count(*)::int AS rows,
+          count(DISTINCT correlation_id)::int AS units FROM ${sql(workspace.table("audit_entries"))}`
+      expect(audit).toEqual({ rows: 2, units: 1 })
+
+      const failing = Effect.zipRight(
+        units.run(workspace, records.create("crm/company", { name: "Inner, then the outer fails" })),
+        Effect.fail("the outer unit fails")
+      )
+      const failed = yield* units.run(workspace, failing).pipe(withActor(someone), Effect.exit)
+      expect(Exit.isFailure(failed)).toBe(true)
+      expect(yield* countRows(workspace)).toEqual({ records: 2, audit: 2 })
+    })
+  )
+
   it.scoped("a unit never spans two workspaces: joining one on another workspace fails and rolls back", () =>
     Effect.gen(function* () {
       const first = yield* freshWorkspace

@@ -1,10 +1,16 @@
 import type { FieldKind } from "../../api/Field"
+import type { Json } from "../../api/Json"
+import { isJsonArray } from "../../api/Json"
 
 /** What a row held where the current schema expects another kind. */
 export type WireForm = "boolean" | "number" | "string" | "array" | "object" | "collection changes"
 
-export const wireFormOf = (value: unknown): WireForm =>
-  Array.isArray(value) ? "array" : typeof value === "object" && value !== null ? "object" : (typeof value as WireForm)
+export const wireFormOf = (value: Json): WireForm => {
+  if (typeof value === "boolean") return "boolean"
+  if (typeof value === "number") return "number"
+  if (typeof value === "string") return "string"
+  return isJsonArray(value) ? "array" : "object"
+}
 
 const article = (kind: string) => (/^[aeiou]/.test(kind) ? "an" : "a")
 

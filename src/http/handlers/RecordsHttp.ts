@@ -9,10 +9,10 @@ import { Api } from "../../api/Api"
 import { callerOf, created, Idempotency, keyedRequest, noContent, ok } from "../../idempotency/Idempotency"
 import type { Answer, WriteCall } from "../../idempotency/Idempotency"
 import { asServerFaults } from "../serverFaults"
+import type { CurrentUnit } from "../../unitOfWork/CurrentUnit"
 import { UnitOfWork } from "../../unitOfWork/UnitOfWork"
 import { RecordList } from "../../api/RecordsApi"
 import { Records } from "../../records/Records"
-import type { InUnit } from "../../unitOfWork/UnitOfWork"
 import { StoredRecord } from "../../api/StoredRecord"
 import type { WriteError } from "../../plugins/PluginRecords"
 
@@ -34,7 +34,7 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
       businessObject: string,
       call: WriteCall,
       answer: Answer<A, I>,
-      effect: Effect.Effect<A, WriteError, InUnit>
+      effect: Effect.Effect<A, WriteError, CurrentUnit>
     ) =>
       Effect.gen(function* () {
         const workspace = yield* authorize(businessObject, "update")

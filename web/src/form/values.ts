@@ -25,7 +25,7 @@ export const toWire = (value: unknown): Json => {
 
 export const toWireObject = (values: unknown): JsonObject => {
   const wire = toWire(values)
-  return wire !== null && typeof wire === "object" && !Array.isArray(wire) ? (wire as JsonObject) : {}
+  return isJsonObject(wire) ? wire : {}
 }
 
 /**

@@ -4,7 +4,7 @@ import { humanize } from "../labels"
 import { describeTime } from "./describe"
 import { inFieldOrder, memberFields } from "./order"
 import type { Plain } from "./shape"
-import { isPlain } from "./shape"
+import { isList, isPlain } from "./shape"
 
 interface Props {
   readonly value: unknown
@@ -20,11 +20,11 @@ interface Props {
 export const ValueView = ({ value, fields }: Props) => {
   if (value === null || value === undefined) return <span className="none">none</span>
   if (typeof value === "boolean") return <span className="value">{value ? "yes" : "no"}</span>
-  if (Array.isArray(value)) {
+  if (isList(value)) {
     if (value.length === 0) return <span className="none">no entries</span>
     return (
       <ol className="entries">
-        {(value as ReadonlyArray<unknown>).map((entry, index) => (
+        {value.map((entry, index) => (
           <li key={isPlain(entry) && typeof entry.id === "string" ? entry.id : index}>
             {isPlain(entry) ? <MembersView members={withoutId(entry)} fields={fields} /> : <ValueView value={entry} />}
           </li>

@@ -1,7 +1,7 @@
 import type { Fields } from "../../../src/api/Field"
 import type { EntryView } from "./entry"
 import type { Plain } from "./shape"
-import { asCollectionChanges, isPlain } from "./shape"
+import { asCollectionChanges, isList, isPlain } from "./shape"
 import { own } from "../../../src/api/own"
 
 /**
@@ -18,8 +18,8 @@ const indexValues = (index: Map<string, Plain>, fields: Fields, values: unknown)
   if (!isPlain(values)) return
   for (const [name, field] of Object.entries(fields)) {
     const entries = own(values, name)
-    if (field.kind !== "collection" || !Array.isArray(entries)) continue
-    for (const entry of entries as ReadonlyArray<unknown>) {
+    if (field.kind !== "collection" || !isList(entries)) continue
+    for (const entry of entries) {
       if (isPlain(entry) && typeof entry.id === "string") index.set(entryKey(name, entry.id), entry)
     }
   }

@@ -2,6 +2,9 @@
 
 export type Plain = { readonly [key: string]: unknown }
 
+// Own guard: Array.isArray narrows unknown to any[].
+export const isList = (value: unknown): value is ReadonlyArray<unknown> => Array.isArray(value)
+
 export const isPlain = (value: unknown): value is Plain => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false
   const prototype: unknown = Object.getPrototypeOf(value)

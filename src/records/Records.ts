@@ -201,7 +201,6 @@ export class Records extends Effect.Service<Records>()("Records", {
           return moved
         })
 
-    /** Publishing a draft is its birth on the timeline: the `created` row with the born snapshot. */
     /** A draft is held to no `required` and may hold links that have since died: publishing checks it whole. */
     const publishable: Admission = (workspace, { definition: { fields } }, draft) =>
       Effect.zipRight(
@@ -209,6 +208,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         checkLinks(workspace, draft.businessObject, linksIn(fields, draft.values))
       )
 
+    /** Publishing a draft is its birth on the timeline: the `created` row with the born snapshot. */
     const publish = transition("draft", "operational", "created", "publish", publishable)
     const archive = transition("operational", "archived", "archived", "archive")
     const restore = transition("archived", "operational", "restored", "restore")

@@ -66,6 +66,15 @@ export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
       return DateString
     case "datetime":
       return DateTimeString
+    // Any string on the wire: a value outside the options, or naming no live record, is refused by the
+    // field rules (422, api/FieldIssues.ts, and the service's link check), not as malformed (400).
+    case "choice":
+      return Schema.String.annotations({
+        description: "one of the field's options",
+        jsonSchema: { enum: field.options }
+      })
+    case "link":
+      return Schema.String.annotations({ description: `the id of a ${field.target} record` })
     case "struct":
       return closedStruct(membersOf(field.fields))
     case "collection":

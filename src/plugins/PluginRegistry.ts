@@ -54,8 +54,40 @@ const refuseUnrepresentable = (plugin: Plugin) => {
   for (const workflow of plugin.workflows ?? []) check("a workflow", workflow.id)
 }
 
+/**
+ * Field declarations that could never be satisfied, refused when the plugins
+ * load: a choice without options, with a blank or repeated one; a link to a
+ * business object no plugin declares.
+ */
+const refuseUnsatisfiable = (plugins: ReadonlyArray<Plugin>) => {
+  const names = new Set(
+    plugins.flatMap((plugin) => Object.keys(plugin.businessObjects).map((name) => `${plugin.namespace}/${name}`))
+  )
+  const checkFields = (fields: Fields, at: string) => {
+    for (const [name, field] of Object.entries(fields)) {
+      const where = `field ${at}${name}`
+      if (field.kind === "struct" || field.kind === "collection") checkFields(field.fields, `${at}${name}.`)
+      if (field.kind === "choice") {
+        if (field.options.length === 0) throw new Error(`${where}: a choice needs at least one option`)
+        if (field.options.some((option) => option.trim().length === 0))
+          throw new Error(`${where}: a choice option may not be blank`)
+        if (new Set(field.options).size !== field.options.length)
+          throw new Error(`${where}: a choice lists an option twice`)
+      }
+      if (field.kind === "link" && !names.has(field.target))
+        throw new Error(`${where}: links to ${field.target}, which no plugin declares`)
+    }
+  }
+  for (const plugin of plugins) {
+    for (const [name, declaration] of Object.entries(plugin.businessObjects)) {
+      checkFields(declaration.fields, `${plugin.namespace}/${name}.`)
+    }
+  }
+}
+
 const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
   plugins.forEach(refuseUnrepresentable)
+  refuseUnsatisfiable(plugins)
   const registered = plugins.flatMap((plugin) =>
     Object.entries(plugin.businessObjects).map(
       ([name, declaration]): RegisteredBusinessObject => ({

@@ -2,13 +2,16 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
 import type { RecordValues } from "../api/Json"
-import { StoredRecord } from "../api/StoredRecord"
-import type { RecordState } from "../api/StoredRecord"
+import { RecordState, StoredRecord } from "../api/StoredRecord"
 import type { Workspace } from "../api/Workspace"
 
 const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
 const decodeRecord = Schema.decodeUnknown(StoredRecord)
+
+const LinkedRecord = Schema.Struct({ id: Schema.String, state: RecordState })
+type LinkedRecord = typeof LinkedRecord.Type
+const decodeLinked = Schema.decodeUnknown(Schema.Array(LinkedRecord))
 
 /** Plain SQL over `<workspace>.records`; no rules, no events: `Records` adds those. */
 export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
@@ -54,6 +57,20 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
         Effect.asVoid
       )
 
+    /**
+     * The records of `businessObject` among `ids` (their id and state),
+     * share-locked for the rest of the transaction so that none can be deleted
+     * or archived before the linking write commits. Locked in id order.
+     */
+    const lockLinked = (workspace: Workspace, businessObject: string, ids: ReadonlyArray<string>) => {
+      const valid = ids.filter(isRecordId)
+      return valid.length === 0
+        ? Effect.succeed<ReadonlyArray<LinkedRecord>>([])
+        : sql`SELECT id::text AS id, state FROM ${table(workspace)}
+              WHERE business_object = ${businessObject} AND id IN ${sql.in(valid)}
+              ORDER BY id FOR KEY SHARE`.pipe(Effect.flatMap(decodeLinked), Effect.orDie)
+    }
+
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
       read`SELECT ${columns} FROM ${table(workspace)} WHERE business_object = ${businessObject}
           ORDER BY created_at DESC, id LIMIT ${limit}`.pipe(
@@ -61,6 +78,6 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
         Effect.orDie
       )
 
-    return { find, insert, setValues, setState, remove, list } as const
+    return { find, insert, setValues, setState, remove, list, lockLinked } as const
   })
 }) {}

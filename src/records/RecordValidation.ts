@@ -1,11 +1,12 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { compactObject } from "../api/Json"
 import type { RecordValues } from "../api/Json"
-import type { Field, Fields } from "../api/Field"
-import { defaultStringMaxLength } from "../api/Field"
+import type { Fields } from "../api/Field"
+import { fieldIssues, fieldPathText } from "../api/FieldIssues"
+import type { Completeness, FieldIssue } from "../api/FieldIssues"
 import { recordValuesSchema } from "../api/ValueSchema"
 import { BadRequest, UnprocessableEntity } from "../api/errors"
-import { shorten } from "../messages/inputExcerpt"
+import { quote, shorten } from "../messages/inputExcerpt"
 
 /**
  * One line per field. An optional, nullable field reports its union's every
@@ -45,55 +46,50 @@ export const validateValues = (businessObject: string, fields: Fields, input: un
 export const mergeValues = (current: RecordValues, patch: RecordValues): RecordValues =>
   compactObject({ ...current, ...patch })
 
-/** The first string longer than its field allows, as `path: ...`; values were validated against `fields`. */
-const overlongString = (fields: Fields, values: unknown, path: string): string | undefined => {
-  if (typeof values !== "object" || values === null) return undefined
-  for (const [name, field] of Object.entries(fields)) {
-    const value: unknown = Object.getOwnPropertyDescriptor(values, name)?.value
-    const found = overlongValue(field, value, path === "" ? name : `${path}.${name}`)
-    if (found !== undefined) return found
+const options = (choices: ReadonlyArray<string>) =>
+  shorten(choices.map((choice) => JSON.stringify(choice)).join(", "), 300)
+
+/** One issue as a message shows it: the field's path, then what is wrong; input is only ever excerpted. */
+const describeIssue = (issue: FieldIssue): string => {
+  const at = shorten(fieldPathText(issue.path), 80)
+  switch (issue._tag) {
+    case "Missing":
+      return `${at}: a value is required`
+    case "NotAnOption":
+      return `${at}: ${quote(issue.value)} is not one of the options ${options(issue.options)}`
+    case "TooLong":
+      return `${at}: ${issue.length} characters, over the field's limit of ${issue.maxLength}`
+    case "BrokenLink":
+      return issue.reason === "missing"
+        ? `${at}: no ${issue.target} record ${quote(issue.id)}`
+        : `${at}: the ${issue.target} record ${quote(issue.id)} is ${issue.reason === "draft" ? "a draft" : "archived"}`
   }
-  return undefined
 }
 
-const overlongValue = (field: Field, value: unknown, path: string): string | undefined => {
-  switch (field.kind) {
-    case "string": {
-      const limit = field.maxLength ?? defaultStringMaxLength
-      return typeof value === "string" && value.length > limit
-        ? `${path}: ${value.length} characters, over the field's limit of ${limit}`
-        : undefined
-    }
-    case "struct":
-      return overlongString(field.fields, value, path)
-    case "collection":
-      if (!Array.isArray(value)) return undefined
-      for (const [index, entry] of value.entries()) {
-        const found = overlongString(field.fields, entry, `${path}[${index}]`)
-        if (found !== undefined) return found
-      }
-      return undefined
-    default:
-      return undefined
-  }
-}
+/** 422 naming every refused field (the first ten), or nothing when there are no issues. */
+export const refuseIssues = (businessObject: string, issues: ReadonlyArray<FieldIssue>) =>
+  issues.length === 0
+    ? Effect.void
+    : Effect.fail(
+        new UnprocessableEntity({
+          message: `invalid values for ${businessObject}: ${shorten(issues.slice(0, 10).map(describeIssue).join("; "), 1000)}`
+        })
+      )
 
 /**
- * A record's limits (422 beyond): every string within its field's
- * `maxLength` (`defaultStringMaxLength` unless the field sets one), and the
- * whole record, its values as JSON, within `maxRecordBytes`.
+ * The field rules (api/FieldIssues.ts: `required`, a choice's options, a
+ * string's `maxLength`) on values that passed `validateValues`: 422 beyond.
  */
-export const checkRecordLimits = (
+export const checkFieldRules = (
   businessObject: string,
   fields: Fields,
   values: RecordValues,
-  maxRecordBytes: number
-) =>
+  completeness: Completeness
+) => Effect.suspend(() => refuseIssues(businessObject, fieldIssues(fields, values, completeness)))
+
+/** The whole record, its values as JSON, within `maxRecordBytes` (422 beyond). */
+export const checkRecordLimits = (businessObject: string, values: RecordValues, maxRecordBytes: number) =>
   Effect.suspend(() => {
-    const overlong = overlongString(fields, values, "")
-    if (overlong !== undefined) {
-      return Effect.fail(new UnprocessableEntity({ message: `${businessObject} record too large: ${overlong}` }))
-    }
     const bytes = Buffer.byteLength(JSON.stringify(values))
     return bytes > maxRecordBytes
       ? Effect.fail(

@@ -6,6 +6,9 @@ import { CurrentCause, withCause } from "../context/Frames"
 import { jsonEquals } from "../api/Json"
 import type { RecordValues } from "../api/Json"
 import { Conflict, NotFound } from "../api/errors"
+import type { UnprocessableEntity } from "../api/errors"
+import { linksIn } from "../api/FieldIssues"
+import type { LinkReference } from "../api/FieldIssues"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { JobQueue } from "../jobs/JobQueue"
 import type { PluginEffect } from "../plugins/Plugin"
@@ -17,7 +20,8 @@ import type { RegisteredBusinessObject } from "../plugins/PluginRegistry"
 import type { Workspace } from "../api/Workspace"
 import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import { RecordStore } from "./RecordStore"
-import { checkRecordLimits, mergeValues, validateValues } from "./RecordValidation"
+import { checkFieldRules, checkRecordLimits, mergeValues, refuseIssues, validateValues } from "./RecordValidation"
+import { brokenLinks, idsByTarget, newLinks } from "./RecordLinks"
 import { excerpt } from "../messages/inputExcerpt"
 
 /** How deep listeners may cascade (A -> B -> C ...) before the unit is failed as a runaway. */
@@ -57,6 +61,22 @@ export class Records extends Effect.Service<Records>()("Records", {
             Option.match({ onNone: () => Effect.fail(notFound(businessObject, id)), onSome: Effect.succeed })
           )
         )
+
+    /**
+     * Each link names an operational record of its target, in this workspace:
+     * 422 otherwise. The targets found stay share-locked until the unit
+     * commits, so none is deleted or archived under a write that links it.
+     */
+    const checkLinks = (workspace: Workspace, businessObject: string, references: ReadonlyArray<LinkReference>) =>
+      Effect.gen(function* () {
+        if (references.length === 0) return
+        const found = new Map<string, ReadonlyMap<string, RecordState>>()
+        for (const [target, ids] of idsByTarget(references)) {
+          const rows = yield* store.lockLinked(workspace, target, ids)
+          found.set(target, new Map(rows.map((row) => [row.id, row.state])))
+        }
+        yield* refuseIssues(businessObject, brokenLinks(references, found))
+      })
 
     const requireState = (record: StoredRecord, allowed: ReadonlyArray<RecordState>, verb: string) =>
       allowed.includes(record.state)
@@ -116,10 +136,14 @@ export class Records extends Effect.Service<Records>()("Records", {
     const create = (businessObject: string, input: unknown, options: { readonly draft?: boolean } = {}) =>
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
-        const values = mergeValues({}, yield* validateValues(businessObject, registered.definition.fields, input))
-        yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
+        const { fields } = registered.definition
+        const values = mergeValues({}, yield* validateValues(businessObject, fields, input))
+        yield* checkFieldRules(businessObject, fields, values, options.draft ? "draft" : "whole")
+        yield* checkRecordLimits(businessObject, values, maxRecordBytes)
+        const { workspace } = yield* CurrentUnit
+        yield* checkLinks(workspace, businessObject, linksIn(fields, values))
         const record = yield* store
-          .insert((yield* CurrentUnit).workspace, businessObject, options.draft ? "draft" : "operational", values)
+          .insert(workspace, businessObject, options.draft ? "draft" : "operational", values)
           .pipe(Effect.orDie)
         if (record.state === "operational") yield* dispatch(registered, "created", record, null, record.values)
         return record
@@ -129,13 +153,16 @@ export class Records extends Effect.Service<Records>()("Records", {
     const update = (businessObject: string, id: string, input: unknown) =>
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
-        const patch = yield* validateValues(businessObject, registered.definition.fields, input)
+        const { fields } = registered.definition
+        const patch = yield* validateValues(businessObject, fields, input)
         const { workspace } = yield* CurrentUnit
         const current = yield* locked(workspace, businessObject, id)
         yield* requireState(current, ["draft", "operational"], "update")
+        yield* checkFieldRules(businessObject, fields, patch, current.state === "draft" ? "draft" : "patch")
         const values = mergeValues(current.values, patch)
         if (jsonEquals(current.values, values)) return current
-        yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
+        yield* checkRecordLimits(businessObject, values, maxRecordBytes)
+        yield* checkLinks(workspace, businessObject, newLinks(linksIn(fields, patch), linksIn(fields, current.values)))
         const updated = yield* store.setValues(workspace, current, values).pipe(Effect.orDie)
         if (updated.state === "operational")
           yield* dispatch(registered, "updated", updated, current.values, updated.values)
@@ -152,21 +179,36 @@ export class Records extends Effect.Service<Records>()("Records", {
         if (current.state !== "draft") yield* dispatch(registered, "deleted", current, current.values, null)
       })
 
+    /** What a record must pass to make the transition, beyond its state (publishing: the whole record's rules). */
+    type Admission = (
+      workspace: Workspace,
+      registered: RegisteredBusinessObject,
+      record: StoredRecord
+    ) => Effect.Effect<void, UnprocessableEntity>
+
     const transition =
-      (from: RecordState, to: RecordState, operation: Operation, verb: string) =>
+      (from: RecordState, to: RecordState, operation: Operation, verb: string, admit?: Admission) =>
       (businessObject: string, id: string) =>
         Effect.gen(function* () {
           const registered = yield* businessObjectOf(businessObject)
           const { workspace } = yield* CurrentUnit
           const current = yield* locked(workspace, businessObject, id)
           yield* requireState(current, [from], verb)
+          if (admit !== undefined) yield* admit(workspace, registered, current)
           const moved = yield* store.setState(workspace, current, to).pipe(Effect.orDie)
           yield* dispatch(registered, operation, moved, operation === "created" ? null : current.values, moved.values)
           return moved
         })
 
+    /** A draft is held to no `required` and may hold links that have since died: publishing checks it whole. */
+    const publishable: Admission = (workspace, { definition: { fields } }, draft) =>
+      Effect.zipRight(
+        checkFieldRules(draft.businessObject, fields, draft.values, "whole"),
+        checkLinks(workspace, draft.businessObject, linksIn(fields, draft.values))
+      )
+
     /** Publishing a draft is its birth on the timeline: the `created` row with the born snapshot. */
-    const publish = transition("draft", "operational", "created", "publish")
+    const publish = transition("draft", "operational", "created", "publish", publishable)
     const archive = transition("operational", "archived", "archived", "archive")
     const restore = transition("archived", "operational", "restored", "restore")
 

@@ -37,7 +37,6 @@ const dealValues = {
   stage: "negotiation",
   amount: "1200.00",
   closeDate: "2026-12-15",
-  company: "Acme Foods",
   address: { street: "1 Harbour Road", city: "Oslo", country: "Norway" },
   lineItems: [
     { id: "li-kiosk", product: "Kiosk", quantity: 2, price: "450.00" },
@@ -72,7 +71,8 @@ beforeAll(async () => {
   // a collection (one entry modified, one added) and a date, all by Ada.
   const cookie = await Effect.runPromise(signIn(base, ada))
   const api = clientFor(base, cookie)
-  dealId = (await Effect.runPromise(createRecord(api, "crm/deal", dealValues))).id
+  const company = await Effect.runPromise(createRecord(api, "crm/company", { name: "Acme Foods" }))
+  dealId = (await Effect.runPromise(createRecord(api, "crm/deal", { ...dealValues, company: company.id }))).id
   await Effect.runPromise(
     Effect.map(
       api.patch(`/api/records/crm/deal/${dealId}`, {

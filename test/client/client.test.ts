@@ -99,17 +99,22 @@ layer(Layer.merge(TestApp, RedisConnection.layer(testRedisUrl)), { excludeTestSe
         expect(definitions.find((d) => d.name === deal)?.fields.amount).toEqual({ kind: "decimal" })
 
         const created = yield* call(() =>
-          client.records.create(deal, { title: "Kiosk", amount: Decimal.parse("1200.00") })
+          client.records.create(deal, { title: "Kiosk", stage: "lead", amount: Decimal.parse("1200.00") })
         )
         expect(created).toMatchObject({
           businessObject: deal,
           state: "operational",
-          values: { title: "Kiosk", amount: "1200.00" }
+          values: { title: "Kiosk", stage: "lead", amount: "1200.00" }
         })
         expect((yield* call(() => client.records.get(deal, created.id))).values).toEqual(created.values)
         expect((yield* call(() => client.records.list(deal))).map((r) => r.id)).toContain(created.id)
-        const updated = yield* call(() => client.records.update(deal, created.id, { amount: "1350.00", title: null }))
-        expect(updated.values).toEqual({ amount: "1350.00" })
+        const updated = yield* call(() => client.records.update(deal, created.id, { amount: "1350.00", stage: null }))
+        expect(updated.values).toEqual({ title: "Kiosk", amount: "1350.00" })
+        // The title is required: clearing it is refused.
+        expect(yield* failure(() => client.records.update(deal, created.id, { title: null }))).toMatchObject({
+          status: 422,
+          _tag: "UnprocessableEntity"
+        })
 
         const draft = yield* call(() => client.records.create(deal, { title: "Draft" }, { draft: true }))
         expect(draft.state).toBe("draft")

@@ -49,10 +49,20 @@ const legacy = fc.oneof(
 const deal = fc.record(
   {
     title: absentOr(text),
-    stage: absentOr(fc.constantFrom("open", "won", "lost")),
+    // A choice: its options, and one dropped from them since (diffed like any string).
+    stage: absentOr(fc.constantFrom("open", "negotiation", "won", "lost", "closed")),
     amount: absentOr(decimal),
     closeDate: absentOr(date),
-    company: absentOr(fc.constantFrom("acme", "globex")),
+    // A link: record ids, one of them perhaps deleted since (diffed like any string).
+    company: absentOr(
+      fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc.constantFrom("0190a3b4-0000-7000-8000-000000000a0e", "0190a3b4-0000-7000-8000-000000000b0b")
+        },
+        { weight: 1, arbitrary: fc.uuid() }
+      )
+    ),
     address: absentOr(address),
     lineItems: absentOr(lineItems),
     legacy: absentOr(legacy)

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import type { Json, JsonObject } from "../../api/Json"
 import { isJsonArray, isJsonObject } from "../../api/Json"
 import { own } from "../../api/own"
-import type { Field, FieldKind, Fields } from "../../api/Field"
+import type { Field, FieldKind, Fields, ScalarKind } from "../../api/Field"
 import { valueSchema } from "../../api/ValueSchema"
 import { Decimal } from "./Decimal"
 import type { HydratedObject, HydratedValue } from "./HydratedValue"
@@ -25,8 +25,6 @@ export const entryOf = (at: Location, id: string): Location => ({
   path: `${at.path}[${id}]`
 })
 
-type ScalarKind = Exclude<FieldKind, "struct" | "collection">
-
 /** The server's own wire-form check of each scalar kind (fields/ValueSchema). */
 const fits: { readonly [K in ScalarKind]: (value: unknown) => boolean } = {
   string: Schema.is(valueSchema({ kind: "string" })),
@@ -34,7 +32,10 @@ const fits: { readonly [K in ScalarKind]: (value: unknown) => boolean } = {
   boolean: Schema.is(valueSchema({ kind: "boolean" })),
   decimal: Schema.is(valueSchema({ kind: "decimal" })),
   date: Schema.is(valueSchema({ kind: "date" })),
-  datetime: Schema.is(valueSchema({ kind: "datetime" }))
+  datetime: Schema.is(valueSchema({ kind: "datetime" })),
+  // Any string, as the server's schema: an option dropped since or a record deleted since still reads as written.
+  choice: Schema.is(valueSchema({ kind: "choice", options: [] })),
+  link: Schema.is(valueSchema({ kind: "link", target: "" }))
 }
 
 const mismatch = (at: Location, kind: FieldKind, value: Json): HydrationError =>

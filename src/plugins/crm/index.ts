@@ -1,11 +1,30 @@
 import { Effect, Option } from "effect"
+import type { NotFound } from "../../api/errors"
+import type { RecordValues } from "../../api/Json"
 import { field } from "../../api/Field"
 import type { Plugin } from "../Plugin"
 import { PluginJobs } from "../PluginJobs"
 import { PluginRecords } from "../PluginRecords"
+import type { PluginRecordsShape } from "../PluginRecords"
 import { seed } from "./seed"
 
 const text = (value: unknown, fallback: string) => (typeof value === "string" ? value : fallback)
+
+/** The deal stages, in the order a deal moves through them. */
+export const dealStages = ["lead", "open", "qualified", "proposal", "negotiation", "won", "lost"] as const
+
+/**
+ * `{company}` when `id` names a live company, else `{}`: a link is checked on
+ * every write, and a deal's company may have been deleted or archived since.
+ */
+const companyLink = (records: PluginRecordsShape, id: unknown): Effect.Effect<RecordValues, NotFound> =>
+  typeof id !== "string"
+    ? Effect.succeed({})
+    : Effect.map(
+        records.get("crm/company", id),
+        (company): RecordValues =>
+          Option.isSome(company) && company.value.state === "operational" ? { company: id } : {}
+      )
 
 /**
  * The demo CRM: companies, deals and activities. Closing a deal is the
@@ -20,15 +39,15 @@ export const crm: Plugin = {
   namespace: "crm",
   businessObjects: {
     company: {
-      fields: { name: field.string, website: field.string, wonDeals: field.number }
+      fields: { name: field.required(field.string), website: field.string, wonDeals: field.number }
     },
     deal: {
       fields: {
-        title: field.string,
-        stage: field.string,
+        title: field.required(field.string),
+        stage: field.choice(dealStages),
         amount: field.decimal,
         closeDate: field.date,
-        company: field.string,
+        company: field.link("crm/company"),
         address: field.struct({ street: field.string, city: field.string, country: field.string }),
         lineItems: field.collection({ product: field.string, quantity: field.number, price: field.decimal })
       },
@@ -49,7 +68,7 @@ export const crm: Plugin = {
       }
     },
     activity: {
-      fields: { subject: field.string, company: field.string }
+      fields: { subject: field.required(field.string), company: field.link("crm/company") }
     }
   },
   listeners: [
@@ -98,7 +117,7 @@ export const crm: Plugin = {
           if (Option.isNone(deal)) return
           yield* records.create("crm/activity", {
             subject: `Follow up on ${text(deal.value.values.title, "the deal")}`,
-            company: text(deal.value.values.company, "")
+            ...(yield* companyLink(records, deal.value.values.company))
           })
         })
     }
@@ -108,12 +127,13 @@ export const crm: Plugin = {
       id: "note-archived-deal",
       trigger: { businessObject: "crm/deal", operations: ["archived"] },
       run: (event) =>
-        Effect.flatMap(PluginRecords, (records) =>
-          records.create("crm/activity", {
+        Effect.gen(function* () {
+          const records = yield* PluginRecords
+          yield* records.create("crm/activity", {
             subject: `Deal "${text(event.after?.title, event.businessObjectId)}" was archived`,
-            company: text(event.after?.company, "")
+            ...(yield* companyLink(records, event.after?.company))
           })
-        ).pipe(Effect.asVoid)
+        })
     }
   ],
   seed

@@ -11,7 +11,11 @@ const scalarField: fc.Arbitrary<Field> = fc.constantFrom<Field>(
   { kind: "boolean" },
   { kind: "decimal" },
   { kind: "date" },
-  { kind: "datetime" }
+  { kind: "datetime" },
+  { kind: "choice", options: ["lead", "won", "lost"] },
+  { kind: "link", target: "test/other" },
+  { kind: "string", required: true },
+  { kind: "choice", options: ["12.50", "2026-03-01"], required: true }
 )
 
 /** Random field lists, structs and collections nested up to `depth` levels. */
@@ -66,6 +70,12 @@ export const valueArb = (field: Field): fc.Arbitrary<Json> => {
       return date
     case "datetime":
       return datetime
+    // Mostly a declared option; sometimes one the field has dropped since, which still reads as written.
+    case "choice":
+      return fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...field.options) }, { weight: 1, arbitrary: text })
+    // A record id, live or deleted since: hydration cannot tell and does not ask.
+    case "link":
+      return fc.oneof(fc.uuid(), fc.constantFrom("0190a3b4-0000-7000-8000-000000000001"))
     case "struct":
       return valuesArb(field.fields)
     case "collection":

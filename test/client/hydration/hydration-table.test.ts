@@ -309,3 +309,34 @@ describe("hydration table, row 3: field's kind changed", () => {
     ).not.toThrow()
   })
 })
+
+describe("choice and link fields hydrate as the strings they are", () => {
+  const kinds = {
+    stage: field.choice(["lead", "won"]),
+    company: field.link("crm/company"),
+    lineItems: field.collection({ supplier: field.link("crm/company") })
+  }
+  const company = "0190a3b4-0000-7000-8000-000000000a0e"
+
+  it("an option dropped since and a link to a record deleted since read as written, in record and in changes", () => {
+    const rows = [
+      row({
+        changes: {
+          stage: { from: "lead", to: "closed" },
+          company: { from: null, to: company },
+          lineItems: { added: [{ id: "l1", values: { supplier: company } }] }
+        }
+      }),
+      row({ record: { stage: "closed", company, lineItems: [{ id: "l1", supplier: company }] } })
+    ]
+    const [changed, born] = hydrateTimeline([{ name: "crm/deal", fields: kinds }], rows)
+    expect(changed?.changes).toEqual(rows[0]?.changes)
+    expect(born?.record).toEqual(rows[1]?.record)
+  })
+
+  it("a value that is no string does not fit: the field's kind changed since", () => {
+    expect(() => hydrateTimeline([{ name: "crm/deal", fields: kinds }], [row({ record: { stage: 3 } })])).toThrow(
+      HydrationError
+    )
+  })
+})

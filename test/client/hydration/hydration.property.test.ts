@@ -45,6 +45,8 @@ const conformsTo = (field: Field, value: HydratedValue): boolean => {
     case "datetime":
       return value instanceof Date
     case "string":
+    case "choice":
+    case "link":
       return typeof value === "string"
     case "number":
       return typeof value === "number"
@@ -213,6 +215,8 @@ const misfit = (value: Json, pick: number): Field => {
       : typeof value === "number"
         ? [
             { kind: "string" },
+            { kind: "choice", options: ["1", "2"] },
+            { kind: "link", target: "test/other" },
             { kind: "decimal" },
             { kind: "date" },
             { kind: "datetime" },

@@ -119,9 +119,12 @@ export class Records extends Effect.Service<Records>()("Records", {
         const registered = yield* businessObjectOf(businessObject)
         const values = mergeValues({}, yield* validateValues(businessObject, registered.definition.fields, input))
         yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
-        const record = yield* store
-          .insert(yield* CurrentWorkspace, businessObject, options.draft ? "draft" : "operational", values)
-          .pipe(Effect.orDie)
+        const record = yield* store.insert(
+          yield* CurrentWorkspace,
+          businessObject,
+          options.draft ? "draft" : "operational",
+          values
+        )
         if (record.state === "operational") yield* dispatch(registered, "created", record, null, record.values)
         return record
       })
@@ -137,7 +140,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         const values = mergeValues(current.values, patch)
         if (jsonEquals(current.values, values)) return current
         yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
-        const updated = yield* store.setValues(workspace, current, values).pipe(Effect.orDie)
+        const updated = yield* store.setValues(workspace, current, values)
         if (updated.state === "operational")
           yield* dispatch(registered, "updated", updated, current.values, updated.values)
         return updated
@@ -148,7 +151,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         const registered = yield* businessObjectOf(businessObject)
         const workspace = yield* CurrentWorkspace
         const current = yield* locked(workspace, businessObject, id)
-        yield* store.remove(workspace, current).pipe(Effect.orDie)
+        yield* store.remove(workspace, current)
         // A draft was never operational: its deletion leaves no trace on any timeline.
         if (current.state !== "draft") yield* dispatch(registered, "deleted", current, current.values, null)
       })
@@ -161,7 +164,7 @@ export class Records extends Effect.Service<Records>()("Records", {
           const workspace = yield* CurrentWorkspace
           const current = yield* locked(workspace, businessObject, id)
           yield* requireState(current, [from], verb)
-          const moved = yield* store.setState(workspace, current, to).pipe(Effect.orDie)
+          const moved = yield* store.setState(workspace, current, to)
           yield* dispatch(registered, operation, moved, operation === "created" ? null : current.values, moved.values)
           return moved
         })

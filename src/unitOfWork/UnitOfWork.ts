@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Exit, Option } from "effect"
 import { AuditStaging, makeAuditStaging } from "../audit/AuditStaging"
 import { CorrelationId } from "../context/Frames"
 import { CommitOutcomeUnknown, databaseFaultOf } from "../db/DatabaseFault"
 import type { DatabaseFault } from "../db/DatabaseFault"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { EventOutbox } from "../events/EventOutbox"
 import { OutboundBridge } from "../outbound/OutboundBridge"
@@ -87,17 +87,15 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
           Effect.scoped,
           Effect.tap(() => Effect.sync(() => (committing = true))),
           sql.withTransaction,
+          orDieOnSqlError,
           // Scope is closed above; the type system cannot see that R never held it.
-          (transaction) => transaction as Effect.Effect<A, E | SqlError, R>,
+          (transaction) => transaction as Effect.Effect<A, E, R>,
           Effect.exit
         )
         return { exit, outbox, committing }
       })
 
-    const begin = <A, E, R>(
-      workspace: Workspace,
-      effect: Effect.Effect<A, E, R | InUnit>
-    ): Effect.Effect<A, E | SqlError, R> =>
+    const begin = <A, E, R>(workspace: Workspace, effect: Effect.Effect<A, E, R | InUnit>): Effect.Effect<A, E, R> =>
       Effect.gen(function* () {
         // Kept across retries: the attempts that rolled back left nothing under it but log lines.
         const correlationId = crypto.randomUUID()
@@ -131,7 +129,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
     const run = <A, E, R>(
       workspace: Workspace,
       effect: Effect.Effect<A, E, R>
-    ): Effect.Effect<A, E | SqlError, Exclude<R, InUnit>> =>
+    ): Effect.Effect<A, E, Exclude<R, InUnit>> =>
       Effect.flatMap(Effect.serviceOption(CurrentWorkspace), (current) => {
         if (Option.isNone(current)) {
           return begin<A, E, Exclude<R, InUnit>>(workspace, effect as Effect.Effect<A, E, Exclude<R, InUnit> | InUnit>)

@@ -394,7 +394,7 @@ const timelinePages = (workspace: Workspace) =>
     // The plans of the very statements the service runs for these two pages (it asks one row more).
     const explain = (after: Option.Option<CursorPosition>) =>
       Effect.gen(function* () {
-        const [text, params] = service.query(workspace, item, recordId, after, timeline.limit + 1).compile()
+        const [text, params] = service.compiledQuery(workspace, item, recordId, after, timeline.limit + 1)
         const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params)
         return planLine(rows.flatMap((row) => Object.values(row))).join(" > ")
       })
@@ -530,7 +530,7 @@ Ratio page ${timeline.page} / page 1 (p50): **${ratio(t.pageRatio)}**, target <=
 p50 target <= ${targets.pageP50Ms} ms: **${verdict(t.worstP50 <= targets.pageP50Ms)}**.
 Rows served match the index order (seq desc): page 1 ${t.firstPageCorrect ? "yes" : "**no**"}, page ${timeline.page} ${t.pageNCorrect ? "yes" : "**no**"}.
 
-Plans (\`EXPLAIN (FORMAT JSON)\` of the statement \`Timeline.query\` builds for the timed pages):
+Plans (\`EXPLAIN (FORMAT JSON)\` of the statement \`Timeline.compiledQuery\` gives for the timed pages):
 
 - page 1: ${t.plan1}
 - page ${timeline.page}: ${t.plan200}

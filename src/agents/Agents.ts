@@ -1,9 +1,10 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ApiKeys } from "../auth/ApiKeys"
 import { Roles } from "../auth/Roles"
 import { BadRequest } from "../api/errors"
 import type { Workspace } from "../api/Workspace"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 
 export class Agent extends Schema.Class<Agent>("Agent")({
   id: Schema.String,
@@ -31,22 +32,24 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         if (trimmed.length === 0 || trimmed.length > 200) {
           return yield* new BadRequest({ message: "an agent's name is 1-200 characters" })
         }
-        const [row] =
-          yield* sql`INSERT INTO ${sql(workspace.table("agents"))} ${sql.insert({ name: trimmed })} RETURNING id, name`
-        const agent = yield* Schema.decodeUnknown(Agent)(row).pipe(Effect.orDie)
+        const agent = yield* SqlSchema.single({
+          Request: Schema.String,
+          Result: Agent,
+          execute: (name) =>
+            sql`INSERT INTO ${sql(workspace.table("agents"))} ${sql.insert({ name })} RETURNING id, name`
+        })(trimmed).pipe(Effect.orDie)
         yield* roles.assign(workspace, { kind: "agent", id: agent.id }, role)
         const { key } = yield* apiKeys.createForAgent(workspace, agent)
         return { agent, key }
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(sql.withTransaction, orDieOnSqlError)
 
     const find = (workspace: Workspace, id: string) =>
       uuidPattern.test(id)
-        ? sql`SELECT id, name FROM ${sql(workspace.table("agents"))} WHERE id = ${id}`.pipe(
-            Effect.flatMap((rows) =>
-              Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(Agent))))
-            ),
-            Effect.orDie
-          )
+        ? SqlSchema.findOne({
+            Request: Schema.String,
+            Result: Agent,
+            execute: (id) => sql`SELECT id, name FROM ${sql(workspace.table("agents"))} WHERE id = ${id}`
+          })(id).pipe(Effect.orDie)
         : Effect.succeed(Option.none<Agent>())
 
     return { create, find } as const

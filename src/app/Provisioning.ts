@@ -5,6 +5,7 @@ import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
 import { Users } from "../auth/Users"
 import { DatabaseInfo } from "../db/Database"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { Seeders } from "../seeding/Seeders"
 import { Workspaces } from "../tenancy/Workspaces"
 
@@ -32,7 +33,7 @@ export const provisionWorkspace = (slug: string, name?: string) =>
           return { workspace, seeded }
         })
       )
-      .pipe(Effect.catchTag("SqlError", Effect.die))
+      .pipe(orDieOnSqlError)
   })
 
 /**

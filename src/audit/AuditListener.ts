@@ -17,9 +17,9 @@ export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
     const unit = yield* CurrentUnit
     const actor = yield* CurrentActor
     if (Option.isNone(actor)) {
-      return yield* new MissingActor({
-        while: `auditing ${event.operation} of ${event.businessObject} ${event.businessObjectId}`
-      })
+      return yield* Effect.die(
+        new MissingActor({ while: `auditing ${event.operation} of ${event.businessObject} ${event.businessObjectId}` })
+      )
     }
     const base = {
       id: crypto.randomUUID(),

@@ -74,6 +74,15 @@ export class Timeline extends Effect.Service<Timeline>()("Timeline", {
         return new TimelinePage({ entries, nextCursor })
       }).pipe(Effect.orDie)
 
-    return { page, query } as const
+    /** The SQL text and parameters of a page's statement, for EXPLAIN (tests, the benchmark); never run here. */
+    const compiledQuery = (
+      workspace: Workspace,
+      businessObject: string,
+      businessObjectId: string,
+      after: Option.Option<CursorPosition>,
+      limit: number
+    ) => query(workspace, businessObject, businessObjectId, after, limit).compile()
+
+    return { page, compiledQuery } as const
   })
 }) {}

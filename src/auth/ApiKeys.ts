@@ -1,7 +1,8 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { ReadSqlClient } from "../db/Database"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { BadRequest, NotFound } from "../api/errors"
 import type { Workspace } from "../api/Workspace"
 import { Roles } from "./Roles"
@@ -82,7 +83,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         const created = yield* insertKey(workspace, name, null)
         yield* roles.assign(workspace, { kind: "service-account", id: created.apiKey.id }, role)
         return created
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(sql.withTransaction, orDieOnSqlError)
 
     /** Issues a key an agent signs in with; the agent's own roles apply, the key holds none. */
     const createForAgent = (workspace: Workspace, agent: { readonly id: string; readonly name: string }) =>
@@ -98,13 +99,14 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     /** Who the key speaks for, if the key is live and matches; none otherwise. */
     const verify = (workspace: Workspace, keyId: string, key: string) =>
-      read`SELECT k.id, k.name, k.key_hash, a.id AS agent_id, a.name AS agent_name
-          FROM ${sql(workspace.table("api_keys"))} k
-          LEFT JOIN ${sql(workspace.table("agents"))} a ON a.id = k.agent_id
-          WHERE k.id = ${keyId} AND k.revoked_at IS NULL`.pipe(
-        Effect.flatMap((rows) =>
-          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(ApiKeyRow))))
-        ),
+      SqlSchema.findOne({
+        Request: Schema.String,
+        Result: ApiKeyRow,
+        execute: (id) => read`SELECT k.id, k.name, k.key_hash, a.id AS agent_id, a.name AS agent_name
+            FROM ${sql(workspace.table("api_keys"))} k
+            LEFT JOIN ${sql(workspace.table("agents"))} a ON a.id = k.agent_id
+            WHERE k.id = ${id} AND k.revoked_at IS NULL`
+      })(keyId).pipe(
         Effect.map(Option.filter((row) => sameHash(row.keyHash, hashToken(key)))),
         Effect.map(
           Option.map(

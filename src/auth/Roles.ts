@@ -1,5 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { ReadSqlClient } from "../db/Database"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { Effect, ParseResult, Schema } from "effect"
 import { BadRequest, NotFound } from "../api/errors"
 import type { Workspace } from "../api/Workspace"
@@ -32,7 +33,7 @@ export class Roles extends Effect.Service<Roles>()("Roles", {
         yield* sql`INSERT INTO ${sql(workspace.table("roles"))} ${sql.insert({ name })} ON CONFLICT DO NOTHING`
         yield* sql`INSERT INTO ${sql(workspace.table("role_grants"))} ${sql.insert({ role: name, businessObject: target, permission: perm })}
           ON CONFLICT DO NOTHING`
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }).pipe(sql.withTransaction, orDieOnSqlError)
 
     /** Gives a principal a role that must already exist. */
     const assign = (workspace: Workspace, principal: { kind: PrincipalKind; id: string }, role: string) =>
@@ -44,15 +45,18 @@ export class Roles extends Effect.Service<Roles>()("Roles", {
           principalId: principal.id,
           role
         })} ON CONFLICT DO NOTHING`
-      }).pipe(Effect.catchTag("SqlError", Effect.die))
+      }).pipe(orDieOnSqlError)
 
     /** Every grant a principal holds through its roles. */
     const grantsOf = (workspace: Workspace, principal: { kind: PrincipalKind; id: string }) =>
-      read`SELECT DISTINCT g.business_object, g.permission
-          FROM ${sql(workspace.table("role_assignments"))} a
-          JOIN ${sql(workspace.table("role_grants"))} g ON g.role = a.role
-          WHERE a.principal_kind = ${principal.kind} AND a.principal_id = ${principal.id}`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(GrantRow))),
+      SqlSchema.findAll({
+        Request: Schema.Struct({ kind: Schema.String, id: Schema.String }),
+        Result: GrantRow,
+        execute: ({ id, kind }) => read`SELECT DISTINCT g.business_object, g.permission
+            FROM ${sql(workspace.table("role_assignments"))} a
+            JOIN ${sql(workspace.table("role_grants"))} g ON g.role = a.role
+            WHERE a.principal_kind = ${kind} AND a.principal_id = ${id}`
+      })(principal).pipe(
         Effect.map((rows): ReadonlyArray<Grant> => rows),
         Effect.orDie
       )

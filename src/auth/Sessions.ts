@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Duration, Effect, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashToken, randomToken } from "./Tokens"
@@ -34,23 +34,24 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         return token
       }).pipe(Effect.orDie)
 
-    /**
-     * The live session behind a token, with its user and workspace; none when
-     * the token is unknown, expired, or its user is no longer a member.
-     */
-    const find = (token: string) =>
-      read`SELECT u.id AS user_id, u.name AS user_name, u.email AS user_email,
+    const lookup = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: SessionRow,
+      execute: (token) =>
+        read`SELECT u.id AS user_id, u.name AS user_name, u.email AS user_email,
                  w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name
           FROM ${sessions} s
           JOIN ${sql(`${platformSchema}.users`)} u ON u.id = s.user_id
           JOIN ${sql(`${platformSchema}.workspaces`)} w ON w.id = s.workspace_id
           JOIN ${sql(`${platformSchema}.memberships`)} m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
-          WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now()`.pipe(
-        Effect.flatMap((rows) =>
-          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(SessionRow))))
-        ),
-        Effect.orDie
-      )
+          WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now()`
+    })
+
+    /**
+     * The live session behind a token, with its user and workspace; none when
+     * the token is unknown, expired, or its user is no longer a member.
+     */
+    const find = (token: string) => Effect.orDie(lookup(token))
 
     const end = (tokenHash: string) =>
       sql`DELETE FROM ${sessions} WHERE token_hash = ${tokenHash}`.pipe(Effect.asVoid, Effect.orDie)

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { ReadSqlClient } from "../db/Database"
 import { Effect, Option, Schema } from "effect"
 import { BadRequest, Conflict, NotFound } from "../api/errors"
@@ -26,6 +26,14 @@ export class Users extends Effect.Service<Users>()("Users", {
     const read = yield* ReadSqlClient
     const users = sql(`${platformSchema}.users`)
 
+    /** The new user; none when the email is taken (a duplicate the caller can act on, told by the statement). */
+    const insert = SqlSchema.findOne({
+      Request: Schema.Struct({ email: Schema.String, name: Schema.String, passwordHash: Schema.String }),
+      Result: User,
+      execute: (user) => sql`INSERT INTO ${users} ${sql.insert(user)}
+          ON CONFLICT (email) DO NOTHING RETURNING id, email, name`
+    })
+
     const create = (input: { email: string; name: string; password: string }) =>
       Effect.gen(function* () {
         const email = normalizeEmail(input.email)
@@ -40,29 +48,28 @@ export class Users extends Effect.Service<Users>()("Users", {
           return yield* new BadRequest({ message: `a password has at least ${minimumPasswordLength} characters` })
         }
         const passwordHash = yield* hashPassword(input.password)
-        const rows = yield* sql`INSERT INTO ${users} ${sql.insert({ email, name, passwordHash })}
-          ON CONFLICT (email) DO NOTHING RETURNING id, email, name`.pipe(Effect.orDie)
-        if (rows.length === 0)
+        const created = yield* insert({ email, name, passwordHash }).pipe(Effect.orDie)
+        if (Option.isNone(created))
           return yield* new Conflict({ message: `a user with email ${excerpt(email)} already exists` })
-        return yield* Schema.decodeUnknown(User)(rows[0]).pipe(Effect.orDie)
+        return created.value
       })
 
-    /** The user and their password hash, for sign-in. */
-    const findCredentials = (email: string) =>
-      read`SELECT id, email, name, password_hash FROM ${users} WHERE email = ${normalizeEmail(email)}`.pipe(
-        Effect.flatMap((rows) =>
-          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(UserWithHash))))
-        ),
-        Effect.orDie
-      )
+    const credentialsByEmail = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: UserWithHash,
+      execute: (email) => read`SELECT id, email, name, password_hash FROM ${users} WHERE email = ${email}`
+    })
 
-    const findByEmail = (email: string) =>
-      sql`SELECT id, email, name FROM ${users} WHERE email = ${normalizeEmail(email)}`.pipe(
-        Effect.flatMap((rows) =>
-          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(User))))
-        ),
-        Effect.orDie
-      )
+    const userByEmail = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: User,
+      execute: (email) => sql`SELECT id, email, name FROM ${users} WHERE email = ${email}`
+    })
+
+    /** The user and their password hash, for sign-in. */
+    const findCredentials = (email: string) => credentialsByEmail(normalizeEmail(email)).pipe(Effect.orDie)
+
+    const findByEmail = (email: string) => userByEmail(normalizeEmail(email)).pipe(Effect.orDie)
 
     const getByEmail = (email: string) =>
       findByEmail(email).pipe(

@@ -4,6 +4,7 @@ import { Console, Effect, Redacted } from "effect"
 import { Agents } from "../agents/Agents"
 import { ApiKeys } from "../auth/ApiKeys"
 import { NotFound } from "../api/errors"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { FailedWork } from "../queue/FailedWork"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
@@ -77,7 +78,7 @@ const memberAdd = Command.make(
             yield* (yield* Roles).assign(target, { kind: "user", id: user.id }, role)
           })
         )
-        .pipe(Effect.catchTag("SqlError", Effect.die))
+        .pipe(orDieOnSqlError)
       yield* Console.log(`${user.email} is a member of ${target.slug} with role ${role}`)
     })
 ).pipe(Command.withDescription("Make a user a member of a workspace, holding a role"))

@@ -2,7 +2,9 @@ import { Data } from "effect"
 
 /**
  * A write (or an enqueue that would capture the writer) with no actor in
- * context is a fault: the whole unit of work rolls back.
+ * context is a bug of the write path, not the caller's to handle: it is
+ * raised as a defect, the whole unit of work rolls back, and a route answers
+ * it as any bug (500).
  */
 export class MissingActor extends Data.TaggedError("MissingActor")<{
   /** What was being done, e.g. "auditing updated of crm/deal 42". */

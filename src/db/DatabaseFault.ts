@@ -100,6 +100,18 @@ export const classifySqlError = (error: SqlError): DatabaseFaultKind => {
   return { kind: "bug" }
 }
 
+/**
+ * The statement lost to other transactions rather than failed: a deadlock or
+ * serialization failure, a lock wait past `lock_timeout`, or a cancelled
+ * statement (57014: a statement timeout, or a cancel meant for an interrupted
+ * query that landed on this pooled connection late). Worth another try for
+ * work that takes strong locks and may meet anyone (dropping a schema).
+ */
+export const isContention = (error: SqlError): boolean => {
+  const { kind } = classifySqlError(error)
+  return kind === "serialization" || kind === "lock-timeout" || kind === "statement-timeout"
+}
+
 const isSqlError = (value: unknown): value is SqlError => Predicate.isTagged(value, "SqlError")
 const isCommitOutcomeUnknown = (value: unknown): value is CommitOutcomeUnknown =>
   Predicate.isTagged(value, "CommitOutcomeUnknown")

@@ -1,20 +1,6 @@
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, Predicate } from "effect"
-import type { MissingActor } from "../context/MissingActor"
+import { Option } from "effect"
 import type { DatabaseFault } from "../db/DatabaseFault"
 import { Conflict, ServiceUnavailable } from "../api/errors"
-
-const isServerFault = (error: unknown): error is SqlError | MissingActor =>
-  Predicate.isTagged(error, "SqlError") || Predicate.isTagged(error, "MissingActor")
-
-/**
- * A route's failed statement or missing actor is not the caller's to handle:
- * it becomes a defect, and the error middleware answers it by the one policy
- * below (a database fault is a 503 or 409, anything else a logged 500).
- */
-export const asServerFaults = <A, E, R>(
-  effect: Effect.Effect<A, E | SqlError | MissingActor, R>
-): Effect.Effect<A, Exclude<E, SqlError | MissingActor>, R> => Effect.catchIf(effect, isServerFault, Effect.die)
 
 const unavailable = (message: string, retryAfter = 1) => Option.some(new ServiceUnavailable({ message, retryAfter }))
 

@@ -1,7 +1,6 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Duration, Effect, Option, Schema } from "effect"
 import type { Principal } from "../api/Principal"
 import { AppConfig } from "../config/AppConfig"
@@ -98,19 +97,19 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
             WHERE k.created_at < now() - make_interval(secs => ${ttlSeconds})
           RETURNING 1`,
         (rows) => rows.length === 1
-      )
+      ).pipe(Effect.orDie)
 
     const stored = (workspace: Workspace, request: KeyedRequest) =>
-      sql`SELECT method, path, request_hash, status, response FROM ${sql(workspace.table("idempotency_keys"))}
-          WHERE principal = ${request.caller} AND key = ${request.key}`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredKey))),
-        Effect.map((rows) => Option.fromNullable(rows[0])),
-        Effect.orDie
-      )
+      SqlSchema.findOne({
+        Request: Schema.Struct({ caller: Schema.String, key: Schema.String }),
+        Result: StoredKey,
+        execute: ({ caller, key }) => sql`SELECT method, path, request_hash, status, response
+            FROM ${sql(workspace.table("idempotency_keys"))} WHERE principal = ${caller} AND key = ${key}`
+      })(request).pipe(Effect.orDie)
 
     const store = (workspace: Workspace, request: KeyedRequest, status: number, response: string | null) =>
       sql`UPDATE ${sql(workspace.table("idempotency_keys"))} SET status = ${status}, response = ${response}
-          WHERE principal = ${request.caller} AND key = ${request.key}`
+          WHERE principal = ${request.caller} AND key = ${request.key}`.pipe(Effect.orDie)
 
     /** The answer to a request whose key is already taken: the first answer, or why not. */
     const answerAgain = (request: KeyedRequest, requestHash: string, first: StoredKey) => {
@@ -136,11 +135,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       request: KeyedRequest,
       answer: Answer<A, I>,
       effect: Effect.Effect<A, E, R>
-    ): Effect.Effect<
-      A | HttpServerResponse.HttpServerResponse,
-      E | Conflict | UnprocessableEntity | SqlError,
-      R | CurrentUnit
-    > =>
+    ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E | Conflict | UnprocessableEntity, R | CurrentUnit> =>
       Effect.gen(function* () {
         const { workspace } = yield* CurrentUnit
         const requestHash = payloadHash(request.payload)
@@ -167,7 +162,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         effect: Effect.Effect<A, E, R>
       ): Effect.Effect<
         A | HttpServerResponse.HttpServerResponse,
-        E | Conflict | UnprocessableEntity | SqlError,
+        E | Conflict | UnprocessableEntity,
         R | CurrentUnit
       > => (Option.isNone(request) ? effect : runKeyed(request.value, answer, effect))
     } as const

@@ -26,7 +26,7 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
         // Required: enqueueing outside a unit of work would not be atomic with anything.
         const { workspace } = yield* CurrentUnit
         const actor = yield* CurrentActor
-        if (Option.isNone(actor)) return yield* new MissingActor({ while: `enqueueing job ${job}` })
+        if (Option.isNone(actor)) return yield* Effect.die(new MissingActor({ while: `enqueueing job ${job}` }))
         return yield* queue.offer({ workspace, job, payload, actor: actor.value }).pipe(Effect.orDie)
       })
 

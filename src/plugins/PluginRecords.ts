@@ -1,12 +1,11 @@
 import type { Effect, Option } from "effect"
 import { Context } from "effect"
-import type { MissingActor } from "../context/MissingActor"
 import type { RecordValues } from "../api/Json"
 import type { BadRequest, Conflict, NotFound, UnprocessableEntity } from "../api/errors"
 import type { StoredRecord } from "../api/StoredRecord"
 
 /** What can go wrong with a write inside a unit of work. */
-export type WriteError = BadRequest | NotFound | Conflict | UnprocessableEntity | MissingActor
+export type WriteError = BadRequest | NotFound | Conflict | UnprocessableEntity
 
 /**
  * What plugin code (listeners, actions) may do with records: read, create

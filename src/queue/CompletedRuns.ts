@@ -16,4 +16,4 @@ export const claimRun = (id: string, kind: "job" | "workflow", name: string) =>
     const rows = yield* sql`INSERT INTO ${sql(workspace.table("completed_runs"))} ${sql.insert({ id, kind, name })}
       ON CONFLICT (id) DO NOTHING RETURNING id`
     return rows.length === 1
-  })
+  }).pipe(Effect.orDie)

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { queueTable } from "../tenancy/migrations/durableQueue"
@@ -40,10 +40,13 @@ export class FailedWork extends Effect.Service<FailedWork>()("FailedWork", {
     const config = yield* AppConfig
     const queues = [queueName(config.queuePrefix, "jobs"), queueName(config.queuePrefix, "workflows")]
 
-    const list = sql`SELECT id, queue_name, element, attempts, last_failure, updated_at FROM ${sql(queueTable)}
+    const list = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: FailedRow,
+      execute: () => sql`SELECT id, queue_name, element, attempts, last_failure, updated_at FROM ${sql(queueTable)}
         WHERE queue_name IN ${sql.in(queues)} AND completed = FALSE AND attempts >= ${config.jobMaxAttempts}
-        ORDER BY updated_at`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(FailedRow))),
+        ORDER BY updated_at`
+    })(undefined).pipe(
       Effect.map((rows) =>
         rows.map(
           (row): FailedItem => ({

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
 import type { RecordValues } from "../api/Json"
@@ -7,7 +7,11 @@ import type { Workspace } from "../api/Workspace"
 
 const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
-const decodeRecord = Schema.decodeUnknown(StoredRecord)
+/** A statement that returns the written record: decoded as one, and a defect if it is not there. */
+const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
+  SqlSchema.single({ Request: Schema.Void, Result: StoredRecord, execute: () => statement })(undefined).pipe(
+    Effect.orDie
+  )
 
 const LinkedRecord = Schema.Struct({ id: Schema.String, state: RecordState })
 type LinkedRecord = typeof LinkedRecord.Type
@@ -22,39 +26,46 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
       `id::text AS id, business_object, state, values, ${isoMicros("created_at")} AS created_at, ${isoMicros("updated_at")} AS updated_at`
     )
     const table = (workspace: Workspace) => sql(workspace.table("records"))
-    const one = (rows: ReadonlyArray<unknown>) =>
-      rows[0] === undefined ? Effect.succeed(Option.none()) : Effect.map(decodeRecord(rows[0]), Option.some)
 
     /** Ids are UUIDs: anything else names no record (and must not reach a uuid cast). */
     const isRecordId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
 
     const find = (workspace: Workspace, businessObject: string, id: string, lock: boolean) =>
       isRecordId(id)
-        ? (lock ? sql : read)`SELECT ${columns} FROM ${table(workspace)}
-              WHERE business_object = ${businessObject} AND id = ${id} ${lock ? sql.literal("FOR UPDATE") : sql.literal("")}`.pipe(
-            Effect.flatMap(one),
-            Effect.orDie
-          )
+        ? SqlSchema.findOne({
+            Request: Schema.Struct({ businessObject: Schema.String, id: Schema.String }),
+            Result: StoredRecord,
+            execute: (key) =>
+              (lock ? sql : read)`SELECT ${columns} FROM ${table(workspace)}
+                WHERE business_object = ${key.businessObject} AND id = ${key.id} ${lock ? sql.literal("FOR UPDATE") : sql.literal("")}`
+          })({ businessObject, id }).pipe(Effect.orDie)
         : Effect.succeed(Option.none<StoredRecord>())
 
     const insert = (workspace: Workspace, businessObject: string, state: RecordState, values: RecordValues) =>
-      sql`INSERT INTO ${table(workspace)} (business_object, id, state, values)
+      writtenRecord(
+        sql`INSERT INTO ${table(workspace)} (business_object, id, state, values)
           VALUES (${businessObject}, ${crypto.randomUUID()}, ${state}, ${JSON.stringify(values)}::jsonb)
-          RETURNING ${columns}`.pipe(Effect.flatMap((rows) => decodeRecord(rows[0])))
+          RETURNING ${columns}`
+      )
 
     const setValues = (workspace: Workspace, record: StoredRecord, values: RecordValues) =>
-      sql`UPDATE ${table(workspace)} SET values = ${JSON.stringify(values)}::jsonb, updated_at = now()
+      writtenRecord(
+        sql`UPDATE ${table(workspace)} SET values = ${JSON.stringify(values)}::jsonb, updated_at = now()
           WHERE business_object = ${record.businessObject} AND id = ${record.id}
-          RETURNING ${columns}`.pipe(Effect.flatMap((rows) => decodeRecord(rows[0])))
+          RETURNING ${columns}`
+      )
 
     const setState = (workspace: Workspace, record: StoredRecord, state: RecordState) =>
-      sql`UPDATE ${table(workspace)} SET state = ${state}, updated_at = now()
+      writtenRecord(
+        sql`UPDATE ${table(workspace)} SET state = ${state}, updated_at = now()
           WHERE business_object = ${record.businessObject} AND id = ${record.id}
-          RETURNING ${columns}`.pipe(Effect.flatMap((rows) => decodeRecord(rows[0])))
+          RETURNING ${columns}`
+      )
 
     const remove = (workspace: Workspace, record: StoredRecord) =>
       sql`DELETE FROM ${table(workspace)} WHERE business_object = ${record.businessObject} AND id = ${record.id}`.pipe(
-        Effect.asVoid
+        Effect.asVoid,
+        Effect.orDie
       )
 
     /**
@@ -72,11 +83,12 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
     }
 
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
-      read`SELECT ${columns} FROM ${table(workspace)} WHERE business_object = ${businessObject}
-          ORDER BY created_at DESC, id LIMIT ${limit}`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredRecord))),
-        Effect.orDie
-      )
+      SqlSchema.findAll({
+        Request: Schema.String,
+        Result: StoredRecord,
+        execute: (businessObject) => read`SELECT ${columns} FROM ${table(workspace)}
+          WHERE business_object = ${businessObject} ORDER BY created_at DESC, id LIMIT ${limit}`
+      })(businessObject).pipe(Effect.orDie)
 
     return { find, insert, setValues, setState, remove, list, lockLinked } as const
   })

@@ -142,9 +142,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         yield* checkRecordLimits(businessObject, values, maxRecordBytes)
         const { workspace } = yield* CurrentUnit
         yield* checkLinks(workspace, businessObject, linksIn(fields, values))
-        const record = yield* store
-          .insert(workspace, businessObject, options.draft ? "draft" : "operational", values)
-          .pipe(Effect.orDie)
+        const record = yield* store.insert(workspace, businessObject, options.draft ? "draft" : "operational", values)
         if (record.state === "operational") yield* dispatch(registered, "created", record, null, record.values)
         return record
       })
@@ -163,7 +161,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         if (jsonEquals(current.values, values)) return current
         yield* checkRecordLimits(businessObject, values, maxRecordBytes)
         yield* checkLinks(workspace, businessObject, newLinks(linksIn(fields, patch), linksIn(fields, current.values)))
-        const updated = yield* store.setValues(workspace, current, values).pipe(Effect.orDie)
+        const updated = yield* store.setValues(workspace, current, values)
         if (updated.state === "operational")
           yield* dispatch(registered, "updated", updated, current.values, updated.values)
         return updated
@@ -174,7 +172,7 @@ export class Records extends Effect.Service<Records>()("Records", {
         const registered = yield* businessObjectOf(businessObject)
         const { workspace } = yield* CurrentUnit
         const current = yield* locked(workspace, businessObject, id)
-        yield* store.remove(workspace, current).pipe(Effect.orDie)
+        yield* store.remove(workspace, current)
         // A draft was never operational: its deletion leaves no trace on any timeline.
         if (current.state !== "draft") yield* dispatch(registered, "deleted", current, current.values, null)
       })
@@ -195,7 +193,7 @@ export class Records extends Effect.Service<Records>()("Records", {
           const current = yield* locked(workspace, businessObject, id)
           yield* requireState(current, [from], verb)
           if (admit !== undefined) yield* admit(workspace, registered, current)
-          const moved = yield* store.setState(workspace, current, to).pipe(Effect.orDie)
+          const moved = yield* store.setState(workspace, current, to)
           yield* dispatch(registered, operation, moved, operation === "created" ? null : current.values, moved.values)
           return moved
         })

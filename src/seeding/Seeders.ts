@@ -1,6 +1,7 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import type { Actor } from "../api/Actor"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { withActor } from "../context/Frames"
 import type { Plugin } from "../plugins/Plugin"
 import { PluginRegistry } from "../plugins/PluginRegistry"
@@ -39,10 +40,11 @@ export class Seeders extends Effect.Service<Seeders>()("Seeders", {
             const seeds = sql(workspace.table("plugin_seeds"))
             // Two seeders of one plugin at once: the second waits, then finds everything written.
             yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`seed:${workspace.schema}:${plugin.namespace}`}))`
-            const rows = yield* sql`SELECT key, record_id FROM ${seeds} WHERE plugin = ${plugin.namespace}`.pipe(
-              Effect.flatMap(Schema.decodeUnknown(Schema.Array(SeededRow))),
-              Effect.orDie
-            )
+            const rows = yield* SqlSchema.findAll({
+              Request: Schema.String,
+              Result: SeededRow,
+              execute: (namespace) => sql`SELECT key, record_id FROM ${seeds} WHERE plugin = ${namespace}`
+            })(plugin.namespace).pipe(Effect.orDie)
             const seeded = new Map(rows.map((row) => [row.key, row.recordId]))
             let written = 0
             for (const item of items) {
@@ -64,7 +66,7 @@ export class Seeders extends Effect.Service<Seeders>()("Seeders", {
               written++
             }
             return { plugin: plugin.namespace, written }
-          })
+          }).pipe(orDieOnSqlError)
         )
         .pipe(withActor(seederActor(plugin.namespace)))
 
@@ -72,10 +74,7 @@ export class Seeders extends Effect.Service<Seeders>()("Seeders", {
     const seedWorkspace = (workspace: Workspace) =>
       Effect.forEach(registry.plugins, (plugin) =>
         plugin.seed && plugin.seed.length > 0 ? seedPlugin(workspace, plugin, plugin.seed) : Effect.succeed(null)
-      ).pipe(
-        Effect.map((results) => results.filter((result): result is SeedResult => result !== null)),
-        Effect.catchTag("SqlError", Effect.die)
-      )
+      ).pipe(Effect.map((results) => results.filter((result): result is SeedResult => result !== null)))
 
     return { seedWorkspace } as const
   })

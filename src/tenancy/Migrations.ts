@@ -1,10 +1,12 @@
 import * as Migrator from "@effect/sql/Migrator"
 import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 
-/** A migration of one schema, given the schema's name to qualify its tables with. */
-export type SchemaMigration = (schema: string) => Effect.Effect<void, SqlError, SqlClient.SqlClient>
+/**
+ * A migration of one schema, given the schema's name to qualify its tables
+ * with. Whatever it fails with fails the migration, which is a defect.
+ */
+export type SchemaMigration = (schema: string) => Effect.Effect<void, unknown, SqlClient.SqlClient>
 
 const migrationsTable = "effect_sql_migrations"
 
@@ -16,10 +18,13 @@ const migrationsTable = "effect_sql_migrations"
  * race on CREATE nor run a migration twice: the later one waits, then finds
  * nothing to do. Migrations are exempt from the connections' lock and
  * statement timeouts (docs/reliability.md): waiting for another instance's
- * migration, or rewriting a large table, is what they may rightly do.
+ * migration, or rewriting a large table, is what they may rightly do. A
+ * migration that fails (a lost connection, a wrong statement) is a defect:
+ * nobody can act on it but the operator, and the instance does not start.
  */
 export const migrateSchema = (schema: string, migrations: Record<string, SchemaMigration>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => inOneTransaction(sql, schema, migrations)).pipe(
+    Effect.orDie,
     Effect.withSpan("migrateSchema", { attributes: { schema } })
   )
 

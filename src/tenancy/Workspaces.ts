@@ -1,7 +1,8 @@
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Option, ParseResult, Predicate, Schedule, Schema } from "effect"
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Option, ParseResult, Schedule, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
+import { isContention } from "../db/DatabaseFault"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { BadRequest, Conflict, NotFound } from "../api/errors"
 import { migrateSchema } from "./Migrations"
 import { queueTable } from "./migrations/durableQueue"
@@ -27,16 +28,6 @@ const dropLockTimeout = "2s"
 /** Lock conflicts last as long as the unit in the way: try for about a minute, then fail loudly. */
 const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Schedule.upTo("60 seconds"))
 
-/**
- * Worth another try: a deadlock (40P01), a lock wait that timed out (55P03),
- * a cancelled statement (57014: a statement timeout, or a cancel meant for an
- * interrupted query that landed on this pooled connection late).
- */
-const isTransient = (error: SqlError) => {
-  const code = Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
-  return code === "40P01" || code === "55P03" || code === "57014"
-}
-
 /** Tenants: one row in the platform schema and one PostgreSQL schema each. */
 export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
   dependencies: [WorkspaceWork.Default],
@@ -45,15 +36,14 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
     const read = yield* ReadSqlClient
     const work = yield* WorkspaceWork
     const workspaces = sql(`${platformSchema}.workspaces`)
-    const decodeRow = Schema.decodeUnknown(Workspace)
 
-    const findBySlug = (slug: string) =>
-      read`SELECT id, slug, name FROM ${workspaces} WHERE slug = ${slug}`.pipe(
-        Effect.flatMap((rows) =>
-          rows[0] ? Effect.map(decodeRow(rows[0]), Option.some) : Effect.succeed(Option.none())
-        ),
-        Effect.orDie
-      )
+    const bySlug = SqlSchema.findOne({
+      Request: Schema.String,
+      Result: Workspace,
+      execute: (slug) => read`SELECT id, slug, name FROM ${workspaces} WHERE slug = ${slug}`
+    })
+
+    const findBySlug = (slug: string) => Effect.orDie(bySlug(slug))
 
     const get = (slug: string) =>
       findBySlug(slug).pipe(
@@ -65,26 +55,31 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
         )
       )
 
-    const list = sql`SELECT id, slug, name FROM ${workspaces} ORDER BY slug`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Workspace))),
-      Effect.orDie
-    )
+    const list = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: Workspace,
+      execute: () => sql`SELECT id, slug, name FROM ${workspaces} ORDER BY slug`
+    })(undefined).pipe(Effect.orDie)
+
+    /** The new workspace's row; none when the slug is taken (a duplicate the caller can act on). */
+    const insert = SqlSchema.findOne({
+      Request: Schema.Struct({ slug: Schema.String, name: Schema.String }),
+      Result: Workspace,
+      // Two creates of one slug at once: the second waits for the first and then inserts nothing.
+      execute: (row) =>
+        sql`INSERT INTO ${workspaces} ${sql.insert(row)} ON CONFLICT (slug) DO NOTHING RETURNING id, slug, name`
+    })
 
     /** Creates the workspace row and its schema, migrated, in one transaction: all or nothing. */
     const create = (slugInput: string, name?: string) =>
       Effect.gen(function* () {
         const slug = yield* decodeSlug(slugInput)
-        // Two creates of one slug at once: the second waits for the first and then inserts nothing.
-        const rows = yield* sql`INSERT INTO ${workspaces} ${sql.insert({ slug, name: name ?? slug })}
-          ON CONFLICT (slug) DO NOTHING RETURNING id, slug, name`
-        if (rows.length === 0) return yield* new Conflict({ message: `workspace ${excerpt(slug)} already exists` })
-        const workspace = yield* decodeRow(rows[0])
-        yield* migrateSchema(workspace.schema, workspaceMigrations)
-        return workspace
-      }).pipe(
-        sql.withTransaction,
-        Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die, MigrationError: Effect.die })
-      )
+        const inserted = yield* insert({ slug, name: name ?? slug }).pipe(Effect.orDie)
+        if (Option.isNone(inserted))
+          return yield* new Conflict({ message: `workspace ${excerpt(slug)} already exists` })
+        yield* migrateSchema(inserted.value.schema, workspaceMigrations)
+        return inserted.value
+      }).pipe(sql.withTransaction, orDieOnSqlError)
 
     /**
      * Migrates one workspace's schema while holding its row, so that a
@@ -95,7 +90,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
       Effect.gen(function* () {
         const live = yield* sql`SELECT 1 FROM ${workspaces} WHERE id = ${workspace.id} FOR KEY SHARE`
         if (live.length > 0) yield* migrateSchema(workspace.schema, workspaceMigrations)
-      }).pipe(sql.withTransaction)
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     /** Brings the platform schema and every workspace schema up to date (start-up). */
     const migrateAll = Effect.gen(function* () {
@@ -119,7 +114,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
             yield* sql`DROP SCHEMA IF EXISTS ${sql(schema)} CASCADE`
           })
         )
-        .pipe(Effect.retry({ while: isTransient, schedule: dropRetries }))
+        .pipe(Effect.retry({ while: isContention, schedule: dropRetries }))
 
     /**
      * Drops a workspace and its schema (tests and the CLI's cleanup). Its
@@ -137,7 +132,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
         // From here on a failure would leave the schema without its row: transient ones are tried again.
         yield* sql`DELETE FROM ${sql(queueTable)} WHERE completed = FALSE
           AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`.pipe(
-          Effect.retry({ while: isTransient, schedule: dropRetries })
+          Effect.retry({ while: isContention, schedule: dropRetries })
         )
         yield* dropSchema(workspace.schema)
       }).pipe(Effect.ensuring(work.release(workspace.id)), Effect.orDie)

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Duration, Effect, Exit, Option } from "effect"
 import { makeAuditStaging } from "../audit/AuditStaging"
 import { CommitOutcomeUnknown, databaseFaultOf } from "../db/DatabaseFault"
 import type { DatabaseFault } from "../db/DatabaseFault"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { OutboundBridge } from "../outbound/OutboundBridge"
 import type { Workspace } from "../api/Workspace"
@@ -84,6 +84,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         ).pipe(
           Effect.tap(() => Effect.sync(() => (committing = true))),
           sql.withTransaction,
+          orDieOnSqlError,
           Effect.exit
         )
         return { exit, outbox, committing }
@@ -92,7 +93,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
     const begin = <A, E, R>(
       workspace: Workspace,
       effect: Effect.Effect<A, E, R>
-    ): Effect.Effect<A, E | SqlError, Exclude<R, CurrentUnit>> =>
+    ): Effect.Effect<A, E, Exclude<R, CurrentUnit>> =>
       Effect.gen(function* () {
         // Kept across retries: the attempts that rolled back left nothing under it but log lines.
         const correlationId = crypto.randomUUID()
@@ -126,7 +127,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
     const run = <A, E, R>(
       workspace: Workspace,
       effect: Effect.Effect<A, E, R>
-    ): Effect.Effect<A, E | SqlError, Exclude<R, CurrentUnit>> =>
+    ): Effect.Effect<A, E, Exclude<R, CurrentUnit>> =>
       Effect.flatMap(Effect.serviceOption(CurrentUnit), (current) => {
         if (Option.isNone(current)) return begin(workspace, effect)
         if (current.value.workspace.id !== workspace.id) {

@@ -53,7 +53,7 @@ const deleteInBatches = (table: Identifier, due: Fragment, limits: PruneLimits) 
 const pruneSessions = (limits: PruneLimits) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     deleteInBatches(sql(`${platformSchema}.sessions`), sql`due.expires_at <= now()`, limits)
-  )
+  ).pipe(Effect.orDie)
 
 /**
  * Completed-run markers older than the retention, and only those whose queue
@@ -84,8 +84,9 @@ const pruneWorkspaces = (limits: PruneLimits) =>
     for (const workspace of workspaces) {
       const prune = (table: string, due: Fragment) =>
         deleteInBatches(sql(workspace.table(table)), due, limits).pipe(
-          // Dropped meanwhile, or busy (a lock not granted in time): the next run takes it up.
-          Effect.catchTag("SqlError", (error) =>
+          // Its only failure is a statement's: dropped meanwhile, or busy (a lock not granted in time).
+          // The next run takes it up.
+          Effect.catchAll((error) =>
             Effect.as(Effect.logDebug(`pruning ${table} skipped a workspace`, error.message), 0)
           ),
           Effect.annotateLogs({ workspace: workspace.slug })

@@ -437,7 +437,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
 
       for (const position of [Option.none(), after]) {
         // The statement the service runs for a page of 50 (it asks one row more).
-        const [text, params] = timeline.query(workspace, deal, recordId, position, 51).compile()
+        const [text, params] = timeline.compiledQuery(workspace, deal, recordId, position, 51)
         const rows = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params)
         const nodes = planNodes(rows.flatMap((row) => Object.values(row)))
         const scans = nodes.filter(

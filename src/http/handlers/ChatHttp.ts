@@ -7,7 +7,6 @@ import { CurrentPrincipal } from "../../api/Principal"
 import { withActor, withCause } from "../../context/Frames"
 import { Forbidden, NotFound } from "../../api/errors"
 import { Api } from "../../api/Api"
-import { asServerFaults } from "../serverFaults"
 import { callerOf, Idempotency, keyedRequest, ok } from "../../idempotency/Idempotency"
 import { applyWrites } from "../../records/applyWrites"
 import { WrittenRecords } from "../../api/RecordWrite"
@@ -51,8 +50,7 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
             conversationId: path.conversationId,
             agent: { id: agent.value.id, name: agent.value.name }
           }),
-          withActor(actorOf(principal)),
-          asServerFaults
+          withActor(actorOf(principal))
         )
       })
     )

@@ -2,7 +2,6 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect, Option } from "effect"
 import { NotFound } from "../../api/errors"
 import { Api } from "../../api/Api"
-import { asServerFaults } from "../serverFaults"
 import { engineCaller, Idempotency, keyedRequest, ok } from "../../idempotency/Idempotency"
 import { PluginRegistry } from "../../plugins/PluginRegistry"
 import { applyWrites } from "../../records/applyWrites"
@@ -38,9 +37,7 @@ export const EngineHttp = HttpApiBuilder.group(Api, "engine", (handlers) =>
           (written) => new WrittenRecords({ records: written })
         )
         const once = idempotency.run(keyedRequest(engineCaller, call), ok(WrittenRecords), writeAll)
-        return yield* units
-          .run(workspace, once)
-          .pipe(asWorkflowRun(payload.workflowId, payload.trigger), asServerFaults)
+        return yield* units.run(workspace, once).pipe(asWorkflowRun(payload.workflowId, payload.trigger))
       })
     )
   })

@@ -8,7 +8,6 @@ import { withActor } from "../../context/Frames"
 import { Api } from "../../api/Api"
 import { callerOf, created, Idempotency, keyedRequest, noContent, ok } from "../../idempotency/Idempotency"
 import type { Answer, WriteCall } from "../../idempotency/Idempotency"
-import { asServerFaults } from "../serverFaults"
 import type { CurrentUnit } from "../../unitOfWork/CurrentUnit"
 import { UnitOfWork } from "../../unitOfWork/UnitOfWork"
 import { RecordList } from "../../api/RecordsApi"
@@ -40,7 +39,7 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
         const workspace = yield* authorize(businessObject, "update")
         const principal = yield* CurrentPrincipal
         const once = idempotency.run(keyedRequest(callerOf(principal), call), answer, effect)
-        return yield* units.run(workspace, once).pipe(withActor(actorOf(principal)), asServerFaults)
+        return yield* units.run(workspace, once).pipe(withActor(actorOf(principal)))
       })
 
     return handlers

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import type { SchemaMigration } from "../Migrations"
 
 /**
  * The table `@effect/sql`'s persisted queue keeps every durable queue in. The
@@ -13,7 +14,7 @@ export const queueTable = "durable_queue"
  * advisory lock), so that several instances starting together on a fresh
  * database do not race on the library's `CREATE TABLE IF NOT EXISTS`.
  */
-export const createQueueTable = Effect.gen(function* () {
+export const createQueueTable: ReturnType<SchemaMigration> = Effect.gen(function* () {
   const sql = (yield* SqlClient.SqlClient).withoutTransforms()
   const table = sql(queueTable)
   yield* sql`CREATE TABLE IF NOT EXISTS ${table} (

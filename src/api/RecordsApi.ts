@@ -4,7 +4,7 @@ import { Authenticated } from "./AuthMiddleware"
 import { Forbidden, NotFound } from "./errors"
 import { StoredRecord } from "./StoredRecord"
 import { ValuesInput } from "./ValuesInput"
-import { writeEndpoint } from "./WriteEndpoint"
+import { conditionalWriteEndpoint, writeEndpoint } from "./WriteEndpoint"
 
 const TypePath = Schema.Struct({ namespace: Schema.String, name: Schema.String })
 const RecordPath = Schema.Struct({ namespace: Schema.String, name: Schema.String, id: Schema.String })
@@ -30,7 +30,7 @@ export class RunAction extends Schema.Class<RunAction>("RunAction")({
 }) {}
 
 const lifecycle = <const Name extends string>(name: Name, summary: string) =>
-  writeEndpoint(
+  conditionalWriteEndpoint(
     HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`).setPath(RecordPath).addSuccess(StoredRecord)
   ).annotate(OpenApi.Summary, summary)
 
@@ -70,7 +70,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
       .annotate(OpenApi.Summary, "One record; needs read permission")
   )
   .add(
-    writeEndpoint(
+    conditionalWriteEndpoint(
       HttpApiEndpoint.patch("update", "/records/:namespace/:name/:id")
         .setPath(RecordPath)
         .setPayload(UpdateRecord)
@@ -81,7 +81,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
     )
   )
   .add(
-    writeEndpoint(
+    conditionalWriteEndpoint(
       HttpApiEndpoint.del("remove", "/records/:namespace/:name/:id")
         .setPath(RecordPath)
         .addSuccess(HttpApiSchema.NoContent)
@@ -91,7 +91,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(lifecycle("archive", "Archive an operational record"))
   .add(lifecycle("restore", "Restore an archived record"))
   .add(
-    writeEndpoint(
+    conditionalWriteEndpoint(
       HttpApiEndpoint.post("action", "/actions/:namespace/:name/:action")
         .setPath(Schema.Struct({ namespace: Schema.String, name: Schema.String, action: Schema.String }))
         .setPayload(RunAction)

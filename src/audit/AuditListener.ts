@@ -26,6 +26,7 @@ export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
       correlationId: yield* CorrelationId,
       businessObject: event.businessObject,
       businessObjectId: event.businessObjectId,
+      recordVersion: event.version,
       operation: event.operation,
       cause: event.cause
     }

@@ -8,7 +8,11 @@ import type { Workspace } from "../api/Workspace"
 
 const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
-const decodeRecord = Schema.decodeUnknown(StoredRecord)
+/** A row as the driver returns it: a bigint (the version) comes as a string. */
+const RecordRow = Schema.Struct({ ...StoredRecord.fields, version: Schema.NumberFromString.pipe(Schema.int()) })
+
+const decodeRecord = (row: unknown) =>
+  Effect.map(Schema.decodeUnknown(RecordRow)(row), (fields) => new StoredRecord(fields))
 
 /** Plain SQL over `<workspace>.records`; no rules, no events: `Records` adds those. */
 export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
@@ -16,7 +20,7 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const columns = sql.literal(
-      `id::text AS id, business_object, state, values, ${isoMicros("created_at")} AS created_at, ${isoMicros("updated_at")} AS updated_at`
+      `id::text AS id, business_object, state, version::text AS version, values, ${isoMicros("created_at")} AS created_at, ${isoMicros("updated_at")} AS updated_at`
     )
     const table = (workspace: Workspace) => sql(workspace.table("records"))
     const one = (rows: ReadonlyArray<unknown>) =>
@@ -40,12 +44,12 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
           RETURNING ${columns}`.pipe(Effect.flatMap((rows) => decodeRecord(rows[0])))
 
     const setValues = (workspace: Workspace, record: StoredRecord, values: RecordValues) =>
-      sql`UPDATE ${table(workspace)} SET values = ${JSON.stringify(values)}::jsonb, updated_at = now()
+      sql`UPDATE ${table(workspace)} SET values = ${JSON.stringify(values)}::jsonb, version = version + 1, updated_at = now()
           WHERE business_object = ${record.businessObject} AND id = ${record.id}
           RETURNING ${columns}`.pipe(Effect.flatMap((rows) => decodeRecord(rows[0])))
 
     const setState = (workspace: Workspace, record: StoredRecord, state: RecordState) =>
-      sql`UPDATE ${table(workspace)} SET state = ${state}, updated_at = now()
+      sql`UPDATE ${table(workspace)} SET state = ${state}, version = version + 1, updated_at = now()
           WHERE business_object = ${record.businessObject} AND id = ${record.id}
           RETURNING ${columns}`.pipe(Effect.flatMap((rows) => decodeRecord(rows[0])))
 
@@ -57,7 +61,7 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
       read`SELECT ${columns} FROM ${table(workspace)} WHERE business_object = ${businessObject}
           ORDER BY created_at DESC, id LIMIT ${limit}`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredRecord))),
+        Effect.flatMap((rows) => Effect.forEach(rows, decodeRecord)),
         Effect.orDie
       )
 

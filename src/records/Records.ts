@@ -6,7 +6,9 @@ import type { Operation } from "../api/Cause"
 import { CorrelationId, CurrentCause, withCause } from "../context/Frames"
 import { jsonEquals } from "../api/Json"
 import type { RecordValues } from "../api/Json"
-import { Conflict, NotFound } from "../api/errors"
+import { Conflict, NotFound, PreconditionFailed, preconditionEntriesLimit } from "../api/errors"
+import type { VersionPrecondition } from "../api/EntityTag"
+import { Timeline } from "../audit/Timeline"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { EventOutbox } from "../events/EventOutbox"
 import { JobQueue } from "../jobs/JobQueue"
@@ -34,9 +36,10 @@ class CascadeDepth extends Context.Reference<CascadeDepth>()("CascadeDepth", { d
  * then to the plugins' listeners, whose own writes join the same unit.
  */
 export class Records extends Effect.Service<Records>()("Records", {
-  dependencies: [RecordStore.Default],
+  dependencies: [RecordStore.Default, Timeline.Default],
   effect: Effect.gen(function* () {
     const store = yield* RecordStore
+    const timeline = yield* Timeline
     const registry = yield* PluginRegistry
     const jobs = yield* JobQueue
     const { maxRecordBytes } = yield* AppConfig
@@ -59,6 +62,39 @@ export class Records extends Effect.Service<Records>()("Records", {
             Option.match({ onNone: () => Effect.fail(notFound(businessObject, id)), onSome: Effect.succeed })
           )
         )
+
+    /**
+     * Inside a unit, before a write on one record: locks the record for the
+     * rest of the unit and fails with 412 unless it is at the version the
+     * caller expects (`If-Match`), telling its version now and the timeline
+     * entries written since. Checked under the row lock, in the write's
+     * transaction: of two writers expecting one version, the second reads
+     * the first's committed version once it holds the lock, and gets the 412.
+     * A record deleted since that version is a 412 too (its timeline says who
+     * deleted it); one that never was is left to the write (a 404).
+     */
+    const requireVersion = (businessObject: string, id: string, expected: VersionPrecondition) =>
+      Effect.gen(function* () {
+        if (expected._tag === "AnyVersion") return
+        yield* businessObjectOf(businessObject)
+        const workspace = yield* CurrentWorkspace
+        const found = yield* store.find(workspace, businessObject, id, true)
+        const now = Option.isSome(found) ? found.value.version : null
+        if (now === expected.version) return
+        const since = yield* timeline.since(workspace, businessObject, id, expected.version, preconditionEntriesLimit)
+        // Never there, or gone without a trace (a draft): the write itself answers 404.
+        if (now === null && since.entries.length === 0) return
+        const record = `the ${excerpt(businessObject)} record ${excerpt(id)}`
+        return yield* new PreconditionFailed({
+          message:
+            now === null
+              ? `${record} was deleted after version ${expected.version}: nothing was written`
+              : `${record} is at version ${now}, not ${expected.version}: nothing was written`,
+          currentVersion: now,
+          entries: since.entries,
+          moreEntries: since.moreEntries
+        })
+      })
 
     const requireState = (record: StoredRecord, allowed: ReadonlyArray<RecordState>, verb: string) =>
       allowed.includes(record.state)
@@ -87,6 +123,8 @@ export class Records extends Effect.Service<Records>()("Records", {
           operation,
           businessObject: record.businessObject,
           businessObjectId: record.id,
+          // A deletion takes a version of its own, one above the last: "the entries since v" then include it.
+          version: operation === "deleted" ? record.version + 1 : record.version,
           before,
           after,
           cause: yield* CurrentCause
@@ -232,6 +270,18 @@ export class Records extends Effect.Service<Records>()("Records", {
     const runPlugin = <A>(effect: PluginEffect<A>) =>
       Effect.flatMap(pluginPortsInUnit, (ports) => Effect.provide(effect, ports))
 
-    return { create, update, remove, publish, archive, restore, runAction, runPlugin, get, list } as const
+    return {
+      create,
+      update,
+      remove,
+      publish,
+      archive,
+      restore,
+      runAction,
+      requireVersion,
+      runPlugin,
+      get,
+      list
+    } as const
   })
 }) {}

@@ -47,8 +47,11 @@ const closedStruct = (members: ReturnType<typeof membersOf>) =>
         })
       )
 
-const hasUniqueIds = (entries: ReadonlyArray<{ readonly id: string }>) =>
-  new Set(entries.map((entry) => entry.id)).size === entries.length
+/** The ids given are distinct; entries without one get theirs from the service. */
+const hasUniqueIds = (entries: ReadonlyArray<{ readonly id?: string | undefined }>) => {
+  const given = entries.flatMap((entry) => (entry.id === undefined ? [] : [entry.id]))
+  return new Set(given).size === given.length
+}
 
 /** The wire-form schema of one field's value. */
 export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
@@ -67,8 +70,11 @@ export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
       return DateTimeString
     case "struct":
       return closedStruct(membersOf(field.fields))
+    // An entry sent without an id is new: the service names it (records/EntryIds.ts); a given id is kept.
     case "collection":
-      return Schema.Array(Schema.Struct({ id: Schema.NonEmptyTrimmedString, ...membersOf(field.fields) })).pipe(
+      return Schema.Array(
+        Schema.Struct({ id: Schema.optional(Schema.NonEmptyTrimmedString), ...membersOf(field.fields) })
+      ).pipe(
         Schema.filter(hasUniqueIds, { message: () => "collection entries need distinct ids" })
       )
   }

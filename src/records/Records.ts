@@ -22,6 +22,7 @@ import { CurrentWorkspace } from "../tenancy/CurrentWorkspace"
 import type { Workspace } from "../api/Workspace"
 import { RecordStore } from "./RecordStore"
 import { checkRecordLimits, mergeValues, validateValues } from "./RecordValidation"
+import { assignEntryIds } from "./EntryIds"
 import { excerpt } from "../messages/inputExcerpt"
 
 /** How deep listeners may cascade (A -> B -> C ...) before the unit is failed as a runaway. */
@@ -155,8 +156,9 @@ export class Records extends Effect.Service<Records>()("Records", {
     const create = (businessObject: string, input: unknown, options: { readonly draft?: boolean } = {}) =>
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
-        const values = mergeValues({}, yield* validateValues(businessObject, registered.definition.fields, input))
-        yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
+        const { fields } = registered.definition
+        const values = mergeValues({}, assignEntryIds(fields, yield* validateValues(businessObject, fields, input)))
+        yield* checkRecordLimits(businessObject, fields, values, maxRecordBytes)
         const record = yield* store
           .insert(yield* CurrentWorkspace, businessObject, options.draft ? "draft" : "operational", values)
           .pipe(Effect.orDie)
@@ -168,13 +170,14 @@ export class Records extends Effect.Service<Records>()("Records", {
     const update = (businessObject: string, id: string, input: unknown) =>
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
-        const patch = yield* validateValues(businessObject, registered.definition.fields, input)
+        const { fields } = registered.definition
+        const patch = assignEntryIds(fields, yield* validateValues(businessObject, fields, input))
         const workspace = yield* CurrentWorkspace
         const current = yield* locked(workspace, businessObject, id)
         yield* requireState(current, ["draft", "operational"], "update")
         const values = mergeValues(current.values, patch)
         if (jsonEquals(current.values, values)) return current
-        yield* checkRecordLimits(businessObject, registered.definition.fields, values, maxRecordBytes)
+        yield* checkRecordLimits(businessObject, fields, values, maxRecordBytes)
         const updated = yield* store.setValues(workspace, current, values).pipe(Effect.orDie)
         if (updated.state === "operational")
           yield* dispatch(registered, "updated", updated, current.values, updated.values)

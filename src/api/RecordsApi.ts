@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
 import { Forbidden, NotFound } from "./errors"
+import { queryLimit } from "./QueryLimit"
 import { StoredRecord } from "./StoredRecord"
 import { ValuesInput } from "./ValuesInput"
 import { conditionalWriteEndpoint, writeEndpoint } from "./WriteEndpoint"
@@ -46,13 +47,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(
     HttpApiEndpoint.get("list", "/records/:namespace/:name")
       .setPath(TypePath)
-      .setUrlParams(
-        Schema.Struct({
-          limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.clamp(1, 500)), {
-            default: () => 100
-          })
-        })
-      )
+      .setUrlParams(Schema.Struct({ limit: queryLimit(1, 500, 100) }))
       .addSuccess(RecordList)
       .addError(Forbidden)
       .addError(NotFound)

@@ -1,9 +1,10 @@
 import { Schema } from "effect"
 import type { Field, Fields } from "./Field"
 
-const decimalPattern = /^-?(0|[1-9]\d*)(\.\d+)?$/
-const datePattern = /^\d{4}-\d{2}-\d{2}$/
-const datetimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/
+/** The wire forms of the text-encoded kinds (also stated in the OpenAPI document). */
+export const decimalPattern = /^-?(0|[1-9]\d*)(\.\d+)?$/
+export const datePattern = /^\d{4}-\d{2}-\d{2}$/
+export const datetimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/
 
 /** The calendar day really exists (2026-02-30 does not). */
 const isRealDate = (date: string) => {

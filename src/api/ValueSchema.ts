@@ -75,9 +75,7 @@ export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
     case "collection":
       return Schema.Array(
         Schema.Struct({ id: Schema.optional(Schema.NonEmptyTrimmedString), ...membersOf(field.fields) })
-      ).pipe(
-        Schema.filter(hasUniqueIds, { message: () => "collection entries need distinct ids" })
-      )
+      ).pipe(Schema.filter(hasUniqueIds, { message: () => "collection entries need distinct ids" }))
   }
 }
 

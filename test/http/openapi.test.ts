@@ -36,27 +36,27 @@ type Document = {
   readonly openapi: string
   readonly paths: Record<string, Record<string, Operation>>
   readonly servers?: ReadonlyArray<{ readonly url: string }>
-  readonly components: { readonly schemas: Record<string, Schema> }
+  readonly components: { readonly schemas: Record<string, JsonSchema> }
 }
 
 /** The parts of the document's JSON the tests read. */
-interface Schema {
+interface JsonSchema {
   readonly $ref?: string
   readonly type?: string
   readonly required?: ReadonlyArray<string>
-  readonly properties?: Record<string, Schema>
-  readonly items?: Schema
-  readonly anyOf?: ReadonlyArray<Schema>
+  readonly properties?: Record<string, JsonSchema>
+  readonly items?: JsonSchema
+  readonly anyOf?: ReadonlyArray<JsonSchema>
   readonly enum?: ReadonlyArray<unknown>
 }
 interface Operation {
   readonly summary?: string
-  readonly parameters: ReadonlyArray<{ readonly name: string; readonly in: string; readonly schema: Schema }>
-  readonly requestBody?: { readonly content: { readonly "application/json": { readonly schema: Schema } } }
+  readonly parameters: ReadonlyArray<{ readonly name: string; readonly in: string; readonly schema: JsonSchema }>
+  readonly requestBody?: { readonly content: { readonly "application/json": { readonly schema: JsonSchema } } }
   readonly responses: Record<
     string,
     {
-      readonly content?: { readonly "application/json": { readonly schema: Schema } }
+      readonly content?: { readonly "application/json": { readonly schema: JsonSchema } }
       readonly headers?: Record<string, unknown>
     }
   >
@@ -78,7 +78,7 @@ const documentedRoutes = (objects: ReadonlyArray<{ readonly name: string; readon
       : [{ method, path }]
   )
 
-const componentName = (schema: Schema | undefined) => schema?.$ref?.replace("#/components/schemas/", "")
+const componentName = (schema: JsonSchema | undefined) => schema?.$ref?.replace("#/components/schemas/", "")
 const jsonBody = (operation: Operation | undefined, status: number) =>
   operation?.responses[status]?.content?.["application/json"].schema
 

@@ -38,4 +38,5 @@ export class Api extends HttpApi.make("api")
   .addError(ServiceUnavailable)
   .prefix("/api")
   .annotate(OpenApi.Title, "Audit timeline and broadcast service")
-  .annotate(OpenApi.Version, "0.1.0") {}
+  .annotate(OpenApi.Version, "0.1.0")
+  .annotate(OpenApi.Servers, [{ url: "/", description: "this service: the origin the document was fetched from" }]) {}

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
 import { BadRequest, Forbidden, NotFound } from "./errors"
 import { TimelinePage } from "./AuditEntry"
+import { queryLimit } from "./QueryLimit"
 
 export const timelineDefaultLimit = 50
 
@@ -13,9 +14,7 @@ export class AuditApi extends HttpApiGroup.make("audit")
       .setUrlParams(
         Schema.Struct({
           cursor: Schema.optional(Schema.String),
-          limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.clamp(1, 200)), {
-            default: () => timelineDefaultLimit
-          })
+          limit: queryLimit(1, 200, timelineDefaultLimit)
         })
       )
       .addSuccess(TimelinePage)

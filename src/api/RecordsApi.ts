@@ -2,9 +2,10 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
 import { Forbidden, NotFound } from "./errors"
+import { queryLimit } from "./QueryLimit"
 import { StoredRecord } from "./StoredRecord"
 import { ValuesInput } from "./ValuesInput"
-import { writeEndpoint } from "./WriteEndpoint"
+import { conditionalWriteEndpoint, writeEndpoint } from "./WriteEndpoint"
 
 const TypePath = Schema.Struct({ namespace: Schema.String, name: Schema.String })
 const RecordPath = Schema.Struct({ namespace: Schema.String, name: Schema.String, id: Schema.String })
@@ -30,7 +31,7 @@ export class RunAction extends Schema.Class<RunAction>("RunAction")({
 }) {}
 
 const lifecycle = <const Name extends string>(name: Name, summary: string) =>
-  writeEndpoint(
+  conditionalWriteEndpoint(
     HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`).setPath(RecordPath).addSuccess(StoredRecord)
   ).annotate(OpenApi.Summary, summary)
 
@@ -46,13 +47,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(
     HttpApiEndpoint.get("list", "/records/:namespace/:name")
       .setPath(TypePath)
-      .setUrlParams(
-        Schema.Struct({
-          limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.clamp(1, 500)), {
-            default: () => 100
-          })
-        })
-      )
+      .setUrlParams(Schema.Struct({ limit: queryLimit(1, 500, 100) }))
       .addSuccess(RecordList)
       .addError(Forbidden)
       .addError(NotFound)
@@ -70,7 +65,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
       .annotate(OpenApi.Summary, "One record; needs read permission")
   )
   .add(
-    writeEndpoint(
+    conditionalWriteEndpoint(
       HttpApiEndpoint.patch("update", "/records/:namespace/:name/:id")
         .setPath(RecordPath)
         .setPayload(UpdateRecord)
@@ -81,7 +76,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
     )
   )
   .add(
-    writeEndpoint(
+    conditionalWriteEndpoint(
       HttpApiEndpoint.del("remove", "/records/:namespace/:name/:id")
         .setPath(RecordPath)
         .addSuccess(HttpApiSchema.NoContent)
@@ -91,7 +86,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(lifecycle("archive", "Archive an operational record"))
   .add(lifecycle("restore", "Restore an archived record"))
   .add(
-    writeEndpoint(
+    conditionalWriteEndpoint(
       HttpApiEndpoint.post("action", "/actions/:namespace/:name/:action")
         .setPath(Schema.Struct({ namespace: Schema.String, name: Schema.String, action: Schema.String }))
         .setPayload(RunAction)

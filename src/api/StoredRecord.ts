@@ -4,11 +4,18 @@ import { JsonObject } from "./Json"
 export const RecordState = Schema.Literal("draft", "operational", "archived")
 export type RecordState = typeof RecordState.Type
 
+/** A record's version: 1 when created, one more with every write that changes it (also its ETag, `"7"`). */
+export const RecordVersion = Schema.Int.pipe(Schema.positive()).annotations({
+  identifier: "RecordVersion",
+  description: "1 when created, one more with every write that changes the record; its ETag is the version quoted"
+})
+
 /** A record as the API serves it: values in wire form. */
 export class StoredRecord extends Schema.Class<StoredRecord>("StoredRecord")({
   id: Schema.String,
   businessObject: Schema.String,
   state: RecordState,
+  version: RecordVersion,
   values: JsonObject,
   createdAt: Schema.String,
   updatedAt: Schema.String

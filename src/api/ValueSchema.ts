@@ -2,9 +2,10 @@ import { Schema } from "effect"
 import type { Field, Fields } from "./Field"
 import type { RecordValues } from "./Json"
 
-const decimalPattern = /^-?(0|[1-9]\d*)(\.\d+)?$/
-const datePattern = /^\d{4}-\d{2}-\d{2}$/
-const datetimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/
+/** The wire forms of the text-encoded kinds (also stated in the OpenAPI document). */
+export const decimalPattern = /^-?(0|[1-9]\d*)(\.\d+)?$/
+export const datePattern = /^\d{4}-\d{2}-\d{2}$/
+export const datetimePattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/
 
 /** The calendar day really exists (2026-02-30 does not). */
 const isRealDate = (date: string) => {
@@ -48,8 +49,11 @@ const closedStruct = (members: ReturnType<typeof membersOf>) =>
         })
       )
 
-const hasUniqueIds = (entries: ReadonlyArray<{ readonly id: string }>) =>
-  new Set(entries.map((entry) => entry.id)).size === entries.length
+/** The ids given are distinct; entries without one get theirs from the service. */
+const hasUniqueIds = (entries: ReadonlyArray<{ readonly id?: string | undefined }>) => {
+  const given = entries.flatMap((entry) => (entry.id === undefined ? [] : [entry.id]))
+  return new Set(given).size === given.length
+}
 
 /** The wire-form schema of one field's value. */
 export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
@@ -77,10 +81,11 @@ export const valueSchema = (field: Field): Schema.Schema.AnyNoContext => {
       return Schema.String.annotations({ description: `the id of a ${field.target} record` })
     case "struct":
       return closedStruct(membersOf(field.fields))
+    // An entry sent without an id is new: the service names it (records/EntryIds.ts); a given id is kept.
     case "collection":
-      return Schema.Array(Schema.Struct({ id: Schema.NonEmptyTrimmedString, ...membersOf(field.fields) })).pipe(
-        Schema.filter(hasUniqueIds, { message: () => "collection entries need distinct ids" })
-      )
+      return Schema.Array(
+        Schema.Struct({ id: Schema.optional(Schema.NonEmptyTrimmedString), ...membersOf(field.fields) })
+      ).pipe(Schema.filter(hasUniqueIds, { message: () => "collection entries need distinct ids" }))
   }
 }
 

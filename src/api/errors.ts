@@ -1,5 +1,6 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
+import { AuditEntry } from "./AuditEntry"
 
 /**
  * The errors every route may answer with. Each carries its HTTP status, so the
@@ -71,12 +72,26 @@ export class UnprocessableEntity extends Schema.TaggedError<UnprocessableEntity>
   HttpApiSchema.annotations({ status: 422 })
 ) {}
 
-/** The write was based on a version that is no longer current. */
+/**
+ * The write named a version (`If-Match`) the record has moved on from:
+ * nothing was written. `currentVersion` is the record's version now (null:
+ * it was deleted since); `entries` are its timeline entries written since
+ * the caller's version, oldest first, at most `preconditionEntriesLimit` of them (the
+ * newest); `moreEntries` tells that older ones since that version were left out.
+ */
 export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()(
   "PreconditionFailed",
-  { message: Schema.String },
+  {
+    message: Schema.String,
+    currentVersion: Schema.NullOr(Schema.Int),
+    entries: Schema.Array(AuditEntry),
+    moreEntries: Schema.Boolean
+  },
   HttpApiSchema.annotations({ status: 412 })
 ) {}
+
+/** How many timeline entries a 412 carries at most. */
+export const preconditionEntriesLimit = 100
 
 /** Throttled (login attempts) or over a quota (streams). `retryAfter` (seconds) is also sent as `Retry-After`. */
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(

@@ -27,6 +27,7 @@ export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
       correlationId: unit.correlationId,
       businessObject: event.businessObject,
       businessObjectId: event.businessObjectId,
+      recordVersion: event.version,
       operation: event.operation,
       cause: event.cause
     }

@@ -13,6 +13,8 @@ export interface StagedRow {
   readonly correlationId: string
   readonly businessObject: string
   readonly businessObjectId: string
+  /** The version the entry's write gave its record. */
+  readonly recordVersion: number
   readonly operation: Operation
   readonly cause: Cause | null
   readonly record?: RecordValues
@@ -43,6 +45,7 @@ const insertAll = (sql: SqlClient.SqlClient, workspace: Workspace, rows: Readonl
       correlation_id: row.correlationId,
       business_object: row.businessObject,
       business_object_id: row.businessObjectId,
+      record_version: row.recordVersion,
       operation: row.operation,
       cause: row.cause,
       record: row.record ?? null,
@@ -51,8 +54,8 @@ const insertAll = (sql: SqlClient.SqlClient, workspace: Workspace, rows: Readonl
   )
   const table = sql(workspace.table("audit_entries"))
   return sql`INSERT INTO ${table}
-      (id, actor, correlation_id, business_object, business_object_id, operation, cause, record, changes)
-    SELECT id, actor, correlation_id, business_object, business_object_id, operation, cause, record, changes
+      (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes)
+    SELECT id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes
     FROM jsonb_populate_recordset(NULL::${table}, ${payload}::jsonb)`.pipe(Effect.orDie)
 }
 

@@ -35,6 +35,13 @@ export class Timeline extends Effect.Service<Timeline>()("Timeline", {
     // Reads on the read pool; inside a unit of work they join its transaction.
     const sql = yield* ReadSqlClient
 
+    // Columns are qualified with `e.`: the output column `seq` is text, and
+    // an unqualified ORDER BY would sort by it (and by no index).
+    const columns = sql.literal(`e.id::text AS id,
+              to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
+              e.seq::text AS seq, e.actor, e.correlation_id::text AS correlation_id,
+              e.business_object, e.business_object_id, e.operation, e.cause, e.record, e.changes`)
+
     const query = <A extends object = Row>(
       workspace: Workspace,
       businessObject: string,
@@ -42,12 +49,7 @@ export class Timeline extends Effect.Service<Timeline>()("Timeline", {
       after: Option.Option<CursorPosition>,
       limit: number
     ) =>
-      // Columns are qualified with `e.`: the output column `seq` is text, and
-      // an unqualified ORDER BY would sort by it (and by no index).
-      sql<A>`SELECT e.id::text AS id,
-              to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
-              e.seq::text AS seq, e.actor, e.correlation_id::text AS correlation_id,
-              e.business_object, e.business_object_id, e.operation, e.cause, e.record, e.changes
+      sql<A>`SELECT ${columns}
         FROM ${sql(workspace.table("audit_entries"))} AS e
         WHERE e.business_object = ${businessObject} AND e.business_object_id = ${businessObjectId}
         ${Option.match(after, {
@@ -83,6 +85,38 @@ export class Timeline extends Effect.Service<Timeline>()("Timeline", {
       limit: number
     ) => query(workspace, businessObject, businessObjectId, after, limit).compile()
 
-    return { page, compiledQuery } as const
+    /**
+     * The entries that took a record past `version` (the ones a writer who
+     * read that version has not seen), oldest first: the newest `limit` of
+     * them, and whether older ones were left out. A record's versions grow
+     * with its commit order, so they are the top of its timeline: one range
+     * scan of `limit + 1` rows, however long the timeline.
+     */
+    const since = (
+      workspace: Workspace,
+      businessObject: string,
+      businessObjectId: string,
+      version: number,
+      limit: number
+    ) =>
+      Effect.gen(function* () {
+        const rows = yield* sql<Row & { readonly recordVersion: string | null }>`
+          SELECT ${columns}, e.record_version::text AS record_version
+          FROM ${sql(workspace.table("audit_entries"))} AS e
+          WHERE e.business_object = ${businessObject} AND e.business_object_id = ${businessObjectId}
+          ORDER BY e.seq DESC
+          LIMIT ${limit + 1}`
+        const boundary = rows.findIndex((row) => row.recordVersion === null || Number(row.recordVersion) <= version)
+        const newer = boundary === -1 ? rows : rows.slice(0, boundary)
+        return {
+          entries: newer
+            .slice(0, limit)
+            .reverse()
+            .map(({ recordVersion: _version, ...row }) => toEntry(row)),
+          moreEntries: newer.length > limit
+        }
+      }).pipe(Effect.orDie)
+
+    return { page, compiledQuery, since } as const
   })
 }) {}

@@ -12,6 +12,8 @@ export interface BusinessObjectEvent {
   readonly operation: Operation
   readonly businessObject: string
   readonly businessObjectId: string
+  /** The record's version this event gave it (a deletion takes one more than the last). */
+  readonly version: number
   readonly before: RecordValues | null
   readonly after: RecordValues | null
   /** The frame above the write that caused this event (null: none). */

@@ -1,6 +1,6 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpRouter, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { AuditHttp } from "./handlers/AuditHttp"
 import { Access } from "../auth/Access"
@@ -25,9 +25,25 @@ import { drainHttpServer } from "./HttpDrain"
 import { requestLog } from "./RequestLog"
 import { securityHeaders } from "./SecurityHeaders"
 import { WebPageLive } from "./WebPage"
+import { recordsByBusinessObject } from "./openapi/recordsByBusinessObject"
+import { PluginRegistry } from "../plugins/PluginRegistry"
+
+/**
+ * The API as served and documented: its OpenAPI document (`/api/openapi.json`,
+ * the docs page) has the records routes typed per business object of the
+ * plugins loaded at start.
+ */
+const DocumentedApiLive = Layer.unwrapEffect(
+  Effect.map(PluginRegistry, (registry) => {
+    const objects = registry.businessObjects.flatMap((definition) => Option.toArray(registry.find(definition.name)))
+    const transform = recordsByBusinessObject(objects)
+    // The platform types the hook loosely; what it hands over is the document `OpenApi.fromApi` built.
+    return HttpApiBuilder.api(Api.annotate(OpenApi.Transform, (spec) => transform(spec as OpenApi.OpenAPISpec)))
+  })
+)
 
 /** The API with every handler and the authentication middleware. */
-export const ApiLive = HttpApiBuilder.api(Api).pipe(
+export const ApiLive = DocumentedApiLive.pipe(
   Layer.provide([
     HealthHttp,
     AuthHttp,

@@ -10,15 +10,40 @@ import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import { payloadHash } from "./fingerprint"
 import { replayedHeader } from "../api/IdempotencyKey"
 
-/** What a write route answers when it succeeds: the schema its body is encoded with, and its status. */
+type Headers = Readonly<Record<string, string>>
+
+/** What a write route answers when it succeeds: the schema its body is encoded with, its status and headers. */
 export interface Answer<A, I> {
   readonly schema: Schema.Schema<A, I>
   readonly status: number
+  /** The headers the answer carries (a record's ETag), stored with it so a replay sends them again. */
+  readonly headers?: (value: A) => Headers
 }
 
-export const ok = <A, I>(schema: Schema.Schema<A, I>): Answer<A, I> => ({ schema, status: 200 })
-export const created = <A, I>(schema: Schema.Schema<A, I>): Answer<A, I> => ({ schema, status: 201 })
+export const ok = <A, I>(schema: Schema.Schema<A, I>, headers?: (value: A) => Headers): Answer<A, I> => ({
+  schema,
+  status: 200,
+  ...(headers === undefined ? {} : { headers })
+})
+export const created = <A, I>(schema: Schema.Schema<A, I>, headers?: (value: A) => Headers): Answer<A, I> => ({
+  schema,
+  status: 201,
+  ...(headers === undefined ? {} : { headers })
+})
 export const noContent: Answer<void, void> = { schema: Schema.Void, status: 204 }
+
+/** The answer as a response: its body encoded with its schema, its status and its headers. */
+export const respond = <A, I>(answer: Answer<A, I>, value: A) =>
+  Effect.map(Effect.orDie(Schema.encode(answer.schema)(value)), (encoded) => {
+    const headers = answer.headers?.(value) ?? {}
+    return encoded === undefined
+      ? HttpServerResponse.empty({ status: answer.status, headers })
+      : HttpServerResponse.unsafeJson(encoded, { status: answer.status, headers })
+  })
+
+/** The response of a write: the first answer replayed as it was, or a fresh one made with `respond`. */
+export const responseOf = <A, I>(answer: Answer<A, I>, result: A | HttpServerResponse.HttpServerResponse) =>
+  HttpServerResponse.isServerResponse(result) ? Effect.succeed(result) : respond(answer, result)
 
 /** A write that came with an `Idempotency-Key`: who sent it, and what it asked for. */
 export interface KeyedRequest {
@@ -59,17 +84,20 @@ const StoredKey = Schema.Struct({
   path: Schema.String,
   requestHash: Schema.String,
   status: Schema.NullOr(Schema.Int),
-  response: Schema.NullOr(Schema.String)
+  response: Schema.NullOr(Schema.String),
+  headers: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String }))
 })
 type StoredKey = typeof StoredKey.Type
 
 const shortPath = (path: string) => (path.length > 120 ? `${path.slice(0, 120)}...` : path)
 
-/** The stored first answer, sent again as it was, marked as a replay. */
-const replay = (status: number, body: string | null): HttpServerResponse.HttpServerResponse =>
-  body === null
-    ? HttpServerResponse.empty({ status, headers: { [replayedHeader]: "true" } })
-    : HttpServerResponse.text(body, { status, contentType: "application/json", headers: { [replayedHeader]: "true" } })
+/** The stored first answer, sent again as it was (its headers too), marked as a replay. */
+const replay = (first: StoredKey & { readonly status: number }): HttpServerResponse.HttpServerResponse => {
+  const headers = { ...first.headers, [replayedHeader]: "true" }
+  return first.response === null
+    ? HttpServerResponse.empty({ status: first.status, headers })
+    : HttpServerResponse.text(first.response, { status: first.status, contentType: "application/json", headers })
+}
 
 /**
  * `Idempotency-Key` on the write routes (decisions.md, "Rulings added later";
@@ -103,12 +131,19 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       SqlSchema.findOne({
         Request: Schema.Struct({ caller: Schema.String, key: Schema.String }),
         Result: StoredKey,
-        execute: ({ caller, key }) => sql`SELECT method, path, request_hash, status, response
+        execute: ({ caller, key }) => sql`SELECT method, path, request_hash, status, response, headers
             FROM ${sql(workspace.table("idempotency_keys"))} WHERE principal = ${caller} AND key = ${key}`
       })(request).pipe(Effect.orDie)
 
-    const store = (workspace: Workspace, request: KeyedRequest, status: number, response: string | null) =>
-      sql`UPDATE ${sql(workspace.table("idempotency_keys"))} SET status = ${status}, response = ${response}
+    const store = (
+      workspace: Workspace,
+      request: KeyedRequest,
+      status: number,
+      response: string | null,
+      headers: Headers | null
+    ) =>
+      sql`UPDATE ${sql(workspace.table("idempotency_keys"))}
+          SET status = ${status}, response = ${response}, headers = ${headers === null ? null : JSON.stringify(headers)}::jsonb
           WHERE principal = ${request.caller} AND key = ${request.key}`.pipe(Effect.orDie)
 
     /** The answer to a request whose key is already taken: the first answer, or why not. */
@@ -123,12 +158,13 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         )
       }
       // Never committed so (the answer is stored in the claim's own transaction); refused rather than run twice.
-      if (first.status === null) {
+      const { status } = first
+      if (status === null) {
         return Effect.fail(
           new Conflict({ message: "the first request with this Idempotency-Key has not finished: retry later" })
         )
       }
-      return Effect.succeed(replay(first.status, first.response))
+      return Effect.succeed(replay({ ...first, status }))
     }
 
     const runKeyed = <A, I, E, R>(
@@ -146,7 +182,8 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
         }
         const value = yield* effect
         const encoded = yield* Effect.orDie(Schema.encode(answer.schema)(value))
-        yield* store(workspace, request, answer.status, encoded === undefined ? null : JSON.stringify(encoded))
+        const headers = answer.headers?.(value) ?? null
+        yield* store(workspace, request, answer.status, encoded === undefined ? null : JSON.stringify(encoded), headers)
         return value
       })
 

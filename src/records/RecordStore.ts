@@ -7,9 +7,14 @@ import type { Workspace } from "../api/Workspace"
 
 const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
+/** A row as the driver returns it: a bigint (the version) comes as a string. */
+const RecordRow = Schema.Struct({ ...StoredRecord.fields, version: Schema.NumberFromString.pipe(Schema.int()) })
+const toRecord = (row: typeof RecordRow.Type) => new StoredRecord(row)
+
 /** A statement that returns the written record: decoded as one, and a defect if it is not there. */
 const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-  SqlSchema.single({ Request: Schema.Void, Result: StoredRecord, execute: () => statement })(undefined).pipe(
+  SqlSchema.single({ Request: Schema.Void, Result: RecordRow, execute: () => statement })(undefined).pipe(
+    Effect.map(toRecord),
     Effect.orDie
   )
 
@@ -23,7 +28,7 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const columns = sql.literal(
-      `id::text AS id, business_object, state, values, ${isoMicros("created_at")} AS created_at, ${isoMicros("updated_at")} AS updated_at`
+      `id::text AS id, business_object, state, version::text AS version, values, ${isoMicros("created_at")} AS created_at, ${isoMicros("updated_at")} AS updated_at`
     )
     const table = (workspace: Workspace) => sql(workspace.table("records"))
 
@@ -34,11 +39,11 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
       isRecordId(id)
         ? SqlSchema.findOne({
             Request: Schema.Struct({ businessObject: Schema.String, id: Schema.String }),
-            Result: StoredRecord,
+            Result: RecordRow,
             execute: (key) =>
               (lock ? sql : read)`SELECT ${columns} FROM ${table(workspace)}
                 WHERE business_object = ${key.businessObject} AND id = ${key.id} ${lock ? sql.literal("FOR UPDATE") : sql.literal("")}`
-          })({ businessObject, id }).pipe(Effect.orDie)
+          })({ businessObject, id }).pipe(Effect.map(Option.map(toRecord)), Effect.orDie)
         : Effect.succeed(Option.none<StoredRecord>())
 
     const insert = (workspace: Workspace, businessObject: string, state: RecordState, values: RecordValues) =>
@@ -50,14 +55,14 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
 
     const setValues = (workspace: Workspace, record: StoredRecord, values: RecordValues) =>
       writtenRecord(
-        sql`UPDATE ${table(workspace)} SET values = ${JSON.stringify(values)}::jsonb, updated_at = now()
+        sql`UPDATE ${table(workspace)} SET values = ${JSON.stringify(values)}::jsonb, version = version + 1, updated_at = now()
           WHERE business_object = ${record.businessObject} AND id = ${record.id}
           RETURNING ${columns}`
       )
 
     const setState = (workspace: Workspace, record: StoredRecord, state: RecordState) =>
       writtenRecord(
-        sql`UPDATE ${table(workspace)} SET state = ${state}, updated_at = now()
+        sql`UPDATE ${table(workspace)} SET state = ${state}, version = version + 1, updated_at = now()
           WHERE business_object = ${record.businessObject} AND id = ${record.id}
           RETURNING ${columns}`
       )
@@ -85,10 +90,13 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
       SqlSchema.findAll({
         Request: Schema.String,
-        Result: StoredRecord,
+        Result: RecordRow,
         execute: (businessObject) => read`SELECT ${columns} FROM ${table(workspace)}
           WHERE business_object = ${businessObject} ORDER BY created_at DESC, id LIMIT ${limit}`
-      })(businessObject).pipe(Effect.orDie)
+      })(businessObject).pipe(
+        Effect.map((rows) => rows.map(toRecord)),
+        Effect.orDie
+      )
 
     return { find, insert, setValues, setState, remove, list, lockLinked } as const
   })

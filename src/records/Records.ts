@@ -5,10 +5,12 @@ import type { Operation } from "../api/Cause"
 import { CurrentCause, withCause } from "../context/Frames"
 import { jsonEquals } from "../api/Json"
 import type { RecordValues } from "../api/Json"
-import { Conflict, NotFound } from "../api/errors"
+import { Conflict, NotFound, PreconditionFailed, preconditionEntriesLimit } from "../api/errors"
 import type { UnprocessableEntity } from "../api/errors"
 import { linksIn } from "../api/FieldIssues"
 import type { LinkReference } from "../api/FieldIssues"
+import type { VersionPrecondition } from "../api/EntityTag"
+import { Timeline } from "../audit/Timeline"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { JobQueue } from "../jobs/JobQueue"
 import type { PluginEffect } from "../plugins/Plugin"
@@ -22,6 +24,7 @@ import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import { RecordStore } from "./RecordStore"
 import { checkFieldRules, checkRecordLimits, mergeValues, refuseIssues, validateValues } from "./RecordValidation"
 import { brokenLinks, idsByTarget, newLinks } from "./RecordLinks"
+import { assignEntryIds } from "./EntryIds"
 import { excerpt } from "../messages/inputExcerpt"
 
 /** How deep listeners may cascade (A -> B -> C ...) before the unit is failed as a runaway. */
@@ -36,9 +39,10 @@ class CascadeDepth extends Context.Reference<CascadeDepth>()("CascadeDepth", { d
  * then to the plugins' listeners, whose own writes join the same unit.
  */
 export class Records extends Effect.Service<Records>()("Records", {
-  dependencies: [RecordStore.Default],
+  dependencies: [RecordStore.Default, Timeline.Default],
   effect: Effect.gen(function* () {
     const store = yield* RecordStore
+    const timeline = yield* Timeline
     const registry = yield* PluginRegistry
     const jobs = yield* JobQueue
     const { maxRecordBytes } = yield* AppConfig
@@ -78,6 +82,39 @@ export class Records extends Effect.Service<Records>()("Records", {
         yield* refuseIssues(businessObject, brokenLinks(references, found))
       })
 
+    /**
+     * Inside a unit, before a write on one record: locks the record for the
+     * rest of the unit and fails with 412 unless it is at the version the
+     * caller expects (`If-Match`), telling its version now and the timeline
+     * entries written since. Checked under the row lock, in the write's
+     * transaction: of two writers expecting one version, the second reads
+     * the first's committed version once it holds the lock, and gets the 412.
+     * A record deleted since that version is a 412 too (its timeline says who
+     * deleted it); one that never was is left to the write (a 404).
+     */
+    const requireVersion = (businessObject: string, id: string, expected: VersionPrecondition) =>
+      Effect.gen(function* () {
+        if (expected._tag === "AnyVersion") return
+        yield* businessObjectOf(businessObject)
+        const { workspace } = yield* CurrentUnit
+        const found = yield* store.find(workspace, businessObject, id, true)
+        const now = Option.isSome(found) ? found.value.version : null
+        if (now === expected.version) return
+        const since = yield* timeline.since(workspace, businessObject, id, expected.version, preconditionEntriesLimit)
+        // Never there, or gone without a trace (a draft): the write itself answers 404.
+        if (now === null && since.entries.length === 0) return
+        const record = `the ${excerpt(businessObject)} record ${excerpt(id)}`
+        return yield* new PreconditionFailed({
+          message:
+            now === null
+              ? `${record} was deleted after version ${expected.version}: nothing was written`
+              : `${record} is at version ${now}, not ${expected.version}: nothing was written`,
+          currentVersion: now,
+          entries: since.entries,
+          moreEntries: since.moreEntries
+        })
+      })
+
     const requireState = (record: StoredRecord, allowed: ReadonlyArray<RecordState>, verb: string) =>
       allowed.includes(record.state)
         ? Effect.void
@@ -106,6 +143,8 @@ export class Records extends Effect.Service<Records>()("Records", {
           operation,
           businessObject: record.businessObject,
           businessObjectId: record.id,
+          // A deletion takes a version of its own, one above the last: "the entries since v" then include it.
+          version: operation === "deleted" ? record.version + 1 : record.version,
           before,
           after,
           cause: yield* CurrentCause
@@ -137,7 +176,7 @@ export class Records extends Effect.Service<Records>()("Records", {
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
         const { fields } = registered.definition
-        const values = mergeValues({}, yield* validateValues(businessObject, fields, input))
+        const values = mergeValues({}, assignEntryIds(fields, yield* validateValues(businessObject, fields, input)))
         yield* checkFieldRules(businessObject, fields, values, options.draft ? "draft" : "whole")
         yield* checkRecordLimits(businessObject, values, maxRecordBytes)
         const { workspace } = yield* CurrentUnit
@@ -152,7 +191,7 @@ export class Records extends Effect.Service<Records>()("Records", {
       Effect.gen(function* () {
         const registered = yield* businessObjectOf(businessObject)
         const { fields } = registered.definition
-        const patch = yield* validateValues(businessObject, fields, input)
+        const patch = assignEntryIds(fields, yield* validateValues(businessObject, fields, input))
         const { workspace } = yield* CurrentUnit
         const current = yield* locked(workspace, businessObject, id)
         yield* requireState(current, ["draft", "operational"], "update")
@@ -258,6 +297,18 @@ export class Records extends Effect.Service<Records>()("Records", {
     const runPlugin = <A>(effect: PluginEffect<A>) =>
       Effect.flatMap(pluginPortsInUnit, (ports) => Effect.provide(effect, ports))
 
-    return { create, update, remove, publish, archive, restore, runAction, runPlugin, get, list } as const
+    return {
+      create,
+      update,
+      remove,
+      publish,
+      archive,
+      restore,
+      runAction,
+      requireVersion,
+      runPlugin,
+      get,
+      list
+    } as const
   })
 }) {}

@@ -243,7 +243,8 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
         [{ closeDate: "2026-02-30" }, /closeDate: not a calendar date/],
         [{ closeDate: "01/02/2026" }, /closeDate: a date is a yyyy-MM-dd string/],
         [{ address: { town: "Oslo" } }, /address\.town: unknown field/],
-        [{ lineItems: [{ product: "no id" }] }, /lineItems\.0\.id: /],
+        // An entry without an id is new (the service names it); an empty one is not an id.
+        [{ lineItems: [{ id: " ", product: "blank id" }] }, /lineItems\.0\.id: /],
         [{ lineItems: [{ id: "a" }, { id: "a" }] }, /lineItems: collection entries need distinct ids/],
         [{ colour: "red" }, /colour: unknown field/]
       ]

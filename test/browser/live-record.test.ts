@@ -208,7 +208,7 @@ describe("the web page, two people on one deal (Chromium, PostgreSQL, Redis)", (
       if (/Content.Security.Policy/i.test(message.text())) violations.push(message.text())
     })
     await page.goto(`${base}/api/docs`)
-    await page.getByText("/api/records/{namespace}/{name}", { exact: true }).first().waitFor()
+    await page.getByText("/api/records/crm/deal/{id}", { exact: true }).first().waitFor()
     expect(violations).toEqual([])
     await context.close()
   })

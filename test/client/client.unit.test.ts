@@ -18,6 +18,7 @@ const storedRecord = (values: Record<string, unknown>) => ({
   id: "r1",
   businessObject: "crm/deal",
   state: "operational",
+  version: 1,
   values,
   createdAt: "2026-03-01T09:30:00.123456Z",
   updatedAt: "2026-03-01T09:30:00.123456Z"

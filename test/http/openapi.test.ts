@@ -9,6 +9,8 @@ import { Api } from "../../src/api/Api"
 import { ErrorResponsesLive } from "../../src/http/ErrorResponses"
 import { requestLog } from "../../src/http/RequestLog"
 import { baseUrl, TestApp } from "../support/TestApp"
+import { crm } from "../../src/plugins/crm"
+import { PluginRegistry } from "../../src/plugins/PluginRegistry"
 import { request } from "../support/http"
 
 /**
@@ -30,7 +32,55 @@ const routesOf = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.An
   return routes
 }
 
-type Document = { readonly openapi: string; readonly paths: Record<string, Record<string, unknown>> }
+type Document = {
+  readonly openapi: string
+  readonly paths: Record<string, Record<string, Operation>>
+  readonly servers?: ReadonlyArray<{ readonly url: string }>
+  readonly components: { readonly schemas: Record<string, JsonSchema> }
+}
+
+/** The parts of the document's JSON the tests read. */
+interface JsonSchema {
+  readonly $ref?: string
+  readonly type?: string
+  readonly required?: ReadonlyArray<string>
+  readonly properties?: Record<string, JsonSchema>
+  readonly items?: JsonSchema
+  readonly anyOf?: ReadonlyArray<JsonSchema>
+  readonly enum?: ReadonlyArray<unknown>
+}
+interface Operation {
+  readonly summary?: string
+  readonly parameters: ReadonlyArray<{ readonly name: string; readonly in: string; readonly schema: JsonSchema }>
+  readonly requestBody?: { readonly content: { readonly "application/json": { readonly schema: JsonSchema } } }
+  readonly responses: Record<
+    string,
+    {
+      readonly content?: { readonly "application/json": { readonly schema: JsonSchema } }
+      readonly headers?: Record<string, unknown>
+    }
+  >
+}
+
+/** The routes of the records group name their business object: the document lists each object's own. */
+const recordsRoute = /^\/api\/(records|actions)\/\{namespace\}\/\{name\}/
+
+/** The routes the served document must list: those of `Api`, the records routes once per business object (and action). */
+const documentedRoutes = (objects: ReadonlyArray<{ readonly name: string; readonly actions: ReadonlyArray<string> }>) =>
+  routesOf(Api).flatMap(({ method, path }) =>
+    recordsRoute.test(path)
+      ? objects.flatMap((object) => {
+          const objectPath = path.replace("{namespace}/{name}", object.name)
+          return objectPath.includes("{action}")
+            ? object.actions.map((action) => ({ method, path: objectPath.replace("{action}", action) }))
+            : [{ method, path: objectPath }]
+        })
+      : [{ method, path }]
+  )
+
+const componentName = (schema: JsonSchema | undefined) => schema?.$ref?.replace("#/components/schemas/", "")
+const jsonBody = (operation: Operation | undefined, status: number) =>
+  operation?.responses[status]?.content?.["application/json"].schema
 
 const fetchDocument = Effect.gen(function* () {
   const base = yield* baseUrl
@@ -68,10 +118,10 @@ layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs
     })
   )
 
-  it.effect("it lists every route of the Api definition, and nothing else", () =>
+  it.effect("it lists every route of the Api definition (records routes per business object), and nothing else", () =>
     Effect.gen(function* () {
       const document = yield* fetchDocument
-      const routes = routesOf(Api)
+      const routes = documentedRoutes((yield* PluginRegistry).businessObjects)
       expect(routes.length).toBeGreaterThanOrEqual(6)
       for (const { method, path } of routes) {
         expect(Object.keys(document.paths), path).toContain(path)
@@ -83,6 +133,68 @@ layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs
           .map((method) => `${method} ${path}`)
       )
       expect(listed.sort()).toEqual(routes.map(({ method, path }) => `${method} ${path}`).sort())
+    })
+  )
+
+  it.effect("the records routes are typed per business object, from its field definitions", () =>
+    Effect.gen(function* () {
+      const document = yield* fetchDocument
+      const { schemas } = document.components
+      const dealRoute = document.paths["/api/records/crm/deal/{id}"]
+      const update = dealRoute?.patch
+      expect(componentName(update?.requestBody?.content["application/json"].schema)).toBe("crm.deal.UpdateRecord")
+      expect(componentName(schemas["crm.deal.UpdateRecord"]?.properties?.values)).toBe("crm.deal.ValuesInput")
+      const fields = Object.keys(crm.businessObjects.deal?.fields ?? {})
+      expect(Object.keys(schemas["crm.deal.ValuesInput"]?.properties ?? {})).toEqual(fields)
+      expect(Object.keys(schemas["crm.deal.Values"]?.properties ?? {})).toEqual(fields)
+      // Sent, a line item may come without an id; served, each has one.
+      const sentItems = schemas["crm.deal.ValuesInput"]?.properties?.lineItems?.anyOf?.[0]?.items
+      expect([sentItems?.required, Object.keys(sentItems?.properties ?? {})]).toEqual([
+        [],
+        ["id", "product", "quantity", "price"]
+      ])
+      expect(schemas["crm.deal.Values"]?.properties?.lineItems?.items?.required).toEqual(["id"])
+      expect(schemas["crm.deal.Values"]?.properties?.amount).toEqual(
+        expect.objectContaining({ type: "string", pattern: expect.any(String) })
+      )
+
+      // Answers: the object's record with its ETag; a stale If-Match is a 412 with the entries since.
+      for (const [operation, status] of [
+        [dealRoute?.get, 200],
+        [update, 200],
+        [document.paths["/api/records/crm/deal"]?.post, 201],
+        [document.paths["/api/records/crm/deal/{id}/archive"]?.post, 200],
+        [document.paths["/api/actions/crm/deal/close"]?.post, 200]
+      ] as const) {
+        expect(componentName(jsonBody(operation, status))).toBe("crm.deal.Record")
+        expect(Object.keys(operation?.responses[status]?.headers ?? {})).toEqual(["ETag"])
+      }
+      expect(schemas["crm.deal.Record"]?.properties?.values).toEqual({ $ref: "#/components/schemas/crm.deal.Values" })
+      expect(schemas["crm.deal.Record"]?.required).toContain("version")
+      expect(componentName(jsonBody(update, 412))).toBe("PreconditionFailed")
+      expect(update?.parameters.map((parameter) => parameter.name)).toEqual(["id", "idempotency-key", "if-match"])
+      expect(document.paths["/api/records/crm/deal"]?.post?.parameters.map((parameter) => parameter.name)).toEqual([
+        "idempotency-key"
+      ])
+      expect(componentName(jsonBody(document.paths["/api/records/crm/company"]?.get, 200))).toBe(
+        "crm.company.RecordList"
+      )
+      expect(document.paths["/api/actions/crm/deal/close"]?.post?.summary).toMatch(/Mark the deal as won/)
+    })
+  )
+
+  it.effect("limit is an integer, the document names its server, and the business objects list its 304", () =>
+    Effect.gen(function* () {
+      const document = yield* fetchDocument
+      for (const path of ["/api/records/crm/deal", "/api/audit/business-object/{businessObject}/{id}"]) {
+        const limit = document.paths[path]?.get?.parameters.find((parameter) => parameter.name === "limit")
+        expect(limit?.schema.type, path).toBe("integer")
+      }
+      expect(document.servers).toEqual([expect.objectContaining({ url: "/" })])
+      const list = document.paths["/api/business-objects"]?.get
+      expect(Object.keys(list?.responses ?? {})).toContain("304")
+      expect(Object.keys(list?.responses[200]?.headers ?? {})).toEqual(["ETag"])
+      expect(list?.parameters.map((parameter) => parameter.name)).toEqual(["if-none-match"])
     })
   )
 

@@ -1,11 +1,18 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect, Schema } from "effect"
+import { createHash } from "node:crypto"
 import { Access } from "../../auth/Access"
 import { BusinessObjectGuard } from "../../auth/BusinessObjectGuard"
 import { allows } from "../../auth/Grants"
 import { Api } from "../../api/Api"
 import { BusinessObjectList } from "../../api/BusinessObjectsApi"
+import { ifNoneMatchNames } from "../../api/EntityTag"
+import { canonicalJson } from "../../idempotency/fingerprint"
 import { PluginRegistry } from "../../plugins/PluginRegistry"
+
+/** A strong ETag of a JSON body: its SHA-256 (canonical JSON, so key order does not count), shortened. */
+const contentTag = (body: unknown) =>
+  `"${createHash("sha256").update(canonicalJson(body)).digest("base64url").slice(0, 27)}"`
 
 export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", (handlers) =>
   Effect.gen(function* () {
@@ -14,14 +21,20 @@ export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", 
     const guard = yield* BusinessObjectGuard
 
     return handlers
-      .handle("list", () =>
-        Effect.map(
-          access.grants,
-          (grants) =>
-            new BusinessObjectList({
-              businessObjects: registry.businessObjects.filter((definition) => allows(grants, definition.name, "read"))
-            })
-        )
+      .handle("list", ({ headers }) =>
+        Effect.gen(function* () {
+          const grants = yield* access.grants
+          const list = new BusinessObjectList({
+            businessObjects: registry.businessObjects.filter((definition) => allows(grants, definition.name, "read"))
+          })
+          const body = yield* Effect.orDie(Schema.encode(BusinessObjectList)(list))
+          // Fetched once per page load and revalidated: the browser (or any client) sends its ETag back.
+          const validators = { etag: contentTag(body), "cache-control": "private, no-cache" }
+          const known = headers["if-none-match"]
+          return known !== undefined && ifNoneMatchNames(known, validators.etag)
+            ? HttpServerResponse.empty({ status: 304, headers: validators })
+            : HttpServerResponse.unsafeJson(body, { headers: validators })
+        })
       )
       .handle("get", ({ path }) =>
         Effect.gen(function* () {

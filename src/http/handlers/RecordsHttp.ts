@@ -6,7 +6,16 @@ import { CurrentPrincipal } from "../../api/Principal"
 import type { Permission } from "../../auth/Grants"
 import { withActor } from "../../context/Frames"
 import { Api } from "../../api/Api"
-import { callerOf, created, Idempotency, keyedRequest, noContent, ok } from "../../idempotency/Idempotency"
+import {
+  callerOf,
+  created,
+  Idempotency,
+  keyedRequest,
+  noContent,
+  ok,
+  respond,
+  responseOf
+} from "../../idempotency/Idempotency"
 import type { Answer, WriteCall } from "../../idempotency/Idempotency"
 import type { CurrentUnit } from "../../unitOfWork/CurrentUnit"
 import { UnitOfWork } from "../../unitOfWork/UnitOfWork"
@@ -14,6 +23,18 @@ import { RecordList } from "../../api/RecordsApi"
 import { Records } from "../../records/Records"
 import { StoredRecord } from "../../api/StoredRecord"
 import type { WriteError } from "../../plugins/PluginRecords"
+import type { PreconditionFailed } from "../../api/errors"
+import { parseIfMatch, versionTag } from "../../api/EntityTag"
+import type { VersionPrecondition } from "../../api/EntityTag"
+
+/** Every answer with a record carries its version as its ETag. */
+const withETag = (record: StoredRecord) => ({ etag: versionTag(record.version) })
+const recordAnswer = ok(StoredRecord, withETag)
+const createdAnswer = created(StoredRecord, withETag)
+
+/** What `If-Match` asks for; none: any version. (The header passed `IfMatch`, which takes what `parseIfMatch` parses.) */
+const expectedVersion = (headers: { readonly "if-match"?: string | undefined }): VersionPrecondition =>
+  (headers["if-match"] === undefined ? undefined : parseIfMatch(headers["if-match"])) ?? { _tag: "AnyVersion" }
 
 export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
   Effect.gen(function* () {
@@ -29,24 +50,40 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
      * A write: one unit of work in the principal's workspace, with the
      * principal as actor, run once per `Idempotency-Key` when it has one.
      */
-    const write = <A, I>(
+    const write = <A, I, E extends WriteError | PreconditionFailed>(
       businessObject: string,
       call: WriteCall,
       answer: Answer<A, I>,
-      effect: Effect.Effect<A, WriteError, CurrentUnit>
+      effect: Effect.Effect<A, E, CurrentUnit>
     ) =>
       Effect.gen(function* () {
         const workspace = yield* authorize(businessObject, "update")
         const principal = yield* CurrentPrincipal
         const once = idempotency.run(keyedRequest(callerOf(principal), call), answer, effect)
-        return yield* units.run(workspace, once).pipe(withActor(actorOf(principal)))
+        const result = yield* units.run(workspace, once).pipe(withActor(actorOf(principal)))
+        return yield* responseOf(answer, result)
       })
+
+    /** A write on the record `id` that first checks its version against `If-Match`, in the same unit. */
+    const writeOn = <A, I>(
+      businessObject: string,
+      id: string,
+      call: WriteCall & { readonly headers: { readonly "if-match"?: string | undefined } },
+      answer: Answer<A, I>,
+      effect: Effect.Effect<A, WriteError, CurrentUnit>
+    ) =>
+      write(
+        businessObject,
+        call,
+        answer,
+        Effect.zipRight(records.requireVersion(businessObject, id, expectedVersion(call.headers)), effect)
+      )
 
     return handlers
       .handle("create", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
         const create = records.create(businessObject, call.payload.values, { draft: call.payload.draft })
-        return write(businessObject, call, created(StoredRecord), create)
+        return write(businessObject, call, createdAnswer, create)
       })
       .handle("list", ({ path, urlParams }) =>
         Effect.gen(function* () {
@@ -59,40 +96,42 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
         Effect.gen(function* () {
           const businessObject = `${path.namespace}/${path.name}`
           const workspace = yield* authorize(businessObject, "read")
-          return yield* records.get(workspace, businessObject, path.id)
+          return yield* respond(recordAnswer, yield* records.get(workspace, businessObject, path.id))
         })
       )
       .handle("update", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(
+        return writeOn(
           businessObject,
+          call.path.id,
           call,
-          ok(StoredRecord),
+          recordAnswer,
           records.update(businessObject, call.path.id, call.payload.values)
         )
       })
       .handle("remove", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(businessObject, call, noContent, records.remove(businessObject, call.path.id))
+        return writeOn(businessObject, call.path.id, call, noContent, records.remove(businessObject, call.path.id))
       })
       .handle("publish", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(businessObject, call, ok(StoredRecord), records.publish(businessObject, call.path.id))
+        return writeOn(businessObject, call.path.id, call, recordAnswer, records.publish(businessObject, call.path.id))
       })
       .handle("archive", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(businessObject, call, ok(StoredRecord), records.archive(businessObject, call.path.id))
+        return writeOn(businessObject, call.path.id, call, recordAnswer, records.archive(businessObject, call.path.id))
       })
       .handle("restore", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(businessObject, call, ok(StoredRecord), records.restore(businessObject, call.path.id))
+        return writeOn(businessObject, call.path.id, call, recordAnswer, records.restore(businessObject, call.path.id))
       })
       .handle("action", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
-        return write(
+        return writeOn(
           businessObject,
+          call.payload.id,
           call,
-          ok(StoredRecord),
+          recordAnswer,
           records.runAction(businessObject, call.path.action, call.payload.id)
         )
       })

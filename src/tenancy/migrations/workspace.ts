@@ -133,5 +133,22 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
         PRIMARY KEY (principal, key)
       )`
       yield* sql`CREATE INDEX idempotency_keys_created_at ON ${t("idempotency_keys")} (created_at)`
+    }),
+  "0006_record_versions": (schema) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = (name: string) => sql(`${schema}.${name}`)
+      // Every write that changes a record adds one (docs/writes.md, "Versions"); records already here start at 1.
+      yield* sql`ALTER TABLE ${t("records")} ADD COLUMN version bigint NOT NULL DEFAULT 1`
+      // The version the entry's write gave its record: "the entries since version v" are the newest rows above v.
+      // NULL on rows written before versions existed (they are older than any version a caller can name).
+      yield* sql`ALTER TABLE ${t("audit_entries")} ADD COLUMN record_version bigint`
+    }),
+  "0007_idempotent_answer_headers": (schema) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = (name: string) => sql(`${schema}.${name}`)
+      // The headers of the first answer (its ETag) that a replay sends again; NULL: none.
+      yield* sql`ALTER TABLE ${t("idempotency_keys")} ADD COLUMN headers jsonb`
     })
 }

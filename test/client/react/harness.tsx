@@ -10,6 +10,7 @@ const record = (businessObject: string, id: string) => ({
   id,
   businessObject,
   state: "operational",
+  version: 1,
   values: { title: "Kiosk" },
   createdAt: "2026-03-01T09:30:00.123456Z",
   updatedAt: "2026-03-01T09:30:00.123456Z"

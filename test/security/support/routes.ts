@@ -1,4 +1,5 @@
 import { HttpApi } from "@effect/platform"
+import { Option, SchemaAST as AST } from "effect"
 import { EngineApi } from "../../../src/api/EngineApi"
 import { Api } from "../../../src/api/Api"
 
@@ -17,6 +18,8 @@ export interface Route {
   readonly hasUrlParams: boolean
   /** The session cookie (or an API key) is how it authenticates. */
   readonly authenticated: boolean
+  /** It takes an `If-Match` header (a write on one record). */
+  readonly takesIfMatch: boolean
 }
 
 const paramsOf = (path: string) => [...path.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1] ?? "")
@@ -33,7 +36,11 @@ const apiRoutes = (api: HttpApi.HttpApi.Any): Array<Route> => {
         params: paramsOf(endpoint.path),
         hasPayload: payloads.size > 0,
         hasUrlParams: endpoint.urlParamsSchema._tag === "Some",
-        authenticated: [...middleware].some((tag) => tag.key === "Authenticated")
+        authenticated: [...middleware].some((tag) => tag.key === "Authenticated"),
+        takesIfMatch: Option.match(endpoint.headersSchema, {
+          onNone: () => false,
+          onSome: (headers) => AST.getPropertySignatures(headers.ast).some((member) => member.name === "if-match")
+        })
       })
     }
   })
@@ -61,7 +68,8 @@ const page = (key: string, method: string, path: string): Route => ({
   params: paramsOf(path),
   hasPayload: false,
   hasUrlParams: false,
-  authenticated: false
+  authenticated: false,
+  takesIfMatch: false
 })
 
 /** What the server answers outside the HttpApi definition: the web page, the docs, unknown routes. */

@@ -1,0 +1,227 @@
+import type { OpenApi, OpenApiJsonSchema } from "@effect/platform"
+import type { RegisteredBusinessObject } from "../../plugins/PluginRegistry"
+import { valuesJsonSchema } from "./valuesJsonSchema"
+
+type Spec = OpenApi.OpenAPISpec
+type Operation = OpenApi.OpenAPISpecOperation
+type Content = OpenApi.OpenApiSpecContent
+type JsonSchema = OpenApiJsonSchema.JsonSchema
+
+/** A response with the headers it carries (the platform's type has no `headers`). */
+interface ResponseWithHeaders extends OpenApi.OpenApiSpecResponse {
+  readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema: JsonSchema }>>
+}
+
+const ref = (name: string): OpenApiJsonSchema.Ref => ({ $ref: `#/components/schemas/${name}` })
+
+const etagHeader = (description: string) => ({ ETag: { description, schema: { type: "string" as const } } })
+
+const recordETag = etagHeader(
+  'the record\'s version, quoted ("7"): send it back as `If-Match` to write on that version'
+)
+
+/** Paths of the records routes, `{namespace}/{name}` naming the business object: one per object replaces each. */
+const recordsPrefixes = ["/api/records/{namespace}/{name}", "/api/actions/{namespace}/{name}"]
+const isRecordsPath = (path: string) => recordsPrefixes.some((prefix) => path.startsWith(prefix))
+const objectParams: ReadonlySet<string> = new Set(["namespace", "name", "action"])
+
+/** The components the generic records routes used and per-object ones replace. */
+const genericComponents = ["CreateRecord", "UpdateRecord", "RecordList"] as const
+
+/** A component name for a business object (`crm/deal` -> `crm.deal`): names allow `[A-Za-z0-9._-]` only. */
+const componentPrefix = (businessObject: string) => businessObject.replace(/[^A-Za-z0-9._-]/g, ".")
+
+const isObjectSchema = (schema: JsonSchema | undefined): schema is OpenApiJsonSchema.Object =>
+  schema !== undefined && "type" in schema && schema.type === "object"
+
+/** The per-object components: values as sent and as stored, the record, its list and the request bodies. */
+const componentsFor = (registered: RegisteredBusinessObject, storedRecord: JsonSchema | undefined) => {
+  const { name, fields } = registered.definition
+  const prefix = componentPrefix(name)
+  const names = {
+    values: `${prefix}.Values`,
+    valuesInput: `${prefix}.ValuesInput`,
+    record: `${prefix}.Record`,
+    list: `${prefix}.RecordList`,
+    create: `${prefix}.CreateRecord`,
+    update: `${prefix}.UpdateRecord`
+  }
+  const generic = isObjectSchema(storedRecord)
+    ? storedRecord
+    : { type: "object" as const, required: [], properties: {}, additionalProperties: false }
+  const schemas: Record<string, JsonSchema> = {
+    [names.values]: { ...valuesJsonSchema(fields, "stored"), description: `The values of a ${name} record` },
+    [names.valuesInput]: {
+      ...valuesJsonSchema(fields, "input"),
+      description: `Values of a ${name} record as sent: every field optional, null clears one`
+    },
+    [names.record]: {
+      ...generic,
+      description: `A ${name} record`,
+      properties: { ...generic.properties, businessObject: { type: "string", enum: [name] }, values: ref(names.values) }
+    },
+    [names.list]: {
+      type: "object",
+      required: ["records"],
+      properties: { records: { type: "array", items: ref(names.record) } },
+      additionalProperties: false
+    },
+    [names.create]: {
+      type: "object",
+      required: ["values"],
+      properties: {
+        values: ref(names.valuesInput),
+        draft: { type: "boolean", default: false, description: "create a draft: no timeline until published" }
+      },
+      additionalProperties: false
+    },
+    [names.update]: {
+      type: "object",
+      required: ["values"],
+      properties: { values: ref(names.valuesInput) },
+      additionalProperties: false
+    }
+  }
+  const retargets = new Map([
+    [ref("StoredRecord").$ref, names.record],
+    [ref("RecordList").$ref, names.list],
+    [ref("CreateRecord").$ref, names.create],
+    [ref("UpdateRecord").$ref, names.update]
+  ])
+  return { names, schemas, retargets }
+}
+
+/** The JSON body `content` with its schema pointed at the object's own component, if it is a generic one. */
+const retarget = (content: Content | undefined, retargets: ReadonlyMap<string, string>): Content | undefined => {
+  const schema = content?.["application/json"]?.schema
+  const target = schema !== undefined && "$ref" in schema ? retargets.get(schema.$ref) : undefined
+  return target === undefined ? content : { ...content, "application/json": { schema: ref(target) } }
+}
+
+/** A generic records operation made the one of a business object (and action). */
+const specialize = (
+  operation: Operation,
+  registered: RegisteredBusinessObject,
+  components: ReturnType<typeof componentsFor>,
+  action: string | undefined
+): Operation => {
+  const { name } = registered.definition
+  const recordRef = ref(components.names.record).$ref
+  const isRecord = (content: Content | undefined) => {
+    const schema = content?.["application/json"]?.schema
+    return schema !== undefined && "$ref" in schema && schema.$ref === recordRef
+  }
+  const responses = Object.fromEntries(
+    Object.entries(operation.responses).map(([status, response]): [string, ResponseWithHeaders] => {
+      const content = retarget(response.content, components.retargets)
+      return [
+        status,
+        {
+          ...response,
+          ...(content === undefined ? {} : { content }),
+          ...(Number(status) < 300 && isRecord(content)
+            ? { description: `The ${name} record`, headers: recordETag }
+            : {})
+        }
+      ]
+    })
+  )
+  const description = action === undefined ? undefined : registered.actions.get(action)?.description
+  const requestContent = retarget(operation.requestBody?.content, components.retargets)
+  return {
+    ...operation,
+    operationId: [operation.operationId, componentPrefix(name), ...(action === undefined ? [] : [action])].join("."),
+    tags: [name],
+    parameters: operation.parameters.filter(
+      (parameter) => !(parameter.in === "path" && objectParams.has(parameter.name))
+    ),
+    responses,
+    ...(operation.requestBody === undefined || requestContent === undefined
+      ? {}
+      : { requestBody: { ...operation.requestBody, content: requestContent } }),
+    ...(description === undefined ? {} : { summary: `${action}: ${description}; needs update permission` })
+  }
+}
+
+/** The concrete paths of one generic records path for a business object (one per action for the action route). */
+const concretePaths = (path: string, registered: RegisteredBusinessObject) => {
+  const objectPath = path.replace("{namespace}/{name}", registered.definition.name)
+  return path.includes("{action}")
+    ? registered.definition.actions.map((action) => ({ path: objectPath.replace("{action}", action), action }))
+    : [{ path: objectPath, action: undefined }]
+}
+
+/** `GET /api/business-objects` says its ETag and its 304. */
+const withBusinessObjectsValidators = (paths: OpenApi.OpenAPISpecPaths): OpenApi.OpenAPISpecPaths => {
+  const list = paths["/api/business-objects"]?.get
+  if (list === undefined) return paths
+  const etag = etagHeader("a hash of the definitions the caller may read: send it back as `If-None-Match`")
+  const ok: ResponseWithHeaders = { description: "BusinessObjectList", ...list.responses[200], headers: etag }
+  const notModified: ResponseWithHeaders = {
+    description: "Not modified: the ETag sent is still current",
+    headers: etag
+  }
+  const responses = { ...list.responses, 200: ok, 304: notModified }
+  return { ...paths, "/api/business-objects": { ...paths["/api/business-objects"], get: { ...list, responses } } }
+}
+
+/**
+ * The OpenAPI document with the records routes typed per business object,
+ * from the plugins loaded at start: each generic route
+ * `/api/records/{namespace}/{name}...` (and the action route) becomes one
+ * route per business object (and action), whose bodies name the object's
+ * own components (`crm.deal.Record`, `crm.deal.ValuesInput`, ...) built
+ * from its field definitions; record answers state their `ETag`.
+ */
+export const recordsByBusinessObject =
+  (objects: ReadonlyArray<RegisteredBusinessObject>) =>
+  (spec: Spec): Spec => {
+    const storedRecord = spec.components.schemas.StoredRecord
+    const perObject = objects.map((registered) => ({ registered, components: componentsFor(registered, storedRecord) }))
+    const generic = Object.entries(spec.paths).filter(([path]) => isRecordsPath(path))
+    const paths: OpenApi.OpenAPISpecPaths = {}
+    for (const [path, item] of Object.entries(spec.paths)) {
+      if (!isRecordsPath(path)) {
+        paths[path] = item
+        continue
+      }
+      // Where the generic routes were: each business object's routes, object by object.
+      if (path !== generic[0]?.[0]) continue
+      for (const { registered, components } of perObject) {
+        for (const [genericPath, genericItem] of generic) {
+          for (const concrete of concretePaths(genericPath, registered)) {
+            paths[concrete.path] = Object.fromEntries(
+              Object.entries(genericItem).map(([method, operation]) => [
+                method,
+                specialize(operation, registered, components, concrete.action)
+              ])
+            )
+          }
+        }
+      }
+    }
+    const schemas = { ...spec.components.schemas }
+    for (const { components } of perObject) Object.assign(schemas, components.schemas)
+    const document: Spec = {
+      ...spec,
+      paths: withBusinessObjectsValidators(paths),
+      components: { ...spec.components, schemas },
+      tags: spec.tags.flatMap((tag) =>
+        tag.name === "records"
+          ? objects.map(({ definition }) => ({ name: definition.name, description: `Records of ${definition.name}` }))
+          : [tag]
+      )
+    }
+    // The generic bodies are gone with their routes: drop their components unless something else still names them.
+    const text = JSON.stringify({ ...document, components: { ...document.components, schemas: {} } })
+    const unused = genericComponents.filter((name) => !text.includes(JSON.stringify(ref(name).$ref)))
+    return {
+      ...document,
+      components: {
+        ...document.components,
+        schemas: Object.fromEntries(
+          Object.entries(schemas).filter(([name]) => !unused.some((component) => component === name))
+        )
+      }
+    }
+  }

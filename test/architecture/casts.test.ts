@@ -18,7 +18,12 @@ const root = resolve(__dirname, "../..")
  * comment above each one, and a line under "Casts kept" in
  * docs/architecture.md). A file not listed may hold none.
  */
-const kept: Record<string, { readonly count: number; readonly why: string }> = {}
+const kept: Record<string, { readonly count: number; readonly why: string }> = {
+  "src/http/Server.ts": {
+    count: 1,
+    why: "@effect/platform types the OpenApi.Transform hook's document as Record<string, any>"
+  }
+}
 
 const assertions = 'or { TsAsExpression(ty = $t) where { $t <: not r"const" }, TsTypeAssertionExpression() }'
 

@@ -13,6 +13,8 @@ const SessionRow = Schema.Struct({
   workspaceName: Schema.String
 })
 
+const ExpiryRow = Schema.Struct({ expiresAt: Schema.DateFromSelf })
+
 /**
  * Sign-in sessions, stored in PostgreSQL by the hash of their token, bound
  * to one workspace, valid until `expires_at` (checked by the database clock).
@@ -55,6 +57,29 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
     const end = (tokenHash: string) =>
       sql`DELETE FROM ${sessions} WHERE token_hash = ${tokenHash}`.pipe(Effect.asVoid, Effect.orDie)
 
-    return { start, find, end } as const
+    /** When the live session behind a token's hash ends (as `find` sees it); none when it is no longer live. */
+    const expiry = (tokenHash: string) =>
+      read`SELECT s.expires_at FROM ${sessions} s
+          JOIN ${sql(`${platformSchema}.memberships`)} m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
+          WHERE s.token_hash = ${tokenHash} AND s.expires_at > now()`.pipe(
+        Effect.flatMap((rows) =>
+          Effect.transposeOption(Option.fromNullable(rows[0]).pipe(Option.map(Schema.decodeUnknown(ExpiryRow))))
+        ),
+        Effect.map(Option.map((row) => row.expiresAt)),
+        Effect.orDie
+      )
+
+    /** Ends every session of a user, in every workspace (sign out everywhere); how many there were. */
+    const endAllOf = (userId: string) =>
+      sql`DELETE FROM ${sessions} WHERE user_id = ${userId} RETURNING token_hash`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.orDie
+      )
+
+    /** Ends a user's sessions in one workspace (they leave it). Joins the caller's transaction. */
+    const endIn = (userId: string, workspaceId: string) =>
+      sql`DELETE FROM ${sessions} WHERE user_id = ${userId} AND workspace_id = ${workspaceId}`.pipe(Effect.asVoid)
+
+    return { start, find, end, expiry, endAllOf, endIn } as const
   })
 }) {}

@@ -42,18 +42,19 @@ export class Members extends Effect.Service<Members>()("Members", {
     const users = sql(`${platformSchema}.users`)
     const assignments = (workspace: Workspace) => sql(workspace.table("role_assignments"))
 
+    const holdsAdmin = (client: SqlClient.SqlClient, principal: Principal) =>
+      client`SELECT 1 FROM ${assignments(principal.workspace)}
+        WHERE principal_kind = ${principal.kind} AND principal_id = ${principal.id} AND role = ${adminRole}`.pipe(
+        Effect.map((rows) => rows.length > 0)
+      )
+
+    const notAdmin = (principal: Principal) =>
+      new Forbidden({ message: `${principal.kind} ${principal.name} is not an admin of this workspace` })
+
     /** Fails with 403 unless the principal (a user, a key, an agent) holds the workspace's admin role. */
     const requireAdmin = (principal: Principal) =>
       Effect.gen(function* () {
-        const rows = yield* read`SELECT 1 FROM ${assignments(principal.workspace)}
-          WHERE principal_kind = ${principal.kind} AND principal_id = ${principal.id} AND role = ${adminRole}`.pipe(
-          Effect.orDie
-        )
-        if (rows.length === 0) {
-          return yield* new Forbidden({
-            message: `${principal.kind} ${principal.name} is not an admin of this workspace`
-          })
-        }
+        if (!(yield* holdsAdmin(read, principal).pipe(Effect.orDie))) return yield* notAdmin(principal)
       })
 
     const rowsOf = (client: SqlClient.SqlClient, workspace: Workspace, userId?: string) =>
@@ -73,14 +74,17 @@ export class Members extends Effect.Service<Members>()("Members", {
 
     /**
      * In the caller's transaction: locks the admin role (every member change
-     * of the workspace queues here), then the member's row; 404 when the user
-     * is not a member. Returns the member as they are now.
+     * of the workspace queues here); then, when an admin asks (`by`: the API;
+     * the CLI is the operator), checks that they still are one (403), so that
+     * one demoted meanwhile can no longer act; then locks the member's row (404
+     * when the user is not a member). Returns the member as they are now.
      */
-    const lockMember = (workspace: Workspace, userId: string) =>
+    const lockMember = (workspace: Workspace, userId: string, by: Principal | undefined) =>
       Effect.gen(function* () {
+        yield* sql`SELECT name FROM ${sql(workspace.table("roles"))} WHERE name = ${adminRole} FOR UPDATE`
+        if (by !== undefined && !(yield* holdsAdmin(sql, by))) return yield* notAdmin(by)
         const notMember = new NotFound({ message: `no member ${excerpt(userId)} in this workspace` })
         if (!userIdPattern.test(userId)) return yield* notMember
-        yield* sql`SELECT name FROM ${sql(workspace.table("roles"))} WHERE name = ${adminRole} FOR UPDATE`
         const locked = yield* sql`SELECT 1 FROM ${memberships}
           WHERE workspace_id = ${workspace.id} AND user_id = ${userId} FOR UPDATE`
         const [member] = locked.length === 0 ? [] : yield* rowsOf(sql, workspace, userId)
@@ -104,15 +108,15 @@ export class Members extends Effect.Service<Members>()("Members", {
       })
 
     /**
-     * Removes a member: their role assignments, their membership and their
+     * Removes a member (asked by an admin `by`, or by the operator): their role assignments, their membership and their
      * sessions in this workspace (so a later re-admission revives none of
      * them); then their open streams in this workspace end.
      */
-    const remove = (workspace: Workspace, userIdInput: string) =>
+    const remove = (workspace: Workspace, userIdInput: string, by?: Principal) =>
       Effect.gen(function* () {
         const userId = userIdInput.toLowerCase()
         const member = yield* Effect.gen(function* () {
-          const member = yield* lockMember(workspace, userId)
+          const member = yield* lockMember(workspace, userId, by)
           yield* keepAnAdmin(workspace, member, "remove them")
           yield* sql`DELETE FROM ${assignments(workspace)} WHERE principal_kind = 'user' AND principal_id = ${userId}`
           yield* sql`DELETE FROM ${memberships} WHERE workspace_id = ${workspace.id} AND user_id = ${userId}`
@@ -129,11 +133,11 @@ export class Members extends Effect.Service<Members>()("Members", {
       })
 
     /** Makes a member hold exactly `role` (a role of the workspace: 422 otherwise); their open streams end if it changed. */
-    const setRole = (workspace: Workspace, userIdInput: string, role: string) =>
+    const setRole = (workspace: Workspace, userIdInput: string, role: string, by?: Principal) =>
       Effect.gen(function* () {
         const userId = userIdInput.toLowerCase()
         const outcome = yield* Effect.gen(function* () {
-          const member = yield* lockMember(workspace, userId)
+          const member = yield* lockMember(workspace, userId, by)
           const known = yield* sql`SELECT 1 FROM ${sql(workspace.table("roles"))} WHERE name = ${role}`
           if (known.length === 0) {
             return yield* new UnprocessableEntity({ message: `this workspace has no role ${excerpt(role)}` })

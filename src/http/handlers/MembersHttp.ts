@@ -4,22 +4,30 @@ import { Api } from "../../api/Api"
 import { CurrentPrincipal } from "../../api/Principal"
 import { Members } from "../../auth/Members"
 
-/** `/api/members`: every route first checks that the caller is an admin of its workspace (403 otherwise). */
+/**
+ * `/api/members`: only an admin of the caller's workspace may use them (403
+ * otherwise). A change checks it in its transaction, under the lock that
+ * orders the workspace's member changes.
+ */
 export const MembersHttp = HttpApiBuilder.group(Api, "members", (handlers) =>
   Effect.gen(function* () {
     const members = yield* Members
 
-    const asAdmin = Effect.flatMap(CurrentPrincipal, (principal) =>
-      Effect.as(members.requireAdmin(principal), principal.workspace)
-    )
-
     return handlers
-      .handle("list", () => Effect.flatMap(asAdmin, members.list))
+      .handle("list", () =>
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          Effect.zipRight(members.requireAdmin(principal), members.list(principal.workspace))
+        )
+      )
       .handle("remove", ({ path }) =>
-        Effect.flatMap(asAdmin, (workspace) => members.remove(workspace, path.userId)).pipe(Effect.asVoid)
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          members.remove(principal.workspace, path.userId, principal)
+        ).pipe(Effect.asVoid)
       )
       .handle("setRole", ({ path, payload }) =>
-        Effect.flatMap(asAdmin, (workspace) => members.setRole(workspace, path.userId, payload.role))
+        Effect.flatMap(CurrentPrincipal, (principal) =>
+          members.setRole(principal.workspace, path.userId, payload.role, principal)
+        )
       )
   })
 )

@@ -31,7 +31,9 @@ describe("per-stream jitter", () => {
     expect(retryDelayMs(1_000, 5_000, 0.999_999_9)).toBe(5_000)
     expect(retryDelayMs(1_000, 5_000, 0.5)).toBe(3_000)
     // Every millisecond of the range can come up: 4,001 values, equally likely.
-    expect(new Set(Array.from({ length: 4_001 }, (_, i) => retryDelayMs(1_000, 5_000, (i + 0.5) / 4_001))).size).toBe(4_001)
+    expect(new Set(Array.from({ length: 4_001 }, (_, i) => retryDelayMs(1_000, 5_000, (i + 0.5) / 4_001))).size).toBe(
+      4_001
+    )
   })
 
   it("a bad draw (NaN, out of [0, 1)) still gives a delay within the range", () => {

@@ -25,7 +25,7 @@ const MemberPath = Schema.Struct({ userId: Schema.String })
 /**
  * The workspace's members, for its admins (holders of the built-in `admin`
  * role): everyone else gets 403. A change ends the member's open broadcast
- * streams on every instance (docs/broadcast.md, "Revocation").
+ * streams on every instance (docs/broadcast.md, "The stream contract").
  */
 export class MembersApi extends HttpApiGroup.make("members")
   .add(

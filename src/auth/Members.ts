@@ -166,13 +166,17 @@ export class Members extends Effect.Service<Members>()("Members", {
      */
     const add = (workspace: Workspace, userId: string, role: string) =>
       Effect.gen(function* () {
-        yield* Effect.gen(function* () {
+        const assigned = yield* Effect.gen(function* () {
           const known = yield* sql`SELECT 1 FROM ${sql(workspace.table("roles"))} WHERE name = ${role}`
           if (known.length === 0) return yield* new NotFound({ message: `unknown role: ${excerpt(role)}` })
           yield* sql`INSERT INTO ${memberships} ${sql.insert({ workspaceId: workspace.id, userId })} ON CONFLICT DO NOTHING`
-          yield* sql`INSERT INTO ${assignments(workspace)} ${sql.insert({ principalKind: "user", principalId: userId, role })}
-            ON CONFLICT DO NOTHING`
+          const inserted =
+            yield* sql`INSERT INTO ${assignments(workspace)} ${sql.insert({ principalKind: "user", principalId: userId, role })}
+            ON CONFLICT DO NOTHING RETURNING role`
+          return inserted.length > 0
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        // A role held already changes nothing; a new one may let the member read more.
+        if (!assigned) return
         yield* revokeStreams(bus, {
           _tag: "User",
           userIds: [userId],

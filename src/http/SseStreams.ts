@@ -12,7 +12,8 @@ import { SseWriter } from "../broadcast/SseWriter"
 import type { QueuedEvent } from "../broadcast/SseWriter"
 import { endEvent, resyncEvent, shutdownEvent } from "../broadcast/streamEvents"
 import { lifetimeMs, retryDelayMs } from "../broadcast/streamTiming"
-import type { StreamRevocation } from "../broadcast/StreamRevocation"
+import { StreamIndex } from "../broadcast/StreamIndex"
+import type { StreamOwner } from "../broadcast/StreamIndex"
 import { presenceIntervals } from "../presence/Presence"
 
 /**
@@ -54,14 +55,6 @@ const head = (security: string, first: Uint8Array) =>
  * not all arrive at the others at once.
  */
 const lastAtShutdown = () => shutdownEvent(retryDelayMs(1_000, 3_000, Math.random()))
-
-/** Whose stream it is: for the cap per session and for revocations. */
-export interface StreamOwner {
-  /** The session's token hash. */
-  readonly session: string
-  readonly userId: string
-  readonly workspaceId: string
-}
 
 /** What opening a registered stream gave: its place in the hub, and when its session ends (epoch ms). */
 export interface OpenedStream {
@@ -110,10 +103,8 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
     /** One waiting `resync` is as good as two: the key lets a backed-up stream hold one. */
     const resubscribed: QueuedEvent = { key: "resync", event: resyncEvent("resubscribed", presence) }
     const open = Array.from({ length: slices }, () => new Set<SseWriter>())
-    /** Each session's streams on this instance, oldest first (a Set keeps insertion order). */
-    const bySession = new Map<string, Set<SseWriter>>()
-    /** Each user's streams on this instance, with the workspace each belongs to. */
-    const byUser = new Map<string, Map<SseWriter, string>>()
+    /** By session (the cap per session) and by user, for revocations. */
+    const index = new StreamIndex<SseWriter>(config.maxStreamsPerSession)
     let joined = 0
     let tick = 0
     let draining = false
@@ -139,60 +130,18 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
       Effect.forkScoped
     )
 
-    /** Ends the streams a revocation names, whatever their state (one not yet started just closes). */
-    const revoke = (revocation: StreamRevocation) => {
-      const last = endEvent(revocation.reason)
-      if (revocation._tag === "Session") {
-        for (const writer of [...(bySession.get(revocation.tokenHash) ?? [])]) writer.end(last)
-        return
-      }
-      for (const userId of revocation.userIds) {
-        for (const [writer, workspaceId] of [...(byUser.get(userId) ?? [])]) {
-          if (revocation.workspaceId === null || revocation.workspaceId === workspaceId) writer.end(last)
-        }
-      }
-    }
+    // A revocation from any instance: end the streams it names, whatever their state (one not yet started just closes).
     const revocations = yield* bus.revocations
     yield* Queue.take(revocations).pipe(
-      Effect.flatMap((revocation) => Effect.sync(() => revoke(revocation))),
+      Effect.flatMap((revocation) =>
+        Effect.sync(() => {
+          const last = endEvent(revocation.reason)
+          for (const writer of index.named(revocation)) writer.end(last)
+        })
+      ),
       Effect.forever,
       Effect.forkScoped
     )
-
-    /**
-     * Makes the stream reachable by revocations and counts it against its
-     * session's cap; past the cap the session's OLDEST stream on this instance
-     * is dropped (its tab reconnects by itself; a zombie whose socket died
-     * unnoticed goes too). Returns the release.
-     */
-    const register = (owner: StreamOwner, writer: SseWriter) => {
-      let streams = bySession.get(owner.session)
-      if (streams === undefined) {
-        streams = new Set()
-        bySession.set(owner.session, streams)
-      }
-      streams.add(writer)
-      for (const oldest of streams) {
-        if (streams.size <= config.maxStreamsPerSession) break
-        streams.delete(oldest)
-        oldest.destroy()
-      }
-      let users = byUser.get(owner.userId)
-      if (users === undefined) {
-        users = new Map()
-        byUser.set(owner.userId, users)
-      }
-      users.set(writer, owner.workspaceId)
-      const sessionStreams = streams
-      const userStreams = users
-      return () => {
-        sessionStreams.delete(writer)
-        if (sessionStreams.size === 0 && bySession.get(owner.session) === sessionStreams)
-          bySession.delete(owner.session)
-        userStreams.delete(writer)
-        if (userStreams.size === 0 && byUser.get(owner.userId) === userStreams) byUser.delete(owner.userId)
-      }
-    }
 
     yield* shutdown.onDrain(
       "broadcast streams",
@@ -240,10 +189,10 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
 
     /**
      * Starts the stream of `response`. It is registered first, so that a
-     * revocation published from then on reaches it; then `open` (which may
+     * revocation published from then on reaches it; then `openStream` (which may
      * fail, 401 or 503, before anything is written) reads what the stream may
      * see, checks the session and attaches the writer to the hub. A change
-     * that commits before `open` reads is thus seen by it, and one after it
+     * that commits before `openStream` reads is thus seen by it, and one after it
      * ends the stream. Then the socket is detached from the response, the head
      * and the first `resync` go out, and the stream lives until the socket
      * closes. Nothing happens when the client is gone already.
@@ -257,7 +206,8 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         const socket = response.socket
         if (socket === null || socket.destroyed) return
         const writer = new SseWriter(socket, BroadcastHub.defaultCapacity)
-        const release = register(owner, writer)
+        // Reachable by revocations from here on; past the session's cap its oldest stream goes.
+        const release = index.register(owner, writer)
         const opened = yield* openStream(writer).pipe(
           Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(release)))
         )

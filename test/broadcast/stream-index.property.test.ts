@@ -20,15 +20,15 @@ const owner = fc.record({
 
 const revocation: fc.Arbitrary<StreamRevocation> = fc.oneof(
   fc.record({
-    _tag: fc.constant("Session" as const),
+    _tag: fc.constant<"Session">("Session"),
     tokenHash: fc.constantFrom("s1", "s2", "s3", "s4"),
-    reason: fc.constant("signed-out" as const)
+    reason: fc.constant<"signed-out">("signed-out")
   }),
   fc.record({
-    _tag: fc.constant("User" as const),
+    _tag: fc.constant<"User">("User"),
     userIds: fc.subarray(["u1", "u2", "u3"]),
     workspaceId: fc.constantFrom("w1", "w2", null),
-    reason: fc.constant("membership-changed" as const)
+    reason: fc.constant<"membership-changed">("membership-changed")
   })
 )
 

@@ -14,6 +14,7 @@ import {
   UnsupportedMediaType
 } from "./errors"
 import { HealthApi } from "./HealthApi"
+import { MembersApi } from "./MembersApi"
 import { BusinessObjectsApi } from "./BusinessObjectsApi"
 import { PresenceApi } from "./PresenceApi"
 import { RecordsApi } from "./RecordsApi"
@@ -25,6 +26,7 @@ export class Api extends HttpApi.make("api")
   .add(BusinessObjectsApi)
   .add(RecordsApi)
   .add(AuditApi)
+  .add(MembersApi)
   .add(BroadcastApi)
   .add(PresenceApi)
   .add(ChatApi)

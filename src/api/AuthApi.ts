@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { TooManyRequests, Unauthorized } from "./errors"
+import { Forbidden, TooManyRequests, Unauthorized } from "./errors"
 import { MaxBodyBytes } from "./MaxBodyBytes"
 import { Authenticated } from "./AuthMiddleware"
 import { PrincipalKind } from "./Principal"
@@ -38,7 +38,17 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.post("logout", "/auth/logout")
       .addSuccess(HttpApiSchema.NoContent)
       .middleware(Authenticated)
-      .annotate(OpenApi.Summary, "End the current session")
+      .annotate(OpenApi.Summary, "End the current session; its open broadcast streams end")
+  )
+  .add(
+    HttpApiEndpoint.post("logoutEverywhere", "/auth/logout-everywhere")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(Forbidden)
+      .middleware(Authenticated)
+      .annotate(
+        OpenApi.Summary,
+        "End every session of the signed-in user, in every workspace; their open broadcast streams end (a session only: an API key gets 403)"
+      )
   )
   .add(
     HttpApiEndpoint.get("me", "/auth/me")

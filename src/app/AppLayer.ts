@@ -2,8 +2,10 @@ import { Effect, Layer, Logger, type LogLevel } from "effect"
 import { Agents } from "../agents/Agents"
 import { Timeline } from "../audit/Timeline"
 import { ApiKeys } from "../auth/ApiKeys"
+import { Members } from "../auth/Members"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
+import { SignOuts } from "../auth/SignOuts"
 import { Users } from "../auth/Users"
 import type { AppConfig } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
@@ -37,6 +39,8 @@ const CoreServicesLive = Layer.mergeAll(
   WorkspaceWork.Default,
   Users.Default,
   Memberships.Default,
+  Members.Default,
+  SignOuts.Default,
   Roles.Default,
   ApiKeys.Default,
   Records.Default,

@@ -1,6 +1,6 @@
 import { Effect, Option, Redacted } from "effect"
 import { AppConfig } from "../config/AppConfig"
-import { Unauthorized } from "../api/errors"
+import { Forbidden, Unauthorized } from "../api/errors"
 import { Workspace } from "../api/Workspace"
 import { Workspaces } from "../tenancy/Workspaces"
 import { ApiKeys, parseApiKey } from "./ApiKeys"
@@ -9,6 +9,7 @@ import { Memberships } from "./Memberships"
 import { decoyHash, verifyPassword } from "./Password"
 import { Principal } from "../api/Principal"
 import { Sessions } from "./Sessions"
+import { SignOuts } from "./SignOuts"
 import { Users } from "./Users"
 import { hashToken } from "./Tokens"
 
@@ -22,7 +23,8 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
     Memberships.Default,
     ApiKeys.Default,
     Workspaces.Default,
-    LoginThrottle.Default
+    LoginThrottle.Default,
+    SignOuts.Default
   ],
   effect: Effect.gen(function* () {
     const config = yield* AppConfig
@@ -32,6 +34,7 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
     const apiKeys = yield* ApiKeys
     const workspaces = yield* Workspaces
     const throttle = yield* LoginThrottle
+    const signOuts = yield* SignOuts
 
     /**
      * Checks the password and membership and starts a session. Every failure
@@ -109,9 +112,16 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
         })
       })
 
+    /** Ends the request's session and its open streams; an API key has none. */
     const signOut = (principal: Principal) =>
-      principal.credential._tag === "Session" ? sessions.end(principal.credential.tokenHash) : Effect.void
+      principal.credential._tag === "Session" ? signOuts.session(principal.credential.tokenHash) : Effect.void
 
-    return { signIn, fromSession, fromApiKey, signOut } as const
+    /** Ends every session of the signed-in user, in every workspace; an API key gets 403 (it has no sessions). */
+    const signOutEverywhere = (principal: Principal) =>
+      principal.credential._tag === "Session"
+        ? Effect.asVoid(signOuts.everywhere(principal.id))
+        : Effect.fail(new Forbidden({ message: "signing out everywhere needs a browser session: an API key has none" }))
+
+    return { signIn, fromSession, fromApiKey, signOut, signOutEverywhere } as const
   })
 }) {}

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Duration, Effect, Schema } from "effect"
+import { Duration, Effect, Option, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashToken, randomToken } from "./Tokens"
@@ -12,6 +12,8 @@ const SessionRow = Schema.Struct({
   workspaceSlug: Schema.String,
   workspaceName: Schema.String
 })
+
+const ExpiryRow = Schema.Struct({ expiresAt: Schema.DateFromSelf })
 
 /**
  * Sign-in sessions, stored in PostgreSQL by the hash of their token, bound
@@ -56,6 +58,30 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
     const end = (tokenHash: string) =>
       sql`DELETE FROM ${sessions} WHERE token_hash = ${tokenHash}`.pipe(Effect.asVoid, Effect.orDie)
 
-    return { start, find, end } as const
+    /** When the live session behind a token's hash ends (as `find` sees it); none when it is no longer live. */
+    const expiry = (tokenHash: string) =>
+      SqlSchema.findOne({
+        Request: Schema.String,
+        Result: ExpiryRow,
+        execute: (hash) => read`SELECT s.expires_at FROM ${sessions} s
+          JOIN ${sql(`${platformSchema}.memberships`)} m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
+          WHERE s.token_hash = ${hash} AND s.expires_at > now()`
+      })(tokenHash).pipe(Effect.map(Option.map((row) => row.expiresAt)), Effect.orDie)
+
+    /** Ends every session of a user, in every workspace (sign out everywhere); how many there were. */
+    const endAllOf = (userId: string) =>
+      sql`DELETE FROM ${sessions} WHERE user_id = ${userId} RETURNING token_hash`.pipe(
+        Effect.map((rows) => rows.length),
+        Effect.orDie
+      )
+
+    /** Ends a user's sessions in one workspace (they leave it). Joins the caller's transaction. */
+    const endIn = (userId: string, workspaceId: string) =>
+      sql`DELETE FROM ${sessions} WHERE user_id = ${userId} AND workspace_id = ${workspaceId}`.pipe(
+        Effect.asVoid,
+        Effect.orDie
+      )
+
+    return { start, find, end, expiry, endAllOf, endIn } as const
   })
 }) {}

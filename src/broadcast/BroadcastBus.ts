@@ -6,11 +6,13 @@ import type { Resubscribed } from "./BroadcastStatus"
 import type { BroadcastEnvelope } from "./Broadcast"
 import type { Detach, HintSink } from "./BroadcastHub"
 import type { ReadFilter } from "./ReadFilter"
+import type { StreamRevocation } from "./StreamRevocation"
 
 /**
  * The broadcast port. `publish` hands a hint to every API instance (through
  * Redis, or straight to this process when no Redis is configured); `attach`
- * gives one stream its workspace's hints. Both implementations share one
+ * gives one stream its workspace's hints; `revoke` ends streams wherever they
+ * are open. Both implementations share one
  * instance-local hub, so everything above the transport runs the same code.
  */
 export interface BroadcastBusShape {
@@ -36,6 +38,13 @@ export interface BroadcastBusShape {
    * tabs may have missed hints and should re-read what they show.
    */
   readonly resubscriptions: Effect.Effect<Queue.Dequeue<Resubscribed>, never, Scope.Scope>
+  /**
+   * Hands a stream revocation to every instance (this one included), on a
+   * control channel of its own. Callers log failures, never retry (see `revokeStreams`).
+   */
+  readonly revoke: (revocation: StreamRevocation) => Effect.Effect<void, PubSubUnavailable>
+  /** Every revocation any instance publishes, from the moment of subscribing (the scope ends it). */
+  readonly revocations: Effect.Effect<Queue.Dequeue<StreamRevocation>, never, Scope.Scope>
 }
 
 export class BroadcastBus extends Context.Tag("BroadcastBus")<BroadcastBus, BroadcastBusShape>() {}

@@ -1,12 +1,14 @@
-import { Effect, Layer, Queue } from "effect"
+import { Effect, Layer, PubSub, Queue } from "effect"
 import { BroadcastBus } from "./BroadcastBus"
 import * as BroadcastHub from "./BroadcastHub"
 import { inProcessStatus } from "./BroadcastStatus"
 import type { Resubscribed } from "./BroadcastStatus"
+import type { StreamRevocation } from "./StreamRevocation"
 
 const make = Effect.gen(function* () {
   yield* Effect.logWarning("broadcast bus: in-process, single instance only")
   const hub = yield* BroadcastHub.make()
+  const revocations = yield* Effect.acquireRelease(PubSub.unbounded<StreamRevocation>(), PubSub.shutdown)
   return BroadcastBus.of({
     publish: hub.deliver,
     attach: hub.attach,
@@ -15,7 +17,9 @@ const make = Effect.gen(function* () {
     kind: "in-process",
     // Nothing to lose: the bus is this process.
     status: Effect.succeed(inProcessStatus),
-    resubscriptions: Effect.acquireRelease(Queue.unbounded<Resubscribed>(), Queue.shutdown)
+    resubscriptions: Effect.acquireRelease(Queue.unbounded<Resubscribed>(), Queue.shutdown),
+    revoke: (revocation) => PubSub.publish(revocations, revocation).pipe(Effect.asVoid),
+    revocations: PubSub.subscribe(revocations)
   })
 })
 
@@ -23,4 +27,4 @@ const make = Effect.gen(function* () {
  * The bus without Redis: publishing delivers straight to this process's
  * streams (there is no shared subscription to fan out, hence no inbox).
  */
-export const layer: Layer.Layer<BroadcastBus> = Layer.effect(BroadcastBus, make)
+export const layer: Layer.Layer<BroadcastBus> = Layer.scoped(BroadcastBus, make)

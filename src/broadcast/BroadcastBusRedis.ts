@@ -1,4 +1,4 @@
-import { Effect, Either, Layer, Runtime, Schema } from "effect"
+import { Effect, Either, Layer, PubSub, Runtime, Schema } from "effect"
 import { PubSubUnavailable } from "../api/errors"
 import { RedisConnection } from "../redis/RedisConnection"
 import { BroadcastEnvelopeJson } from "./Broadcast"
@@ -6,34 +6,45 @@ import { BroadcastBus } from "./BroadcastBus"
 import * as BroadcastHub from "./BroadcastHub"
 import { makeInbox } from "./BroadcastInbox"
 import { makeSubscriptionHealth } from "./BroadcastStatus"
+import { StreamRevocationJson } from "./StreamRevocation"
+import type { StreamRevocation } from "./StreamRevocation"
 
 /** The one channel every instance publishes to and subscribes to. */
 export const channel = "broadcast"
+
+/** Where stream revocations go: a channel of their own, so the hint channel's messages keep one shape. */
+export const controlChannel = "broadcast:control"
 
 const unavailable = (error: unknown) =>
   new PubSubUnavailable({ message: `redis: ${error instanceof Error ? error.message : String(error)}` })
 
 const decode = Schema.decodeUnknownEither(BroadcastEnvelopeJson)
 const encode = Schema.encode(BroadcastEnvelopeJson)
+const decodeRevocation = Schema.decodeUnknownEither(StreamRevocationJson)
+const encodeRevocation = Schema.encode(StreamRevocationJson)
 
 const make = Effect.gen(function* () {
   const { command, subscriber } = yield* RedisConnection
   const hub = yield* BroadcastHub.make()
   const inbox = yield* makeInbox(hub)
+  const revocations = yield* Effect.acquireRelease(PubSub.unbounded<StreamRevocation>(), PubSub.shutdown)
 
   const runtime = yield* Effect.runtime<never>()
   const log = Runtime.runFork(runtime)
 
   // From the ioredis callback straight into the bounded inbox; each stream bounds its own lag.
+  const malformed = (error: string) =>
+    log(Effect.logWarning("broadcast bus: dropped a malformed message").pipe(Effect.annotateLogs("error", error)))
   const onMessage = (from: string, message: string) => {
-    if (from !== channel) return
-    const decoded = decode(message)
-    if (Either.isRight(decoded)) return inbox.offer(decoded.right)
-    log(
-      Effect.logWarning("broadcast bus: dropped a malformed message").pipe(
-        Effect.annotateLogs("error", decoded.left.message)
-      )
-    )
+    if (from === channel) {
+      const decoded = decode(message)
+      return Either.isRight(decoded) ? inbox.offer(decoded.right) : malformed(decoded.left.message)
+    }
+    if (from !== controlChannel) return
+    const revocation = decodeRevocation(message)
+    if (Either.isLeft(revocation)) return malformed(revocation.left.message)
+    // Unbounded: never suspends.
+    Effect.runSync(PubSub.publish(revocations, revocation.right))
   }
   yield* Effect.acquireRelease(
     Effect.sync(() => subscriber.on("message", onMessage)),
@@ -42,8 +53,8 @@ const make = Effect.gen(function* () {
 
   // Subscribed once per instance; ioredis re-subscribes by itself after a reconnect.
   yield* Effect.acquireRelease(
-    Effect.tryPromise({ try: () => subscriber.subscribe(channel), catch: unavailable }),
-    () => Effect.tryPromise(() => subscriber.unsubscribe(channel)).pipe(Effect.ignore)
+    Effect.tryPromise({ try: () => subscriber.subscribe(channel, controlChannel), catch: unavailable }),
+    () => Effect.tryPromise(() => subscriber.unsubscribe(channel, controlChannel)).pipe(Effect.ignore)
   )
 
   // The subscription's outages. Lost when the subscriber's connection closes (again and again while
@@ -54,7 +65,10 @@ const make = Effect.gen(function* () {
   const onClose = () => void run(health.lost)
   const onReady = () =>
     void run(
-      Effect.tryPromise(() => subscriber.subscribe(channel)).pipe(Effect.zipRight(health.restored), Effect.ignore)
+      Effect.tryPromise(() => subscriber.subscribe(channel, controlChannel)).pipe(
+        Effect.zipRight(health.restored),
+        Effect.ignore
+      )
     )
   yield* Effect.acquireRelease(
     Effect.sync(() => subscriber.on("close", onClose).on("ready", onReady)),
@@ -86,7 +100,16 @@ const make = Effect.gen(function* () {
     ),
     kind: "redis",
     status: health.status,
-    resubscriptions: health.resubscriptions
+    resubscriptions: health.resubscriptions,
+    revoke: (revocation) =>
+      encodeRevocation(revocation).pipe(
+        Effect.orDie,
+        Effect.flatMap((json) =>
+          Effect.tryPromise({ try: () => command.publish(controlChannel, json), catch: unavailable })
+        ),
+        Effect.asVoid
+      ),
+    revocations: PubSub.subscribe(revocations)
   })
 })
 

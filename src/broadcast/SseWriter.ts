@@ -1,5 +1,13 @@
 import type { HintSink } from "./BroadcastHub"
-import type { Hint } from "./Hint"
+
+/**
+ * What a writer writes or holds: an encoded event, and a key under which two
+ * waiting events mean the same (a hint, or the stream's own `resync`).
+ */
+export interface QueuedEvent {
+  readonly key: string
+  readonly event: Uint8Array
+}
 
 /** The part of a socket (Node's `net.Socket`) a writer uses. */
 export interface SseSocket {
@@ -27,7 +35,7 @@ type State = "waiting" | "open" | "closed"
 export class SseWriter implements HintSink {
   private state: State = "waiting"
   /** Waiting hints: before `start`, and while the socket is backed up; undefined while writes go straight through. */
-  private pending: Array<Hint> | undefined = []
+  private pending: Array<QueuedEvent> | undefined = []
   private pendingKeys: Set<string> | undefined = undefined
   /** Hints this stream lost to a full buffer. */
   dropped = 0
@@ -45,7 +53,7 @@ export class SseWriter implements HintSink {
     else this.awaitDrain()
   }
 
-  offer(hint: Hint): void {
+  offer(hint: QueuedEvent): void {
     if (this.state === "closed" || this.socket.destroyed) return
     if (this.pending === undefined) {
       if (!this.socket.write(hint.event)) this.backUp()
@@ -100,7 +108,7 @@ export class SseWriter implements HintSink {
     this.socket.once("drain", () => this.flush())
   }
 
-  private hold(hint: Hint): void {
+  private hold(hint: QueuedEvent): void {
     const pending = this.pending ?? []
     const keys = this.pendingKeys ?? new Set(pending.map((waiting) => waiting.key))
     this.pending = pending

@@ -1,13 +1,12 @@
 import { Args, Command, Options } from "@effect/cli"
-import { SqlClient } from "@effect/sql"
 import { Console, Effect, Redacted } from "effect"
 import { Agents } from "../agents/Agents"
 import { ApiKeys } from "../auth/ApiKeys"
 import { NotFound } from "../api/errors"
-import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { FailedWork } from "../queue/FailedWork"
-import { Memberships } from "../auth/Memberships"
+import { Members } from "../auth/Members"
 import { Roles } from "../auth/Roles"
+import { SignOuts } from "../auth/SignOuts"
 import { Users } from "../auth/Users"
 import { provisionWorkspace } from "../app/Provisioning"
 import { Seeders } from "../seeding/Seeders"
@@ -63,25 +62,59 @@ const userCreate = Command.make(
     })
 ).pipe(Command.withDescription("Create a user who can sign in"))
 
+const userSignOut = Command.make("sign-out", { email: Options.text("email") }, ({ email }) =>
+  Effect.gen(function* () {
+    const user = yield* (yield* Users).getByEmail(email)
+    const ended = yield* (yield* SignOuts).everywhere(user.id)
+    yield* Console.log(
+      `${user.email} is signed out everywhere (${ended} session${ended === 1 ? "" : "s"} ended; open streams closed)`
+    )
+  })
+).pipe(Command.withDescription("Sign a user out of every session, in every workspace; their open streams end"))
+
 const memberAdd = Command.make(
   "add",
   { workspace: workspaceOption, email: Options.text("email"), role: roleOption },
   ({ email, role, workspace }) =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const target = yield* (yield* Workspaces).get(workspace)
       const user = yield* (yield* Users).getByEmail(email)
-      yield* sql
-        .withTransaction(
-          Effect.gen(function* () {
-            yield* (yield* Memberships).add(target.id, user.id)
-            yield* (yield* Roles).assign(target, { kind: "user", id: user.id }, role)
-          })
-        )
-        .pipe(orDieOnSqlError)
+      yield* (yield* Members).add(target, user.id, role)
       yield* Console.log(`${user.email} is a member of ${target.slug} with role ${role}`)
     })
 ).pipe(Command.withDescription("Make a user a member of a workspace, holding a role"))
+
+const memberRemove = Command.make(
+  "remove",
+  { workspace: workspaceOption, email: Options.text("email") },
+  ({ email, workspace }) =>
+    Effect.gen(function* () {
+      const target = yield* (yield* Workspaces).get(workspace)
+      const user = yield* (yield* Users).getByEmail(email)
+      yield* (yield* Members).remove(target, user.id)
+      yield* Console.log(`${user.email} is no longer a member of ${target.slug} (roles and sessions there ended)`)
+    })
+).pipe(
+  Command.withDescription(
+    "Remove a member from a workspace: their roles and sessions there end, and their open streams close (not the last admin)"
+  )
+)
+
+const memberSetRole = Command.make(
+  "set-role",
+  { workspace: workspaceOption, email: Options.text("email"), role: roleOption },
+  ({ email, role, workspace }) =>
+    Effect.gen(function* () {
+      const target = yield* (yield* Workspaces).get(workspace)
+      const user = yield* (yield* Users).getByEmail(email)
+      yield* (yield* Members).setRole(target, user.id, role)
+      yield* Console.log(`${user.email} holds role ${role} in ${target.slug} (and no other)`)
+    })
+).pipe(
+  Command.withDescription(
+    "Make a member hold exactly one role (their open streams close and reopen with it; the last admin stays admin)"
+  )
+)
 
 const roleGrant = Command.make(
   "grant",
@@ -95,6 +128,7 @@ const roleGrant = Command.make(
     Effect.gen(function* () {
       const target = yield* (yield* Workspaces).get(workspace)
       yield* (yield* Roles).grant(target, role, businessObject, permission)
+      yield* (yield* Members).roleChanged(target, role)
       yield* Console.log(`role ${role} in ${target.slug} may ${permission} ${businessObject}`)
     })
 ).pipe(Command.withDescription("Grant a role a permission on a business object (creates the role if new)"))
@@ -162,8 +196,8 @@ export const adminCommand = Command.make("admin").pipe(
   Command.withDescription("Set up workspaces, users, roles, API keys and agents; look after failed jobs"),
   Command.withSubcommands([
     group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceCreate, workspaceSeed])),
-    group("user", "Users").pipe(Command.withSubcommands([userCreate])),
-    group("member", "Workspace members").pipe(Command.withSubcommands([memberAdd])),
+    group("user", "Users").pipe(Command.withSubcommands([userCreate, userSignOut])),
+    group("member", "Workspace members").pipe(Command.withSubcommands([memberAdd, memberRemove, memberSetRole])),
     group("role", "Roles and their grants").pipe(Command.withSubcommands([roleGrant])),
     group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyCreate, apiKeyRevoke])),
     group("agent", "Agents").pipe(Command.withSubcommands([agentCreate])),

@@ -57,6 +57,10 @@ export interface AppConfigShape {
   readonly hstsMaxAge: Option.Option<number>
   /** Broadcast streams one session may hold open on one instance; opening one more closes its oldest. */
   readonly maxStreamsPerSession: number
+  /** Each stream tells its client to reconnect after a delay drawn uniformly from this range (`retry:`). */
+  readonly streamRetry: { readonly min: Duration.Duration; readonly max: Duration.Duration }
+  /** A stream ends after this long, give or take 10% (drawn per stream), and its client reconnects. */
+  readonly streamMaxLifetime: Duration.Duration
   /** Failed sign-ins an account (the email as typed, normalized) may have in `loginWindow` before sign-in is refused. */
   readonly loginMaxFailures: number
   /** How long failed sign-ins are remembered; each further refused window doubles the wait (up to 16 windows). */
@@ -189,6 +193,22 @@ const config: Config.Config<AppConfigShape> = Config.all({
   maxStreamsPerSession: Config.integer("MAX_STREAMS_PER_SESSION").pipe(
     Config.validate({ message: "must be between 1 and 1000000", validation: (n) => n >= 1 && n <= 1_000_000 }),
     Config.withDefault(16)
+  ),
+  streamRetry: Config.all({
+    min: positiveMillis("STREAM_RETRY_MIN_MS", 1_000),
+    max: positiveMillis("STREAM_RETRY_MAX_MS", 5_000)
+  }).pipe(
+    Config.validate({
+      message: "STREAM_RETRY_MIN_MS must not be above STREAM_RETRY_MAX_MS",
+      validation: ({ max, min }) => Duration.lessThanOrEqualTo(min, max)
+    })
+  ),
+  streamMaxLifetime: positiveMillis("STREAM_MAX_LIFETIME_MS", 15 * 60_000).pipe(
+    // A Node timer holds at most 2^31-1 ms; a day is far below it and far above any sensible lifetime.
+    Config.validate({
+      message: "must be at most 86400000 (a day)",
+      validation: (lifetime) => Duration.lessThanOrEqualTo(lifetime, Duration.days(1))
+    })
   ),
   loginMaxFailures: Config.integer("LOGIN_MAX_FAILURES").pipe(
     Config.validate({ message: "must be between 1 and 1000", validation: (n) => n >= 1 && n <= 1000 }),

@@ -14,6 +14,7 @@ import { AuthenticatedLive } from "./AuthMiddlewareLive"
 import { Authentication } from "../auth/Authentication"
 import { AppConfig } from "../config/AppConfig"
 import { HealthHttp } from "./handlers/HealthHttp"
+import { MembersHttp } from "./handlers/MembersHttp"
 import { BusinessObjectsHttp } from "./handlers/BusinessObjectsHttp"
 import { PresenceHttp } from "./handlers/PresenceHttp"
 import { RecordsHttp } from "./handlers/RecordsHttp"
@@ -50,6 +51,7 @@ export const ApiLive = DocumentedApiLive.pipe(
     BusinessObjectsHttp,
     RecordsHttp,
     AuditHttp,
+    MembersHttp,
     BroadcastHttp,
     PresenceHttp,
     ChatHttp,

@@ -1,13 +1,20 @@
 import type { ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { Duration, Effect, Schedule } from "effect"
+import { Duration, Effect, Exit, Queue, Schedule } from "effect"
+import type { StreamEndReason } from "../api/Broadcast"
 import { AppConfig } from "../config/AppConfig"
-import type { PubSubUnavailable } from "../api/errors"
 import { apiPolicy, commonHeaders } from "./SecurityHeaders"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
+import { BroadcastBus } from "../broadcast/BroadcastBus"
 import type { Detach } from "../broadcast/BroadcastHub"
 import * as BroadcastHub from "../broadcast/BroadcastHub"
 import { SseWriter } from "../broadcast/SseWriter"
+import type { QueuedEvent } from "../broadcast/SseWriter"
+import { endEvent, resyncEvent, shutdownEvent } from "../broadcast/streamEvents"
+import { lifetimeMs, retryDelayMs } from "../broadcast/streamTiming"
+import { StreamIndex } from "../broadcast/StreamIndex"
+import type { StreamOwner } from "../broadcast/StreamIndex"
+import { presenceIntervals } from "../presence/Presence"
 
 /**
  * The open streams are split into this many slices, and the one keep-alive
@@ -21,21 +28,25 @@ const keepAliveComment = Buffer.from(": keep-alive\n\n")
 /**
  * The response is written on the socket itself (see `start`), so it is
  * framed by closing the connection: no chunked encoding, nothing to reuse
- * after it.
+ * after it. The stream's first event (`resync`, with its `retry:`) goes out
+ * with the headers, before any hint.
  */
-const head = (security: string) =>
-  Buffer.from(
-    "HTTP/1.1 200 OK\r\n" +
-      "Content-Type: text/event-stream\r\n" +
-      "Cache-Control: no-cache\r\n" +
-      "X-Accel-Buffering: no\r\n" +
-      "Connection: close\r\n" +
-      security +
-      `Date: ${new Date().toUTCString()}\r\n` +
-      "\r\n" +
-      // Written at once, with the headers.
-      ": connected\n\n"
-  )
+const head = (security: string, first: Uint8Array) =>
+  Buffer.concat([
+    Buffer.from(
+      "HTTP/1.1 200 OK\r\n" +
+        "Content-Type: text/event-stream\r\n" +
+        "Cache-Control: no-cache\r\n" +
+        "X-Accel-Buffering: no\r\n" +
+        "Connection: close\r\n" +
+        security +
+        `Date: ${new Date().toUTCString()}\r\n` +
+        "\r\n" +
+        // Written at once, with the headers.
+        ": connected\n\n"
+    ),
+    first
+  ])
 
 /**
  * The last event of every stream when the instance shuts down: the tab
@@ -43,8 +54,13 @@ const head = (security: string) =>
  * after a `retry` spread over 1-3 s so that the tabs of a stopping instance do
  * not all arrive at the others at once.
  */
-export const shutdownEvent = () =>
-  Buffer.from(`retry: ${1_000 + Math.floor(Math.random() * 2_000)}\nevent: shutdown\ndata: {}\n\n`)
+const lastAtShutdown = () => shutdownEvent(retryDelayMs(1_000, 3_000, Math.random()))
+
+/** What opening a registered stream gave: its place in the hub, and when its session ends (epoch ms). */
+export interface OpenedStream {
+  readonly detach: Detach
+  readonly sessionEndsAt: number
+}
 
 /** The headers of the stream, for a HEAD request (answered through the HTTP server as usual). */
 export const streamHeaders = {
@@ -58,91 +74,111 @@ export const streamHeaders = {
  *
  * `start` takes the socket of a request over from the HTTP server: the
  * request's fiber ends at once, and what is left of a stream is its socket,
- * one `SseWriter` in the hub and one entry here; it ends when the socket
- * closes. (Left to the HTTP server, every open stream would keep its request
- * fiber, with the contexts and continuations of the whole middleware stack,
- * alive: about 40 KiB each.) ONE timer for all streams writes the keep-alive comment
- * (`BROADCAST_KEEPALIVE_MS`). When the instance drains (shutdown) every stream
- * gets `shutdownEvent` and is closed, so that the server can stop and the
- * tabs reconnect elsewhere; a stream whose client does not take it by the
- * drain's deadline, or still open when the layer closes, is dropped.
+ * one `SseWriter` in the hub, its entries here and its lifetime timer; it ends
+ * when the socket closes. (Left to the HTTP server, every open stream would
+ * keep its request fiber, with the contexts and continuations of the whole
+ * middleware stack, alive: about 40 KiB each.) ONE timer for all streams
+ * writes the keep-alive comment (`BROADCAST_KEEPALIVE_MS`).
+ *
+ * Every stream opens with `resync` (and its `retry:`, drawn per stream) and
+ * gets another when the instance regains its pub/sub subscription. It ends
+ * with `end` and a reason at its lifetime (or its session's end, if sooner)
+ * and when a revocation from any instance names its session or its user.
+ * When the instance drains (shutdown) every stream gets `shutdown` and is
+ * closed, so that the server can stop and the tabs reconnect elsewhere; a
+ * stream whose client does not take it by the drain's deadline, or still open
+ * when the layer closes, is dropped.
  */
 export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
   scoped: Effect.gen(function* () {
     const config = yield* AppConfig
+    const bus = yield* BroadcastBus
     const security = Object.entries({ ...commonHeaders(config.hstsMaxAge), "content-security-policy": apiPolicy })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join("")
     const shutdown = yield* GracefulShutdown
+    const presence = presenceIntervals(config.presenceHeartbeat)
+    const retryRange = [Duration.toMillis(config.streamRetry.min), Duration.toMillis(config.streamRetry.max)] as const
+    const maxLifetimeMs = Duration.toMillis(config.streamMaxLifetime)
+    /** One waiting `resync` is as good as two: the key lets a backed-up stream hold one. */
+    const resubscribed: QueuedEvent = { key: "resync", event: resyncEvent("resubscribed", presence) }
     const open = Array.from({ length: slices }, () => new Set<SseWriter>())
-    /** Each session's open streams on this instance, oldest first (a Set keeps insertion order). */
-    const bySession = new Map<string, Set<SseWriter>>()
+    /** By session (the cap per session) and by user, for revocations. */
+    const index = new StreamIndex<SseWriter>(config.maxStreamsPerSession)
     let joined = 0
     let tick = 0
     let draining = false
     /** Resumes the drain once the last stream has closed. */
     let onLastClosed: (() => void) | undefined
     const openCount = () => open.reduce((sum, slice) => sum + slice.size, 0)
+    const everyOpen = (f: (writer: SseWriter) => void) => {
+      for (const slice of open) for (const writer of slice) f(writer)
+    }
 
     yield* Effect.sync(() => {
       const slice = open[tick++ % slices]
       if (slice !== undefined) for (const writer of slice) writer.keepAlive(keepAliveComment)
     }).pipe(Effect.repeat(Schedule.fixed(Duration.unsafeDivide(config.broadcastKeepAlive, slices))), Effect.forkScoped)
 
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        for (const slice of open) for (const writer of slice) writer.destroy()
-      })
+    yield* Effect.addFinalizer(() => Effect.sync(() => everyOpen((writer) => writer.destroy())))
+
+    // The subscription is back after an outage: every open stream may have missed hints.
+    const resubscriptions = yield* bus.resubscriptions
+    yield* Queue.take(resubscriptions).pipe(
+      Effect.zipRight(Effect.sync(() => everyOpen((writer) => writer.offer(resubscribed)))),
+      Effect.forever,
+      Effect.forkScoped
     )
 
-    /**
-     * Counts the stream against its session's cap; past the cap the session's
-     * OLDEST stream on this instance is dropped (its tab reconnects by itself;
-     * a zombie whose socket died unnoticed goes too). Returns the release.
-     */
-    const enrol = (session: string, writer: SseWriter) => {
-      let streams = bySession.get(session)
-      if (streams === undefined) {
-        streams = new Set()
-        bySession.set(session, streams)
-      }
-      streams.add(writer)
-      for (const oldest of streams) {
-        if (streams.size <= config.maxStreamsPerSession) break
-        streams.delete(oldest)
-        oldest.destroy()
-      }
-      const mine = streams
-      return () => {
-        mine.delete(writer)
-        if (mine.size === 0 && bySession.get(session) === mine) bySession.delete(session)
-      }
-    }
+    // A revocation from any instance: end the streams it names, whatever their state (one not yet started just closes).
+    const revocations = yield* bus.revocations
+    yield* Queue.take(revocations).pipe(
+      Effect.flatMap((revocation) =>
+        Effect.sync(() => {
+          const last = endEvent(revocation.reason)
+          for (const writer of index.named(revocation)) writer.end(last)
+        })
+      ),
+      Effect.forever,
+      Effect.forkScoped
+    )
+
     yield* shutdown.onDrain(
       "broadcast streams",
       Effect.async<void>((resume) => {
         if (openCount() === 0) return resume(Effect.void)
         onLastClosed = () => resume(Effect.void)
         // The deadline: drop whatever has not closed yet.
-        return Effect.sync(() => {
-          for (const slice of open) for (const writer of slice) writer.destroy()
-        })
+        return Effect.sync(() => everyOpen((writer) => writer.destroy()))
       }),
       {
         // Before the HTTP server closes: it counts a stream's socket, detached from its response, as idle.
         announce: Effect.sync(() => {
           draining = true
-          for (const slice of open) for (const writer of slice) writer.end(shutdownEvent())
+          everyOpen((writer) => writer.end(lastAtShutdown()))
         })
       }
     )
 
+    /** The stream's end: its lifetime (±10%, drawn per stream), or its session's end when that comes first. */
+    const deadlineOf = (sessionEndsAt: number): { readonly ms: number; readonly reason: StreamEndReason } => {
+      const lifetime = lifetimeMs(maxLifetimeMs, Math.random())
+      const sessionLeft = Math.max(0, sessionEndsAt - Date.now())
+      return sessionLeft < lifetime
+        ? { ms: sessionLeft, reason: "session-expired" }
+        : { ms: lifetime, reason: "lifetime" }
+    }
+
     /** From here on the stream belongs to its socket: this closure must not hold the request. */
-    const adopt = (socket: Socket, writer: SseWriter, detach: Detach, session: string) => {
+    const adopt = (socket: Socket, writer: SseWriter, detach: Detach, release: () => void, sessionEndsAt: number) => {
       const slice = open[joined++ % slices] ?? new Set<SseWriter>()
       slice.add(writer)
-      const release = enrol(session, writer)
+      const deadline = deadlineOf(sessionEndsAt)
+      const timer = setTimeout(() => writer.end(endEvent(deadline.reason)), deadline.ms)
+      // The stream must not keep the process alive by itself.
+      timer.unref()
       socket.once("close", () => {
+        clearTimeout(timer)
         detach()
         slice.delete(writer)
         release()
@@ -152,29 +188,41 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
     }
 
     /**
-     * Starts the stream of `response`: `attach` hands the writer to the hub
-     * (it may fail, 503, before anything is written); then the socket is
-     * detached from the response, the head goes out, and the stream lives
-     * until the socket closes. Nothing happens when the client is gone already.
-     * `session` names whose stream it is, for the cap per session.
+     * Starts the stream of `response`. It is registered first, so that a
+     * revocation published from then on reaches it; then `openStream` (which may
+     * fail, 401 or 503, before anything is written) reads what the stream may
+     * see, checks the session and attaches the writer to the hub. A change
+     * that commits before `openStream` reads is thus seen by it, and one after it
+     * ends the stream. Then the socket is detached from the response, the head
+     * and the first `resync` go out, and the stream lives until the socket
+     * closes. Nothing happens when the client is gone already.
      */
-    const start = (
+    const start = <E, R>(
       response: ServerResponse,
-      session: string,
-      attach: (writer: SseWriter) => Effect.Effect<Detach, PubSubUnavailable>
-    ): Effect.Effect<void, PubSubUnavailable> =>
+      owner: StreamOwner,
+      openStream: (writer: SseWriter) => Effect.Effect<OpenedStream, E, R>
+    ): Effect.Effect<void, E, R> =>
       Effect.gen(function* () {
         const socket = response.socket
         if (socket === null || socket.destroyed) return
         const writer = new SseWriter(socket, BroadcastHub.defaultCapacity)
-        const detach = yield* attach(writer)
-        if (socket.destroyed) return detach()
-        adopt(socket, writer, detach, session)
+        // Reachable by revocations from here on; past the session's cap its oldest stream goes.
+        const release = index.register(owner, writer)
+        const opened = yield* openStream(writer).pipe(
+          Effect.onExit((exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.sync(release)))
+        )
+        // Gone meanwhile: the client left, the cap evicted it, or a revocation ended it.
+        if (socket.destroyed) {
+          opened.detach()
+          return release()
+        }
+        adopt(socket, writer, opened.detach, release, opened.sessionEndsAt)
         // What the server writes for this response from now on goes nowhere.
         response.detachSocket(socket)
-        writer.start(head(security))
+        const retryMs = retryDelayMs(retryRange[0], retryRange[1], Math.random())
+        writer.start(head(security, resyncEvent("open", presence, retryMs)))
         // Opened on a connection that was already open when the drain began.
-        if (draining) writer.end(shutdownEvent())
+        if (draining) writer.end(lastAtShutdown())
       })
 
     return { start } as const

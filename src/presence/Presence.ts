@@ -4,6 +4,7 @@ import { publishHint } from "../broadcast/publishHint"
 import { AppConfig } from "../config/AppConfig"
 import { Forbidden } from "../api/errors"
 import type { Conflict, NotFound } from "../api/errors"
+import type { PresenceIntervals } from "../api/Broadcast"
 import { Editor, PresenceList } from "../api/Editor"
 import { PresenceStore } from "./PresenceStore"
 import type { LiveEditor, PresenceRecordKey } from "./PresenceStore"
@@ -29,6 +30,15 @@ export const groupByRecord = (
 /** An editor lapses after this many heartbeat intervals without a heartbeat. */
 export const missedHeartbeatsToLapse = 3
 
+/**
+ * The heartbeat and lapse intervals of `PRESENCE_HEARTBEAT_MS`: what this
+ * service applies, and what every stream's `resync` tells the client.
+ */
+export const presenceIntervals = (heartbeat: Duration.Duration): PresenceIntervals => {
+  const heartbeatMs = Math.max(1, Math.round(Duration.toMillis(heartbeat)))
+  return { heartbeatMs, lapseMs: heartbeatMs * missedHeartbeatsToLapse }
+}
+
 export interface PresenceCaller {
   readonly userId: string
   readonly name: string
@@ -45,7 +55,7 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
     const store = yield* PresenceStore
     const bus = yield* BroadcastBus
     const config = yield* AppConfig
-    const lapseAfter = Duration.toMillis(Duration.times(config.presenceHeartbeat, missedHeartbeatsToLapse))
+    const lapseAfter = presenceIntervals(config.presenceHeartbeat).lapseMs
 
     const heldByOther = (editorId: string) =>
       new Forbidden({ message: `editor ${excerpt(editorId)} belongs to another user` })

@@ -74,11 +74,11 @@ interface SqlModules {
   "src/audit/AuditStaging.ts": typeof import("../../src/audit/AuditStaging")
   "src/audit/Timeline.ts": typeof import("../../src/audit/Timeline")
   "src/auth/ApiKeys.ts": typeof import("../../src/auth/ApiKeys")
+  "src/auth/Members.ts": typeof import("../../src/auth/Members")
   "src/auth/Memberships.ts": typeof import("../../src/auth/Memberships")
   "src/auth/Roles.ts": typeof import("../../src/auth/Roles")
   "src/auth/Sessions.ts": typeof import("../../src/auth/Sessions")
   "src/auth/Users.ts": typeof import("../../src/auth/Users")
-  "src/cli/commands.ts": typeof import("../../src/cli/commands")
   "src/idempotency/Idempotency.ts": typeof import("../../src/idempotency/Idempotency")
   "src/queue/CompletedRuns.ts": typeof import("../../src/queue/CompletedRuns")
   "src/queue/FailedWork.ts": typeof import("../../src/queue/FailedWork")
@@ -100,11 +100,11 @@ const sqlModules = {
   "src/audit/AuditStaging.ts": true,
   "src/audit/Timeline.ts": true,
   "src/auth/ApiKeys.ts": true,
+  "src/auth/Members.ts": true,
   "src/auth/Memberships.ts": true,
   "src/auth/Roles.ts": true,
   "src/auth/Sessions.ts": true,
   "src/auth/Users.ts": true,
-  "src/cli/commands.ts": true,
   "src/idempotency/Idempotency.ts": true,
   "src/queue/CompletedRuns.ts": true,
   "src/queue/FailedWork.ts": true,

@@ -10,7 +10,7 @@ import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
 import { createRecord, expectStatus, signedInMember } from "../support/api"
 import { openSse } from "../support/sse"
 import { TestPlugins } from "../support/testPlugin"
-import { awaitHint, changed, eventually, hintId, probe } from "./streamHelpers"
+import { awaitHint, changed, eventually, hintId, opened, probe } from "./streamHelpers"
 
 const deal = "crm/deal"
 const company = "crm/company"
@@ -74,7 +74,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
 
         const record = yield* createRecord(client, deal, { title: "Hinted" })
         const events = yield* awaitHint(stream, record.id)
-        expect(events).toEqual([changed(deal, record.id)])
+        expect(events).toEqual([opened, changed(deal, record.id)])
         // The data is exactly the two fields, in the wire order of decisions.md.
         expect(yield* stream.raw).toContain(
           `event: changed\ndata: ${JSON.stringify({ businessObject: deal, businessObjectId: record.id })}\n\n`
@@ -83,8 +83,8 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
         // Mine was delivered before the other workspace's save began: had it leaked,
         // the other stream would hold it before its own hint.
         const theirs = yield* createRecord(otherClient, company, { name: "Elsewhere" })
-        expect(yield* awaitHint(otherStream, theirs.id)).toEqual([changed(company, theirs.id)])
-        expect(yield* stream.events).toEqual([changed(deal, record.id)])
+        expect(yield* awaitHint(otherStream, theirs.id)).toEqual([opened, changed(company, theirs.id)])
+        expect(yield* stream.events).toEqual([opened, changed(deal, record.id)])
       })
   )
 
@@ -105,7 +105,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
           "5 seconds"
         )
       )
-      for (const stream of streams) expect(yield* stream.events).toEqual([])
+      for (const stream of streams) expect(yield* stream.events).toEqual([opened])
     }).pipe(
       Effect.scoped,
       // Its own server, with a short keep-alive interval; released after the scope above.
@@ -185,29 +185,31 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
         const c1 = yield* save(company, { name: "C1" })
         const d2 = yield* save(deal, { title: "D2" })
         yield* awaitHint(dealsOnly, d2)
-        expect(yield* everything.events).toEqual([changed(deal, d1), changed(company, c1), changed(deal, d2)])
-        expect(yield* dealsOnly.events).toEqual([changed(deal, d1), changed(deal, d2)])
+        expect(yield* everything.events).toEqual([opened, changed(deal, d1), changed(company, c1), changed(deal, d2)])
+        expect(yield* dealsOnly.events).toEqual([opened, changed(deal, d1), changed(deal, d2)])
 
         // The reader's role now reads companies too; its open stream does not learn that.
         yield* roles.grant(workspace, "deal-reader", company, "read")
         const c2 = yield* save(company, { name: "C2" })
         const d3 = yield* save(deal, { title: "D3" })
         yield* awaitHint(dealsOnly, d3)
-        expect(yield* dealsOnly.events).toEqual([changed(deal, d1), changed(deal, d2), changed(deal, d3)])
+        expect(yield* dealsOnly.events).toEqual([opened, changed(deal, d1), changed(deal, d2), changed(deal, d3)])
 
         // A stream opened after the grant gets company hints.
         const reopened = yield* openStream(readerCookie)
         const c3 = yield* save(company, { name: "C3" })
         const d4 = yield* save(deal, { title: "D4" })
-        expect(yield* awaitHint(reopened, d4)).toEqual([changed(company, c3), changed(deal, d4)])
+        expect(yield* awaitHint(reopened, d4)).toEqual([opened, changed(company, c3), changed(deal, d4)])
         yield* awaitHint(dealsOnly, d4)
         expect(yield* dealsOnly.events).toEqual([
+          opened,
           changed(deal, d1),
           changed(deal, d2),
           changed(deal, d3),
           changed(deal, d4)
         ])
         expect(yield* everything.events).toEqual([
+          opened,
           changed(deal, d1),
           changed(company, c1),
           changed(deal, d2),
@@ -261,6 +263,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
         expect(invalid.status).toBe(400)
         const fine = yield* createRecord(client, "test/widget", { name: "fine" })
         expect(yield* awaitHint(watcher, fine.id)).toEqual([
+          opened,
           changed(deal, existing.id),
           changed("test/widget", fine.id)
         ])
@@ -276,13 +279,14 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
         yield* tab.close
         const missed = yield* createRecord(client, deal, { title: "Missed" })
         yield* awaitHint(watcher, missed.id)
-        expect(yield* tab.events).toEqual([changed(deal, before.id)])
+        expect(yield* tab.events).toEqual([opened, changed(deal, before.id)])
 
         // The tab reopens: what it missed is not replayed; it sees the next save only.
         const reopened = yield* openStream(cookie)
         const after = yield* createRecord(client, deal, { title: "After" })
-        expect(yield* awaitHint(reopened, after.id)).toEqual([changed(deal, after.id)])
+        expect(yield* awaitHint(reopened, after.id)).toEqual([opened, changed(deal, after.id)])
         expect(yield* watcher.events).toEqual([
+          opened,
           changed(deal, existing.id),
           changed("test/widget", fine.id),
           changed(deal, before.id),

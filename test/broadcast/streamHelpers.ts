@@ -7,6 +7,32 @@ export const changed = (businessObject: string, businessObjectId: string): SseEv
   data: { businessObject, businessObjectId }
 })
 
+/**
+ * The first event of every stream: `resync`, reason `open`, with the presence
+ * intervals of the default `PRESENCE_HEARTBEAT_MS` (10 s; lapse after 3).
+ */
+export const opened: SseEvent = {
+  event: "resync",
+  data: { reason: "open", presence: { heartbeatMs: 10_000, lapseMs: 30_000 } }
+}
+
+/** The `resync` every open stream gets when its instance has its pub/sub subscription back. */
+export const resubscribed: SseEvent = {
+  event: "resync",
+  data: { reason: "resubscribed", presence: { heartbeatMs: 10_000, lapseMs: 30_000 } }
+}
+
+/** Whether `event` is the `resync` of a regained subscription. */
+export const isResubscribed = (event: SseEvent) =>
+  event.event === "resync" &&
+  typeof event.data === "object" &&
+  event.data !== null &&
+  "reason" in event.data &&
+  event.data.reason === "resubscribed"
+
+/** The last event of a stream the server ended on purpose. */
+export const ended = (reason: string): SseEvent => ({ event: "end", data: { reason } })
+
 /** The record id a hint names, if it names one. */
 export const hintId = (event: SseEvent): string | undefined => {
   const data = event.data

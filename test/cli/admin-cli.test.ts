@@ -258,6 +258,111 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     })
   )
 
+  it.scoped(
+    "member set-role, member remove, user sign-out: exactly one role; roles, membership and sessions go; the last admin stays (Conflict)",
+    () =>
+      Effect.gen(function* () {
+        const authentication = yield* Authentication
+        const roles = yield* Roles
+        const workspace = yield* cliWorkspace
+        const admin = yield* cliUser(password)
+        const user = yield* cliUser(password)
+        yield* runCli(
+          "role",
+          "grant",
+          "--workspace",
+          workspace.slug,
+          "--role",
+          "viewer",
+          ...["--business-object", "crm/deal", "--permission", "read"]
+        )
+        for (const member of [admin, user]) {
+          const added = yield* runCli(
+            "member",
+            "add",
+            "--workspace",
+            workspace.slug,
+            "--email",
+            member.email,
+            "--role",
+            "admin"
+          )
+          expect(outcome(added.exit)).toBe("success")
+        }
+        const credentials = { workspace: workspace.slug, email: user.email, password: Redacted.make(password) }
+
+        const set = yield* runCli(
+          "member",
+          "set-role",
+          "--workspace",
+          workspace.slug,
+          "--email",
+          user.email,
+          "--role",
+          "viewer"
+        )
+        expect(outcome(set.exit)).toBe("success")
+        expect(set.stdout).toEqual([`${user.email} holds role viewer in ${workspace.slug} (and no other)`])
+        expect(yield* roles.grantsOf(workspace, { kind: "user", id: user.id })).toEqual([
+          { businessObject: "crm/deal", permission: "read" }
+        ])
+        const unknownRole = yield* runCli(
+          "member",
+          "set-role",
+          "--workspace",
+          workspace.slug,
+          "--email",
+          user.email,
+          "--role",
+          "nope"
+        )
+        expect(outcome(unknownRole.exit)).toBe("UnprocessableEntity")
+
+        // The admin is now the last one: neither demoted nor removed.
+        const demote = yield* runCli(
+          "member",
+          "set-role",
+          "--workspace",
+          workspace.slug,
+          "--email",
+          admin.email,
+          "--role",
+          "viewer"
+        )
+        expect(outcome(demote.exit)).toBe("Conflict")
+        expect(failureMessage(demote.exit)).toMatch(/last admin/)
+        const removeAdmin = yield* runCli("member", "remove", "--workspace", workspace.slug, "--email", admin.email)
+        expect(outcome(removeAdmin.exit)).toBe("Conflict")
+        expect(yield* (yield* Memberships).isMember(workspace.id, admin.id)).toBe(true)
+
+        // user sign-out: every session of the user ends.
+        const first = yield* authentication.signIn(credentials)
+        const second = yield* authentication.signIn(credentials)
+        const signedOut = yield* runCli("user", "sign-out", "--email", user.email)
+        expect(outcome(signedOut.exit)).toBe("success")
+        expect(signedOut.stdout).toEqual([
+          `${user.email} is signed out everywhere (2 sessions ended; open streams closed)`
+        ])
+        for (const { token } of [first, second]) {
+          expect((yield* Effect.flip(authentication.fromSession(Redacted.make(token))))._tag).toBe("Unauthorized")
+        }
+
+        const session = yield* authentication.signIn(credentials)
+        const removed = yield* runCli("member", "remove", "--workspace", workspace.slug, "--email", user.email)
+        expect(outcome(removed.exit)).toBe("success")
+        expect(removed.stdout).toEqual([
+          `${user.email} is no longer a member of ${workspace.slug} (roles and sessions there ended)`
+        ])
+        expect(yield* (yield* Memberships).isMember(workspace.id, user.id)).toBe(false)
+        expect(yield* roles.grantsOf(workspace, { kind: "user", id: user.id })).toEqual([])
+        expect((yield* Effect.flip(authentication.fromSession(Redacted.make(session.token))))._tag).toBe("Unauthorized")
+        const again = yield* runCli("member", "remove", "--workspace", workspace.slug, "--email", user.email)
+        expect(outcome(again.exit)).toBe("NotFound")
+        const nobody = yield* runCli("user", "sign-out", "--email", `nobody-${uniqueSuffix()}@example.com`)
+        expect(outcome(nobody.exit)).toBe("NotFound")
+      })
+  )
+
   it.scoped("a bad permission or business object fails and grants nothing", () =>
     Effect.gen(function* () {
       const workspace = yield* cliWorkspace
@@ -322,7 +427,9 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
           "read"
         ),
         yield* runCli("apikey", "create", "--workspace", missing, "--name", "bot", "--role", "admin"),
-        yield* runCli("apikey", "revoke", "--workspace", missing, "--id", "00000000-0000-0000-0000-000000000000")
+        yield* runCli("apikey", "revoke", "--workspace", missing, "--id", "00000000-0000-0000-0000-000000000000"),
+        yield* runCli("member", "remove", "--workspace", missing, "--email", user.email),
+        yield* runCli("member", "set-role", "--workspace", missing, "--email", user.email, "--role", "admin")
       ]
       for (const run of runs) {
         expect(outcome(run.exit)).toBe("NotFound")

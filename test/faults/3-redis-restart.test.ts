@@ -78,6 +78,15 @@ describe("fault 3: Redis restarted during writes with open broadcast streams", (
                 "resync events after Redis is back",
                 events.filter((e) => e.event === "resync" && e.at >= back).length
               )
+              // Whatever was missed meanwhile is re-read: the open stream gets `resync` (resubscribed), a reopened one its first.
+              const resynced = streams.clients.filter((c) =>
+                c.events.some((e) => e.event === "resync" && e.at >= back)
+              ).length
+              ctx.check(
+                "every stream gets a resync after Redis is back",
+                resynced === streamCount,
+                `${resynced} of ${streamCount} streams got a resync after Redis was back`
+              )
               ctx.metric(
                 "streams resumed (ms after Redis is back, max)",
                 firstAfter.every((at) => at !== undefined)

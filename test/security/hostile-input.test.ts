@@ -85,7 +85,9 @@ const probe = async (current: Fixture, route: Route, input: Case) => {
     twinCase !== undefined && twinOutcome?._tag === "Answered"
       ? { names: twinCase.names, status: twinOutcome.response.status }
       : undefined
-  if (route.key === "auth.logout" && answered !== undefined && answered < 300) await current.renewAdminSession()
+  // A fuzzed sign-out (of this session, or of all the admin's) that went through: the admin signs in again.
+  const signsOut = route.key === "auth.logout" || route.key === "auth.logoutEverywhere"
+  if (signsOut && answered !== undefined && answered < 300) await current.renewAdminSession()
   // A hang may still be running on the server; a 2xx may have queued work: take a fresh checksum next time.
   const quiet = (status: number | undefined) => status !== undefined && (status >= 400 || !stateChanging(input.method))
   if (quiet(answered) && (twinCase === undefined || quiet(twin?.status)) && changedTables(before, after).length === 0) {

@@ -191,17 +191,17 @@ describe("Origin: a cookie-authenticated change and a sign-in from another origi
       const f = current()
       for (const [which, origin] of foreignOrigins(f)) {
         const valid = await validFor(route)
-        const cookie = route.key === "auth.logout" ? await f.newAdminSession() : f.adminCookie
+        const cookie = valid.cookie ?? (route.key === "auth.logout" ? await f.newAdminSession() : f.adminCookie)
         const headers = { ...credentialHeaders(f, valid.credential, cookie), origin }
         await expectRefused(`a request from ${which} is a 403`, 403, jsonRequest(valid, headers))
-        if (route.key === "auth.logout") {
+        if (route.key === "auth.logout" || route.key === "auth.logoutEverywhere") {
           const me = await send(f, { method: "GET", path: "/api/auth/me", headers: { cookie } })
           expect(me.status, "a refused sign-out leaves the session alive").toBe(200)
         }
       }
       // Control: the page's own origin is accepted. (Whether a cookie request with no Origin at all is, is the edge's call.)
       const valid = await validFor(route)
-      const cookie = route.key === "auth.logout" ? await f.newAdminSession() : f.adminCookie
+      const cookie = valid.cookie ?? (route.key === "auth.logout" ? await f.newAdminSession() : f.adminCookie)
       await expectAccepted(
         `${route.key} with its own Origin`,
         jsonRequest(valid, credentialHeaders(f, valid.credential, cookie))

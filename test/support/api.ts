@@ -10,6 +10,7 @@ export interface Client {
   readonly get: (path: string) => Effect.Effect<TestResponse>
   readonly post: (path: string, json?: unknown) => Effect.Effect<TestResponse>
   readonly patch: (path: string, json: unknown) => Effect.Effect<TestResponse>
+  readonly put: (path: string, json: unknown) => Effect.Effect<TestResponse>
   readonly del: (path: string) => Effect.Effect<TestResponse>
 }
 
@@ -20,6 +21,7 @@ export const clientFor = (base: string, cookie: string, extra: Record<string, st
     get: (path) => request(`${base}${path}`, { headers }),
     post: (path, json) => request(`${base}${path}`, { method: "POST", headers, json: json ?? {} }),
     patch: (path, json) => request(`${base}${path}`, { method: "PATCH", headers, json }),
+    put: (path, json) => request(`${base}${path}`, { method: "PUT", headers, json }),
     del: (path) => request(`${base}${path}`, { method: "DELETE", headers })
   }
 }

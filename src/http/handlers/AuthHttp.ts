@@ -68,6 +68,12 @@ export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
           yield* setSessionCookie("", Duration.zero)
         })
       )
+      .handle("logoutEverywhere", () =>
+        Effect.gen(function* () {
+          yield* authentication.signOutEverywhere(yield* CurrentPrincipal)
+          yield* setSessionCookie("", Duration.zero)
+        })
+      )
       .handle("me", () => Effect.map(CurrentPrincipal, toMe))
   })
 )

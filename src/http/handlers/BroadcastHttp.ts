@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Access } from "../../auth/Access"
+import { Sessions } from "../../auth/Sessions"
 import { CurrentPrincipal } from "../../api/Principal"
-import { Forbidden } from "../../api/errors"
+import { Forbidden, Unauthorized } from "../../api/errors"
 import { Api } from "../../api/Api"
 import { BroadcastBus } from "../../broadcast/BroadcastBus"
 import { makeReadFilters } from "../../broadcast/ReadFilter"
@@ -13,13 +14,15 @@ import { SseStreams, streamHeaders } from "../SseStreams"
  * `GET /api/broadcast`. Authentication, the grants and the 403/503 answers go
  * through the HTTP server as for any route; the stream itself is then written
  * on the request's socket by `SseStreams` (see docs/broadcast.md, "Cost of a
- * stream").
+ * stream"). The grants and the session are read once the stream is
+ * registered for revocations, so that no change slips between them.
  */
 const handlers = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
   Effect.gen(function* () {
     const bus = yield* BroadcastBus
     const access = yield* Access
     const streams = yield* SseStreams
+    const sessions = yield* Sessions
     const readFilter = makeReadFilters()
 
     return handlers.handle("stream", () =>
@@ -30,15 +33,22 @@ const handlers = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
             message: "the broadcast stream needs a browser session: sign in; an API key cannot open it"
           })
         }
-        // Read once: a role change applies from the next stream.
-        const grants = yield* access.grants
         const request = yield* HttpServerRequest.HttpServerRequest
         const ok = HttpServerResponse.empty({ status: 200, headers: streamHeaders })
         if (request.method === "HEAD") return ok
-        const filter = readFilter(grants)
         const session = principal.credential.tokenHash
-        yield* streams.start(NodeHttpServerRequest.toServerResponse(request), session, (writer) =>
-          bus.attach(principal.workspace.id, writer, filter)
+        const owner = { session, userId: principal.id, workspaceId: principal.workspace.id }
+        yield* streams.start(NodeHttpServerRequest.toServerResponse(request), owner, (writer) =>
+          Effect.gen(function* () {
+            // Read once: a change of roles ends the stream, and the next one reads them again.
+            const grants = yield* access.grants
+            const endsAt = yield* sessions.expiry(session)
+            if (Option.isNone(endsAt)) {
+              return yield* new Unauthorized({ message: "the session is unknown or has expired: sign in again" })
+            }
+            const detach = yield* bus.attach(principal.workspace.id, writer, readFilter(grants))
+            return { detach, sessionEndsAt: endsAt.value.getTime() }
+          })
         )
         // The socket has been taken over: this answer is not sent, it only tells the request log 200.
         return ok
@@ -47,4 +57,4 @@ const handlers = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
   })
 )
 
-export const BroadcastHttp = handlers.pipe(Layer.provide(SseStreams.Default))
+export const BroadcastHttp = handlers.pipe(Layer.provide(SseStreams.Default), Layer.provide(Sessions.Default))

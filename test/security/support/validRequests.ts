@@ -1,6 +1,7 @@
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
+import { Sessions } from "../../../src/auth/Sessions"
 import { bearerClient, createRecord, expectStatus } from "../../support/api"
-import { testEngineToken } from "../../support/TestApp"
+import { freshUser, testEngineToken } from "../../support/TestApp"
 import type { Fixture } from "./fixture"
 import type { RawResponse } from "./rawHttp"
 import { sendRaw } from "./rawHttp"
@@ -13,12 +14,28 @@ export interface ValidRequest {
   readonly json: unknown
   /** Who it is meant for: the session cookie (with Origin), an API key, nobody (sign-in) or the engine's token. */
   readonly credential: "cookie" | "apiKey" | "none" | "engine"
+  /** A session of someone else than the fixture's admin, for a request that would end the admin's own. */
+  readonly cookie?: string
 }
 
 const apiKeyClient = (fixture: Fixture) => bearerClient(fixture.origin, fixture.apiKey)
 
 const fresh = (fixture: Fixture, businessObject: string, values: unknown, draft = false) =>
   Effect.runPromise(createRecord(apiKeyClient(fixture), businessObject, values, draft)).then((record) => record.id)
+
+/** A new member of the fixture's workspace (no role), removed with the fixture. */
+const freshMember = (fixture: Fixture) => fixture.run(freshUser({ workspace: fixture.workspace }))
+
+/** A new member holding admin, signed in: their session, as a cookie pair. */
+const freshMemberSession = async (fixture: Fixture) => {
+  const user = await fixture.run(freshUser({ workspace: fixture.workspace, role: "admin" }))
+  return fixture.run(
+    Effect.map(
+      Effect.flatMap(Sessions, (sessions) => sessions.start(user.id, fixture.workspace.id, Duration.hours(1))),
+      (token) => `session=${token}`
+    ).pipe(Effect.provide(Sessions.Default))
+  )
+}
 
 const freshArchived = async (fixture: Fixture) => {
   const id = await fresh(fixture, "crm/company", { name: "To restore" })
@@ -49,6 +66,29 @@ export const validRequestFor = async (
       }
     case "auth.logout":
       return { method: "POST", path: "/api/auth/logout", json: undefined, credential: "cookie" }
+    case "auth.logoutEverywhere":
+      // Every session of the signer ends: someone else's, so that the admin's stays.
+      return {
+        method: "POST",
+        path: "/api/auth/logout-everywhere",
+        json: undefined,
+        credential: "cookie",
+        cookie: await freshMemberSession(fixture)
+      }
+    case "members.remove":
+      return {
+        method: "DELETE",
+        path: `/api/members/${(await freshMember(fixture)).id}`,
+        json: undefined,
+        credential: "cookie"
+      }
+    case "members.setRole":
+      return {
+        method: "PUT",
+        path: `/api/members/${(await freshMember(fixture)).id}/role`,
+        json: { role: "admin" },
+        credential: "cookie"
+      }
     case "records.create":
       return {
         method: "POST",

@@ -12,6 +12,9 @@ const RecordPath = Schema.Struct({ namespace: Schema.String, name: Schema.String
 /** Values in wire form; checked against the business object's fields by the service. */
 const Values = ValuesInput
 
+/** Records a list answers when the caller names no `limit`. */
+export const recordsDefaultLimit = 100
+
 export class CreateRecord extends Schema.Class<CreateRecord>("CreateRecord")({
   values: Values,
   draft: Schema.optionalWith(Schema.Boolean, { default: () => false })
@@ -49,7 +52,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
       .setUrlParams(
         Schema.Struct({
           limit: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.clamp(1, 500)), {
-            default: () => 100
+            default: () => recordsDefaultLimit
           })
         })
       )

@@ -5,7 +5,9 @@ import { Api } from "../api/Api"
 const build = (baseUrl: string) =>
   HttpApiClient.make(Api, {
     baseUrl: baseUrl === "" ? undefined : baseUrl,
-    transformClient: HttpClient.mapRequest(HttpClientRequest.acceptJson)
+    // No trace headers: a `traceparent` would make every cross-origin call preflighted, for nothing.
+    transformClient: (client) =>
+      client.pipe(HttpClient.mapRequest(HttpClientRequest.acceptJson), HttpClient.withTracerPropagation(false))
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
 /**

@@ -72,9 +72,7 @@ export const makeTransport = (options: ClientOptions = {}): Transport => {
           Effect.provideService(FetchHttpClient.RequestInit, {
             credentials: "include",
             ...(callOptions.keepalive === true ? { keepalive: true } : {})
-          }),
-          // No trace headers: they would make every cross-origin call preflighted, for nothing.
-          Effect.withTracerEnabled(false)
+          })
         )
       )
       if (Exit.isSuccess(exit)) return exit.value

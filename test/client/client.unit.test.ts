@@ -76,6 +76,8 @@ describe("client requests", () => {
     ])
     expect(new Headers(calls[0]?.init.headers).get("content-type")).toBe("application/json")
     expect(new Headers(calls[1]?.init.headers).get("content-type")).toBeNull()
+    // Nothing else: no trace headers, which would make a cross-origin call preflighted.
+    expect([...new Headers(calls[1]?.init.headers).keys()]).toEqual(["accept"])
   })
 
   it("login sends {workspace, email, password} (the SignIn schema, password in clear on the wire) and decodes Me", async () => {

@@ -6,7 +6,7 @@ import type { Transport } from "./transport"
 import { timelineDefaultLimit } from "./wire"
 
 export interface TimelineOptions {
-  /** Rows of the page; default 50, clamped by the server into 1..200. */
+  /** Rows of the page: 1..200 (another number rejects with a TypeError), default 50. */
   readonly limit?: number
   /** The `nextCursor` of the page before (the newer one); none asks for the newest page. */
   readonly cursor?: string

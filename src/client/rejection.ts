@@ -23,8 +23,12 @@ export const rejectionOf = (error: unknown, sent: SentRequest | undefined): unkn
     const { method, url } = sent ?? { method: error.request.method, url: error.request.url }
     return new ResponseShapeError(method, url, `${error.reason}: status ${error.response.status}`)
   }
-  if (ParseResult.isParseError(error) && sent !== undefined) {
-    return new ResponseShapeError(sent.method, sent.url, ParseResult.TreeFormatter.formatErrorSync(error))
+  if (ParseResult.isParseError(error)) {
+    const issues = ParseResult.TreeFormatter.formatErrorSync(error)
+    // Unsent: an argument the contract's schema refuses (a limit out of its range), so nothing was asked.
+    return sent === undefined
+      ? new TypeError(`the request does not fit the contract:\n${issues}`)
+      : new ResponseShapeError(sent.method, sent.url, issues)
   }
   return error
 }

@@ -116,6 +116,11 @@ describe("client requests", () => {
     expect(calls[8]?.body).toEqual({ id: "r1" })
     await expect(client.records.list("deal")).rejects.toThrow(TypeError)
     await expect(client.presence.heartbeat("deal", "r1", "form-1")).rejects.toThrow(TypeError)
+    // A limit outside the contract's range is refused before anything is sent.
+    const sent = calls.length
+    await expect(client.records.list("crm/deal", { limit: 501 })).rejects.toThrow(/between 1 and 500/)
+    await expect(client.audit.timeline("crm/deal", "r1", { limit: 0 })).rejects.toThrow(TypeError)
+    expect(calls.filter((c) => !c.url.endsWith("/api/business-objects"))).toHaveLength(sent)
   })
 
   it("values may be hydrated: Decimal, PlainDate and Date go out in wire form", async () => {

@@ -7,7 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
-import { createRecord, signedInMember, timelineOf } from "../support/api"
+import { createRecord, recordsOf, signedInMember, timelineOf } from "../support/api"
+import { settled } from "../support/apiCaller"
 import { request } from "../support/http"
 
 /**
@@ -152,7 +153,7 @@ describe("a PostgreSQL of the test's own", () => {
           const unknown: Array<number> = []
           const writes = Effect.gen(function* () {
             for (let n = 1; n <= 60; n++) {
-              const response = yield* client.patch(`/api/records/crm/company/${record.id}`, { values: { wonDeals: n } })
+              const response = yield* settled(recordsOf(client, "crm/company").update(record.id, { wonDeals: n }))
               statuses.push(response.status)
               if (JSON.stringify(response.body).includes("outcome is unknown")) unknown.push(n)
               if (n === 5) yield* Deferred.succeed(underWay, undefined)
@@ -175,7 +176,7 @@ describe("a PostgreSQL of the test's own", () => {
 
           expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([])
           const acknowledged = statuses.filter((status) => status === 200).length
-          const updates = (yield* timelineOf(client, "crm/company", record.id, "?limit=200")).entries.filter(
+          const updates = (yield* timelineOf(client, "crm/company", record.id, { limit: 200 })).entries.filter(
             (entry) => entry.operation === "updated"
           ).length
           expect(updates).toBeGreaterThanOrEqual(acknowledged)

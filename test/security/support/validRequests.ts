@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { bearerClient, createRecord, expectStatus } from "../../support/api"
+import { bearerClient, createRecord, recordsOf } from "../../support/api"
 import { testEngineToken } from "../../support/TestApp"
 import type { Fixture } from "./fixture"
 import type { RawResponse } from "./rawHttp"
@@ -17,14 +17,12 @@ export interface ValidRequest {
 
 const apiKeyClient = (fixture: Fixture) => bearerClient(fixture.origin, fixture.apiKey)
 
-const fresh = (fixture: Fixture, businessObject: string, values: unknown, draft = false) =>
+const fresh = (fixture: Fixture, businessObject: string, values: Readonly<Record<string, unknown>>, draft = false) =>
   Effect.runPromise(createRecord(apiKeyClient(fixture), businessObject, values, draft)).then((record) => record.id)
 
 const freshArchived = async (fixture: Fixture) => {
   const id = await fresh(fixture, "crm/company", { name: "To restore" })
-  await Effect.runPromise(
-    Effect.map(apiKeyClient(fixture).post(`/api/records/crm/company/${id}/archive`), expectStatus(200))
-  )
+  await Effect.runPromise(recordsOf(apiKeyClient(fixture), "crm/company").archive(id))
   return id
 }
 

@@ -6,18 +6,32 @@ import type { LoginThrottleStore } from "../../src/auth/LoginThrottleStore"
 import type { PresenceStore } from "../../src/presence/PresenceStore"
 import { PubSubLive } from "../../src/app/PubSubLive"
 import { baseUrl, testApp } from "../support/TestApp"
-import { request } from "../support/http"
+import { clientFor } from "../support/api"
+import { settled } from "../support/apiCaller"
+
+/** The health routes, called anonymously through the contract; `json` (or `body` of a refusal) is the body as sent. */
+const healthAt = (base: string) => {
+  const anonymous = clientFor(base, "")
+  return {
+    live: anonymous.call((api) => api.health.live()),
+    ready: settled(anonymous.call((api) => api.health.ready())),
+    health: anonymous.call((api) => api.health.health())
+  }
+}
+/** The body as sent, of an answer or a refusal. */
+const sent = (response: { readonly json: unknown } | { readonly body: unknown }) =>
+  "json" in response ? response.json : response.body
 
 layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) => {
   it.effect("live is 200 while the process runs; ready is 200 with every component up", () =>
     Effect.gen(function* () {
-      const base = yield* baseUrl
-      const live = yield* request(`${base}/api/health/live`)
+      const routes = healthAt(yield* baseUrl)
+      const live = yield* routes.live
       expect(live.status).toBe(200)
-      expect(live.body).toEqual({ status: "live" })
-      const ready = yield* request(`${base}/api/health/ready`)
+      expect(live.json).toEqual({ status: "live" })
+      const ready = yield* routes.ready
       expect(ready.status).toBe(200)
-      expect(ready.body).toEqual({
+      expect(sent(ready)).toEqual({
         status: "ready",
         draining: false,
         database: { status: "up", kind: "postgres" },
@@ -25,9 +39,9 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
         broadcast: subscribed
       })
       // The original route keeps its shape, and shows the broadcast subscription too.
-      const health = yield* request(`${base}/api/health`)
+      const health = yield* routes.health
       expect(health.status).toBe(200)
-      expect(health.body).toEqual({
+      expect(health.json).toEqual({
         database: { status: "up", kind: "postgres" },
         pubsub: { status: "up", kind: "redis" },
         broadcast: subscribed
@@ -38,12 +52,12 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
   // Last in this block: the instance stays draining.
   it.effect("once draining, ready is 503 (live stays 200)", () =>
     Effect.gen(function* () {
-      const base = yield* baseUrl
+      const routes = healthAt(yield* baseUrl)
       yield* (yield* Readiness).startDraining
-      const ready = yield* request(`${base}/api/health/ready`)
+      const ready = yield* routes.ready
       expect(ready.status).toBe(503)
-      expect(ready.body).toMatchObject({ _tag: "NotReady", draining: true, database: { status: "up" } })
-      expect((yield* request(`${base}/api/health/live`)).status).toBe(200)
+      expect(sent(ready)).toMatchObject({ _tag: "NotReady", draining: true, database: { status: "up" } })
+      expect((yield* routes.live).status).toBe(200)
     })
   )
 })
@@ -68,9 +82,9 @@ layer(testApp({ redisUrl: Option.none() }, undefined, PubSubDown), { excludeTest
   (it) => {
     it.effect("is still 200, reported as degraded: writes and reads still work", () =>
       Effect.gen(function* () {
-        const ready = yield* request(`${yield* baseUrl}/api/health/ready`)
+        const ready = yield* healthAt(yield* baseUrl).ready
         expect(ready.status).toBe(200)
-        expect(ready.body).toMatchObject({
+        expect(sent(ready)).toMatchObject({
           status: "degraded",
           draining: false,
           database: { status: "up" },

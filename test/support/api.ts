@@ -1,11 +1,12 @@
 import { expect } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect, Redacted, Schema } from "effect"
 import { timelineDefaultLimit } from "../../src/api/AuditApi"
+import { SignIn } from "../../src/api/AuthApi"
 import { TimelinePage } from "../../src/api/AuditEntry"
 import { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../../src/api/RecordsApi"
 import type { Workspace } from "../../src/api/Workspace"
 import { encoded, typeParams } from "../../src/client/pathParams"
-import { apiCaller, recordPath, timelinePath, typePath } from "./apiCaller"
+import { apiCaller, recordPath, settled, timelinePath, typePath } from "./apiCaller"
 import type { Call } from "./apiCaller"
 import { freshUser, testPassword } from "./TestApp"
 import { request, signIn } from "./http"
@@ -50,6 +51,18 @@ export const signedInMember = (base: string, workspace: Workspace, role = "admin
     const cookie = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
     return { user, cookie, client: clientFor(base, cookie) }
   })
+
+/** `POST /api/auth/login` without a session (`headers` added, e.g. a forwarded address): the answer whatever its status. */
+export const login = (
+  base: string,
+  credentials: { readonly workspace: string; readonly email: string; readonly password: string },
+  headers: Record<string, string> = {}
+) =>
+  settled(
+    clientFor(base, "", headers).call((api) =>
+      api.auth.login({ payload: new SignIn({ ...credentials, password: Redacted.make(credentials.password) }) })
+    )
+  )
 
 /** The body of a response that must have the given status. */
 export const expectStatus =

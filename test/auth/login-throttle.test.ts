@@ -25,7 +25,7 @@ import {
   testServices,
   uniqueSuffix
 } from "../support/TestApp"
-import { login as signInAt } from "../support/api"
+import { login as signInAt } from "../support/login"
 import type { TestResponse } from "../support/http"
 
 const window = Duration.minutes(15)

@@ -6,32 +6,19 @@ import type { LoginThrottleStore } from "../../src/auth/LoginThrottleStore"
 import type { PresenceStore } from "../../src/presence/PresenceStore"
 import { PubSubLive } from "../../src/app/PubSubLive"
 import { baseUrl, testApp } from "../support/TestApp"
-import { clientFor } from "../support/api"
-import { settled } from "../support/apiCaller"
-
-/** The health routes, called anonymously through the contract; `json` (or `body` of a refusal) is the body as sent. */
-const healthAt = (base: string) => {
-  const anonymous = clientFor(base, "")
-  return {
-    live: anonymous.call((api) => api.health.live()),
-    ready: settled(anonymous.call((api) => api.health.ready())),
-    health: anonymous.call((api) => api.health.health())
-  }
-}
-/** The body as sent, of an answer or a refusal. */
-const sent = (response: { readonly json: unknown } | { readonly body: unknown }) =>
-  "json" in response ? response.json : response.body
+import { healthOf } from "../support/api"
+import { bodyAsSent } from "../support/apiCaller"
 
 layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) => {
   it.effect("live is 200 while the process runs; ready is 200 with every component up", () =>
     Effect.gen(function* () {
-      const routes = healthAt(yield* baseUrl)
+      const routes = healthOf(yield* baseUrl)
       const live = yield* routes.live
       expect(live.status).toBe(200)
-      expect(live.json).toEqual({ status: "live" })
+      expect(bodyAsSent(live)).toEqual({ status: "live" })
       const ready = yield* routes.ready
       expect(ready.status).toBe(200)
-      expect(sent(ready)).toEqual({
+      expect(bodyAsSent(ready)).toEqual({
         status: "ready",
         draining: false,
         database: { status: "up", kind: "postgres" },
@@ -41,7 +28,7 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
       // The original route keeps its shape, and shows the broadcast subscription too.
       const health = yield* routes.health
       expect(health.status).toBe(200)
-      expect(health.json).toEqual({
+      expect(bodyAsSent(health)).toEqual({
         database: { status: "up", kind: "postgres" },
         pubsub: { status: "up", kind: "redis" },
         broadcast: subscribed
@@ -52,11 +39,11 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
   // Last in this block: the instance stays draining.
   it.effect("once draining, ready is 503 (live stays 200)", () =>
     Effect.gen(function* () {
-      const routes = healthAt(yield* baseUrl)
+      const routes = healthOf(yield* baseUrl)
       yield* (yield* Readiness).startDraining
       const ready = yield* routes.ready
       expect(ready.status).toBe(503)
-      expect(sent(ready)).toMatchObject({ _tag: "NotReady", draining: true, database: { status: "up" } })
+      expect(bodyAsSent(ready)).toMatchObject({ _tag: "NotReady", draining: true, database: { status: "up" } })
       expect((yield* routes.live).status).toBe(200)
     })
   )
@@ -82,9 +69,9 @@ layer(testApp({ redisUrl: Option.none() }, undefined, PubSubDown), { excludeTest
   (it) => {
     it.effect("is still 200, reported as degraded: writes and reads still work", () =>
       Effect.gen(function* () {
-        const ready = yield* healthAt(yield* baseUrl).ready
+        const ready = yield* healthOf(yield* baseUrl).ready
         expect(ready.status).toBe(200)
-        expect(sent(ready)).toMatchObject({
+        expect(bodyAsSent(ready)).toMatchObject({
           status: "degraded",
           draining: false,
           database: { status: "up" },

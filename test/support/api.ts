@@ -1,7 +1,6 @@
 import { expect } from "@effect/vitest"
-import { Effect, Redacted, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { timelineDefaultLimit } from "../../src/api/AuditApi"
-import { SignIn } from "../../src/api/AuthApi"
 import { TimelinePage } from "../../src/api/AuditEntry"
 import { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../../src/api/RecordsApi"
 import type { Workspace } from "../../src/api/Workspace"
@@ -52,17 +51,15 @@ export const signedInMember = (base: string, workspace: Workspace, role = "admin
     return { user, cookie, client: clientFor(base, cookie) }
   })
 
-/** `POST /api/auth/login` without a session (`headers` added, e.g. a forwarded address): the answer whatever its status. */
-export const login = (
-  base: string,
-  credentials: { readonly workspace: string; readonly email: string; readonly password: string },
-  headers: Record<string, string> = {}
-) =>
-  settled(
-    clientFor(base, "", headers).call((api) =>
-      api.auth.login({ payload: new SignIn({ ...credentials, password: Redacted.make(credentials.password) }) })
-    )
-  )
+/** The health routes, asked anonymously through the contract: every answer, 2xx or not (503 when not ready). */
+export const healthOf = (base: string) => {
+  const anonymous = clientFor(base, "")
+  return {
+    live: settled(anonymous.call((api) => api.health.live())),
+    ready: settled(anonymous.call((api) => api.health.ready())),
+    health: settled(anonymous.call((api) => api.health.health()))
+  }
+}
 
 /** The body of a response that must have the given status. */
 export const expectStatus =

@@ -116,6 +116,10 @@ export const refusal = <A>(call: Effect.Effect<Answer<A>, Refusal>): Effect.Effe
 export const settled = <A>(call: Effect.Effect<Answer<A>, Refusal>): Effect.Effect<Answer<A> | Refusal> =>
   Effect.catchTag(call, "Refusal", Effect.succeed)
 
+/** The body as sent (parsed JSON), of an answer or a refusal. */
+export const bodyAsSent = (response: Answer<unknown> | Refusal): unknown =>
+  response instanceof Refusal ? response.body : response.json
+
 /** The `namespace`/`name` path parameters of a business object `<namespace>/<name>`, encoded. */
 export const typePath = (businessObject: string) => encoded(typeParams(businessObject))
 

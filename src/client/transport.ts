@@ -35,6 +35,7 @@ export interface CallOptions {
 
 /** How every call reaches the service. */
 export interface Transport {
+  /** The URL of a path on the service (the broadcast stream's, which an EventSource opens). */
   readonly url: (path: string) => string
   readonly EventSource: () => EventSourceConstructor
   /**

@@ -13,6 +13,9 @@ const RecordPath = Schema.Struct({ namespace: Schema.String, name: Schema.String
 /** Values in wire form; checked against the business object's fields by the service. */
 const Values = ValuesInput
 
+/** Records a list answers when the caller names no `limit`. */
+export const recordsDefaultLimit = 100
+
 export class CreateRecord extends Schema.Class<CreateRecord>("CreateRecord")({
   values: Values,
   draft: Schema.optionalWith(Schema.Boolean, { default: () => false })
@@ -47,7 +50,7 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(
     HttpApiEndpoint.get("list", "/records/:namespace/:name")
       .setPath(TypePath)
-      .setUrlParams(Schema.Struct({ limit: queryLimit(1, 500, 100) }))
+      .setUrlParams(Schema.Struct({ limit: queryLimit(1, 500, recordsDefaultLimit) }))
       .addSuccess(RecordList)
       .addError(Forbidden)
       .addError(NotFound)

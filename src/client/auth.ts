@@ -1,6 +1,7 @@
-import { Redacted, Schema } from "effect"
+import { Redacted } from "effect"
 import type { Transport } from "./transport"
-import { Me, SignIn } from "./wire"
+import { SignIn } from "./wire"
+import type { Me } from "./wire"
 
 export interface Credentials {
   /** The workspace slug, e.g. "demo". */
@@ -20,9 +21,9 @@ export interface AuthClient {
 
 export const authClient = (transport: Transport): AuthClient => ({
   login: ({ workspace, email, password }) =>
-    transport.json(Me, "POST", "/api/auth/login", {
-      body: Schema.encodeSync(SignIn)(new SignIn({ workspace, email, password: Redacted.make(password) }))
-    }),
-  logout: () => transport.send("POST", "/api/auth/logout"),
-  me: () => transport.json(Me, "GET", "/api/auth/me")
+    transport.call((api) =>
+      api.auth.login({ payload: new SignIn({ workspace, email, password: Redacted.make(password) }) })
+    ),
+  logout: () => transport.call((api) => api.auth.logout()),
+  me: () => transport.call((api) => api.auth.me())
 })

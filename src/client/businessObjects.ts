@@ -1,8 +1,7 @@
 import type { Transport } from "./transport"
 import type { BusinessObjectDefinition } from "./wire"
-import { BusinessObjectList } from "./wire"
 
 /** `GET /api/business-objects`: the types the caller may read, with their current fields. */
 export const listBusinessObjects =
   (transport: Transport) => async (): Promise<ReadonlyArray<BusinessObjectDefinition>> =>
-    (await transport.json(BusinessObjectList, "GET", "/api/business-objects")).businessObjects
+    (await transport.call((api) => api.businessObjects.list({ headers: {} }))).businessObjects

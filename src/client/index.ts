@@ -9,14 +9,17 @@
  * await client.auth.login({ workspace: "demo", email: "demo@example.com", password: "demo-password" })
  * const deal = await client.records.create("crm/deal", { title: "Kiosk", amount: "1200.00" })
  * await client.records.update("crm/deal", deal.id, { amount: Decimal.parse("1350.00") })
- * const rows = await client.audit.timeline("crm/deal", deal.id, { limit: 20 })
- * rows[0]?.changes?.amount                       // { from: Decimal 1200.00, to: Decimal 1350.00 }
+ * const page = await client.audit.timeline("crm/deal", deal.id, { limit: 20 }) // the newest page
+ * page.entries[0]?.changes?.amount               // { from: Decimal 1200.00, to: Decimal 1350.00 }
+ * if (page.nextCursor !== null) await client.audit.timeline("crm/deal", deal.id, { cursor: page.nextCursor }) // older
  * const stream = client.broadcast.open()
  * const off = stream.on("changed", ({ businessObject, businessObjectId }) => refetch(businessObject))
  * ```
  *
- * Every call sends the session cookie (`credentials: "include"`), decodes
- * the answer with the server's own Effect schema (a wrong shape rejects with
+ * Every call is made by the contract's own client (`HttpApiClient` over
+ * `Api`, so no route's path or method is written here again), sends the
+ * session cookie (`credentials: "include"`), decodes the answer with the
+ * server's own Effect schema (a wrong shape rejects with
  * `ResponseShapeError`) and turns a non-2xx answer into an `ApiError`
  * carrying `status`, `_tag` and `message`. Record writes carry an
  * `Idempotency-Key` and are retried with it on a network fault or a 503
@@ -61,7 +64,7 @@ export const createClient = (options: ClientOptions = {}): Client => {
   }
 }
 
-export type { AuditClient, TimelineOptions } from "./audit"
+export type { AuditClient, HydratedTimelinePage, TimelineOptions } from "./audit"
 export type { AuthClient, Credentials } from "./auth"
 export type { BroadcastClient, BroadcastOptions, BroadcastStream } from "./broadcast"
 export { ApiError, type ApiErrorTag, ResponseShapeError } from "./errors"

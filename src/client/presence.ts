@@ -1,7 +1,6 @@
-import { segment, typeSegments } from "./paths"
+import { encoded, typeParams } from "./pathParams"
 import type { Transport } from "./transport"
 import type { Editor } from "./wire"
-import { PresenceList } from "./wire"
 
 /** The heartbeat interval (spec, "Limits"): an editor lapses after three intervals without one. */
 export const PRESENCE_HEARTBEAT_MS = 10_000
@@ -19,13 +18,16 @@ export interface PresenceClient {
 }
 
 export const presenceClient = (transport: Transport): PresenceClient => {
-  const editorPath = (businessObject: string, id: string, editorId: string) =>
-    `/api/presence/${typeSegments(businessObject)}/${segment(id)}/${segment(editorId)}`
+  const editorPath = (businessObject: string, id: string, editor: string) =>
+    encoded({ ...typeParams(businessObject), id, editor })
   return {
-    heartbeat: async (businessObject, id, editorId) => transport.send("PUT", editorPath(businessObject, id, editorId)),
-    leave: async (businessObject, id, editorId) =>
-      transport.send("DELETE", editorPath(businessObject, id, editorId), { keepalive: true }),
+    heartbeat: (businessObject, id, editorId) =>
+      transport.call((api) => api.presence.heartbeat({ path: editorPath(businessObject, id, editorId) })),
+    leave: (businessObject, id, editorId) =>
+      transport.call((api) => api.presence.leave({ path: editorPath(businessObject, id, editorId) }), {
+        keepalive: true
+      }),
     list: async (businessObject) =>
-      (await transport.json(PresenceList, "GET", `/api/presence/${typeSegments(businessObject)}`)).records
+      (await transport.call((api) => api.presence.list({ path: encoded(typeParams(businessObject)) }))).records
   }
 }

@@ -1,9 +1,10 @@
-import { Schema } from "effect"
 import type { HydratedObject } from "./hydration/HydratedValue"
 import { toWireObject } from "./hydration/toWire"
-import { segment, typeSegments } from "./paths"
+import { encoded, typeParams } from "./pathParams"
+import { randomId } from "./randomId"
 import type { Transport } from "./transport"
-import { CreateRecord, RecordList, RunAction, StoredRecord, UpdateRecord } from "./wire"
+import { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "./wire"
+import type { StoredRecord } from "./wire"
 
 /**
  * Values of a record to write. Wire form (decimals as strings, dates as
@@ -34,43 +35,58 @@ export interface RecordsClient {
 }
 
 /**
- * Every method is async: a bad argument (a business object without a slash)
- * rejects, it never throws. Every write carries a new `Idempotency-Key` and is
- * retried with it on a network fault or a 503, so it takes effect at most once.
+ * The headers of every record write: a new `Idempotency-Key`, with which the
+ * write is retried on a network fault or a 503 (sendingFetch.ts), so it takes
+ * effect at most once. randomId, not crypto.randomUUID: that one is missing
+ * on pages served over plain HTTP.
  */
+const writeHeaders = () => ({ "idempotency-key": randomId() })
+
+/** Every method is async: a bad argument (a business object without a slash) rejects, it never throws. */
 export const recordsClient = (transport: Transport): RecordsClient => {
-  const typePath = (businessObject: string) => `/api/records/${typeSegments(businessObject)}`
-  const recordPath = (businessObject: string, id: string) => `${typePath(businessObject)}/${segment(id)}`
-  const lifecycle = (step: "publish" | "archive" | "restore") => async (businessObject: string, id: string) =>
-    transport.json(StoredRecord, "POST", `${recordPath(businessObject, id)}/${step}`, { idempotent: true })
+  const recordPath = (businessObject: string, id: string) => encoded({ ...typeParams(businessObject), id })
+  const lifecycle = (step: "publish" | "archive" | "restore") => (businessObject: string, id: string) =>
+    transport.call((api) => api.records[step]({ path: recordPath(businessObject, id), headers: writeHeaders() }))
 
   return {
-    list: async (businessObject, options = {}) => {
-      const query = options.limit === undefined ? "" : `?limit=${encodeURIComponent(options.limit)}`
-      return (await transport.json(RecordList, "GET", `${typePath(businessObject)}${query}`)).records
-    },
-    get: async (businessObject, id) => transport.json(StoredRecord, "GET", recordPath(businessObject, id)),
-    create: async (businessObject, values, options = {}) =>
-      transport.json(StoredRecord, "POST", typePath(businessObject), {
-        body: Schema.encodeSync(CreateRecord)(
-          new CreateRecord({ values: toWireObject(values), draft: options.draft ?? false })
-        ),
-        idempotent: true
-      }),
-    update: async (businessObject, id, values) =>
-      transport.json(StoredRecord, "PATCH", recordPath(businessObject, id), {
-        body: Schema.encodeSync(UpdateRecord)(new UpdateRecord({ values: toWireObject(values) })),
-        idempotent: true
-      }),
-    remove: async (businessObject, id) =>
-      transport.send("DELETE", recordPath(businessObject, id), { idempotent: true }),
+    list: async (businessObject, options = {}) =>
+      (
+        await transport.call((api) =>
+          api.records.list({
+            path: encoded(typeParams(businessObject)),
+            urlParams: { limit: options.limit ?? recordsDefaultLimit }
+          })
+        )
+      ).records,
+    get: (businessObject, id) => transport.call((api) => api.records.get({ path: recordPath(businessObject, id) })),
+    create: (businessObject, values, options = {}) =>
+      transport.call((api) =>
+        api.records.create({
+          path: encoded(typeParams(businessObject)),
+          payload: new CreateRecord({ values: toWireObject(values), draft: options.draft ?? false }),
+          headers: writeHeaders()
+        })
+      ),
+    update: (businessObject, id, values) =>
+      transport.call((api) =>
+        api.records.update({
+          path: recordPath(businessObject, id),
+          payload: new UpdateRecord({ values: toWireObject(values) }),
+          headers: writeHeaders()
+        })
+      ),
+    remove: (businessObject, id) =>
+      transport.call((api) => api.records.remove({ path: recordPath(businessObject, id), headers: writeHeaders() })),
     publish: lifecycle("publish"),
     archive: lifecycle("archive"),
     restore: lifecycle("restore"),
-    action: async (businessObject, action, id) =>
-      transport.json(StoredRecord, "POST", `/api/actions/${typeSegments(businessObject)}/${segment(action)}`, {
-        body: Schema.encodeSync(RunAction)(new RunAction({ id })),
-        idempotent: true
-      })
+    action: (businessObject, action, id) =>
+      transport.call((api) =>
+        api.records.action({
+          path: encoded({ ...typeParams(businessObject), action }),
+          payload: new RunAction({ id }),
+          headers: writeHeaders()
+        })
+      )
   }
 }

@@ -1,8 +1,11 @@
-import { Either, ParseResult, Schema } from "effect"
-import { apiErrorOf, ResponseShapeError } from "./errors"
-import { randomId } from "./randomId"
-import { defaultAttempts, defaultMaxDelayMs, retryDelayMs, sleep } from "./retry"
+import { FetchHttpClient } from "@effect/platform"
+import { Cause, Effect, Exit, Option } from "effect"
+import { makeApiClient } from "./apiClient"
+import type { ApiClient } from "./apiClient"
+import { rejectionOf } from "./rejection"
+import type { SentRequest } from "./rejection"
 import type { RetryOptions } from "./retry"
+import { sendingFetch } from "./sendingFetch"
 
 /** The part of the browser's `EventSource` the client uses; the global `EventSource` is one. */
 export interface EventSourceLike {
@@ -25,97 +28,58 @@ export interface ClientOptions {
   readonly retry?: RetryOptions
 }
 
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
-
-export interface RequestInit {
-  /** Already in wire form; sent as JSON. */
-  readonly body?: unknown
+export interface CallOptions {
   /** `fetch(..., { keepalive: true })`: delivered even while the page unloads. */
   readonly keepalive?: boolean
-  /**
-   * A write made safe to repeat: sent with a new `Idempotency-Key`, and sent
-   * again with the same key when `fetch` rejects (network fault) or the
-   * answer is a 503, after its `Retry-After`. Never on any other error.
-   */
-  readonly idempotent?: boolean
 }
 
-/** How every call reaches the service: JSON over `fetch` with the session cookie, responses decoded. */
+/** How every call reaches the service. */
 export interface Transport {
+  /** The URL of a path on the service (the broadcast stream's, which an EventSource opens). */
   readonly url: (path: string) => string
   readonly EventSource: () => EventSourceConstructor
-  /** A call whose 2xx body is decoded with `schema` (a mismatch is a ResponseShapeError). */
-  readonly json: <A, I>(schema: Schema.Schema<A, I>, method: Method, path: string, init?: RequestInit) => Promise<A>
-  /** A call answered with no content (204). */
-  readonly send: (method: Method, path: string, init?: RequestInit) => Promise<void>
+  /**
+   * Runs one call of the contract's client as a Promise, with the session
+   * cookie (`credentials: "include"`). It rejects with an `ApiError` (a
+   * non-2xx answer), a `ResponseShapeError` (a 2xx answer the route does not
+   * declare), `fetch`'s own error (a network fault), or what `request`
+   * threw (a bad argument).
+   */
+  readonly call: <A, E>(request: (api: ApiClient) => Effect.Effect<A, E>, options?: CallOptions) => Promise<A>
 }
 
 export const makeTransport = (options: ClientOptions = {}): Transport => {
   const base = (options.baseUrl ?? "").replace(/\/+$/, "")
-  const url = (path: string) => `${base}${path}`
+  const api = makeApiClient(base)
   // Looked up per call, never as `window.fetch` detached from `window` (an "Illegal invocation").
-  const fetchFn: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
-
-  const attempts = Math.max(1, Math.floor(options.retry?.attempts ?? defaultAttempts))
-  const maxDelayMs = options.retry?.maxDelayMs ?? defaultMaxDelayMs
-
-  const call = async (method: Method, path: string, init: RequestInit): Promise<Response> => {
-    const headers: Record<string, string> = { accept: "application/json" }
-    if (init.body !== undefined) headers["content-type"] = "application/json"
-    // randomId, not crypto.randomUUID: that one is missing on pages served over plain HTTP.
-    if (init.idempotent === true) headers["idempotency-key"] = randomId()
-    const request: globalThis.RequestInit = {
-      method,
-      headers,
-      credentials: "include",
-      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-      ...(init.keepalive === true ? { keepalive: true } : {})
-    }
-    const tries = init.idempotent === true ? attempts : 1
-    for (let attempt = 1; ; attempt++) {
-      let response: Response
-      try {
-        response = await fetchFn(url(path), request)
-      } catch (fault) {
-        if (attempt >= tries) throw fault
-        await sleep(retryDelayMs(null, attempt, maxDelayMs))
-        continue
-      }
-      if (response.status === 503 && attempt < tries) {
-        await response.text().catch(() => "")
-        await sleep(retryDelayMs(response.headers.get("retry-after"), attempt, maxDelayMs))
-        continue
-      }
-      if (!response.ok) throw await apiErrorOf(response)
-      return response
-    }
-  }
+  const send = sendingFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.retry)
 
   return {
-    url,
+    url: (path) => `${base}${path}`,
     EventSource: () => {
       const eventSource = options.EventSource ?? globalThis.EventSource
       if (eventSource === undefined) throw new TypeError("no EventSource: pass one to createClient({ EventSource })")
       return eventSource
     },
-    json: async (schema, method, path, init = {}) => {
-      const response = await call(method, path, init)
-      const text = await response.text()
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        throw new ResponseShapeError(method, url(path), `not JSON: ${text.slice(0, 200)}`)
+    call: async (request, callOptions = {}) => {
+      let sent: SentRequest | undefined
+      const fetchOnce: typeof fetch = (input, init) => {
+        sent = { method: init?.method ?? "GET", url: String(input) }
+        return send(input, init)
       }
-      const decoded = Schema.decodeUnknownEither(schema)(body)
-      if (Either.isLeft(decoded)) {
-        throw new ResponseShapeError(method, url(path), ParseResult.TreeFormatter.formatErrorSync(decoded.left))
-      }
-      return decoded.right
-    },
-    send: async (method, path, init = {}) => {
-      const response = await call(method, path, init)
-      await response.text()
+      const exit = await Effect.runPromiseExit(
+        Effect.suspend(() => request(api)).pipe(
+          Effect.provideService(FetchHttpClient.Fetch, fetchOnce),
+          Effect.provideService(FetchHttpClient.RequestInit, {
+            credentials: "include",
+            ...(callOptions.keepalive === true ? { keepalive: true } : {})
+          })
+        )
+      )
+      if (Exit.isSuccess(exit)) return exit.value
+      throw Cause.failureOption(exit.cause).pipe(
+        Option.match({ onNone: () => Cause.squash(exit.cause), onSome: (error) => rejectionOf(error, sent) })
+      )
     }
   }
 }

@@ -3,7 +3,8 @@
  * where the server declares them, so the two cannot drift apart. None of
  * these modules touches Node (`tsconfig.client.json` checks it).
  */
-export { AuditEntry, TimelinePage } from "../api/AuditEntry"
+export { AuditEntry } from "../api/AuditEntry"
+export { timelineDefaultLimit } from "../api/AuditApi"
 export { Me, SignIn } from "../api/AuthApi"
 export { Broadcast, BroadcastData, BroadcastType } from "../api/Broadcast"
 export type { Actor } from "../api/Actor"
@@ -19,8 +20,7 @@ export type {
 } from "../api/Changes"
 export type { Json, JsonObject } from "../api/Json"
 export type { Field, FieldKind, Fields } from "../api/Field"
-export { BusinessObjectList } from "../api/BusinessObjectsApi"
 export { BusinessObjectDefinition } from "../api/BusinessObjectDefinition"
 export { RecordState, StoredRecord } from "../api/StoredRecord"
-export { Editor, PresenceList } from "../api/Editor"
-export { CreateRecord, RecordList, RunAction, UpdateRecord } from "../api/RecordsApi"
+export { Editor } from "../api/Editor"
+export { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../api/RecordsApi"

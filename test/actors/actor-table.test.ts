@@ -9,8 +9,12 @@ import { Seeders } from "../../src/seeding/Seeders"
 import { queueTable } from "../../src/tenancy/migrations/durableQueue"
 import { Workspaces } from "../../src/tenancy/Workspaces"
 import { eventually } from "../broadcast/streamHelpers"
-import { bearerClient, createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { Client, RecordBody } from "../support/api"
+import { ChatTurn } from "../../src/api/ChatApi"
+import { EngineWrites } from "../../src/api/EngineApi"
+import type { RecordWrite } from "../../src/api/RecordWrite"
+import { bearerClient, createRecord, recordsOf, signedInMember, timelineOf } from "../support/api"
+import type { Client } from "../support/api"
+import { refusal } from "../support/apiCaller"
 import { baseUrl, freshWorkspace, testApp, testEngineToken, uniqueSuffix } from "../support/TestApp"
 
 const deal = "crm/deal"
@@ -18,10 +22,7 @@ const activity = "crm/activity"
 const company = "crm/company"
 
 const listOf = (client: Client, businessObject: string) =>
-  Effect.map(
-    client.get(`/api/records/${businessObject}`),
-    (r) => (expectStatus(200)(r) as { records: Array<RecordBody> }).records
-  )
+  Effect.map(recordsOf(client, businessObject).list(), (answer) => answer.body.records)
 
 /** The only row of a record's timeline. */
 const onlyRow = (client: Client, businessObject: string, id: string) =>
@@ -58,7 +59,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
         expect(row.actor).toEqual({ kind: "service-account", id: apiKey.id, name: "Importer" })
         expect(row.cause).toBeNull()
 
-        const refused = yield* importer.post(`/api/records/${company}`, { values: { name: "Not mine to make" } })
+        const refused = yield* refusal(recordsOf(importer, company).create({ name: "Not mine to make" }))
         expect(refused.status).toBe(403)
         expect(refused.body).toEqual({
           _tag: "Forbidden",
@@ -105,7 +106,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
       const acme = yield* createRecord(client, company, { name: "Acme" })
       const old = yield* createRecord(client, deal, { title: "Old one", company: acme.id })
-      expectStatus(200)(yield* client.post(`/api/records/${deal}/${old.id}/archive`))
+      yield* recordsOf(client, deal).archive(old.id)
 
       yield* eventually(
         "the workflow has run",
@@ -135,17 +136,18 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
         businessObject: deal,
         businessObjectId: crypto.randomUUID(),
         operation: "archived"
-      }
-      const body = {
+      } as const
+      const body = new EngineWrites({
         workflowId: "crm/note-archived-deal",
         trigger,
         writes: [{ tool: "create", businessObject: company, values: { name: "Made by the engine" } }]
-      }
-      const route = `/api/engine/workspaces/${workspace.slug}/writes`
+      })
+      const write = (caller: Client, payload: EngineWrites) =>
+        caller.call((api) => api.engine.writes({ path: { workspace: workspace.slug }, payload, headers: {} }))
 
       // A session or an API key, even an admin's, is not the engine.
       for (const caller of [admin, bearerClient(base, key), bearerClient(base, `${testEngineToken}x`)]) {
-        const refused = yield* caller.post(route, body)
+        const refused = yield* refusal(write(caller, body))
         expect(refused.status).toBe(401)
         expect(refused.body).toMatchObject({ _tag: "Unauthorized" })
       }
@@ -153,11 +155,11 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       expect(yield* listOf(admin, company)).toEqual([])
 
       const engine = bearerClient(base, testEngineToken)
-      const unknown = yield* engine.post(route, { ...body, workflowId: "crm/no-such-workflow" })
+      const unknown = yield* refusal(write(engine, new EngineWrites({ ...body, workflowId: "crm/no-such-workflow" })))
       expect(unknown.status).toBe(404)
 
       // The engine is no principal and holds no grants: nothing is checked.
-      const written = expectStatus(200)(yield* engine.post(route, body)) as { records: Array<RecordBody> }
+      const written = (yield* write(engine, body)).body
       const made = written.records[0]!
       const row = yield* onlyRow(admin, company, made.id)
       expect(row.actor).toEqual({ kind: "system", name: "workflow:crm/note-archived-deal" })
@@ -175,7 +177,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       yield* roles.grant(workspace, "note-taker", deal, "read")
       const { agent, key } = yield* (yield* Agents).create(workspace, "Note taker", "note-taker")
       const bot = bearerClient(base, key)
-      expect(expectStatus(200)(yield* bot.get("/api/auth/me"))).toMatchObject({
+      expect((yield* bot.call((api) => api.auth.me())).body).toMatchObject({
         kind: "agent",
         id: agent.id,
         name: "Note taker"
@@ -186,7 +188,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       expect(row.actor).toEqual({ kind: "agent", id: agent.id, name: "Note taker" })
       expect(row.cause).toBeNull()
 
-      const refused = yield* bot.post(`/api/records/${deal}`, { values: { title: "Not mine to make" } })
+      const refused = yield* refusal(recordsOf(bot, deal).create({ title: "Not mine to make" }))
       expect(refused.status).toBe(403)
       expect(refused.body).toEqual({ _tag: "Forbidden", message: "agent Note taker may not update crm/deal" })
       expect(yield* listOf(admin, deal)).toEqual([])
@@ -205,12 +207,19 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
         // The agent's own grants are wide; in a chat turn they do not count.
         const { agent, key } = yield* (yield* Agents).create(workspace, "Sales assistant", "admin")
         const target = yield* createRecord(admin, deal, { title: "Chatty", stage: "lead" })
-        const turn = (calls: ReadonlyArray<unknown>, agentId = agent.id) =>
-          client.post("/api/conversations/conv-42/tool-calls", { agent: agentId, calls })
+        const turnOf = (caller: Client, calls: ReadonlyArray<RecordWrite>, agentId = agent.id) =>
+          caller.call((api) =>
+            api.chat.toolCalls({
+              path: { conversationId: "conv-42" },
+              payload: new ChatTurn({ agent: agentId, calls }),
+              headers: {}
+            })
+          )
+        const turn = (calls: ReadonlyArray<RecordWrite>, agentId = agent.id) => turnOf(client, calls, agentId)
 
-        const done = expectStatus(200)(
-          yield* turn([{ tool: "update", businessObject: deal, id: target.id, values: { stage: "proposal" } }])
-        ) as { records: Array<RecordBody> }
+        const done = (yield* turn([
+          { tool: "update", businessObject: deal, id: target.id, values: { stage: "proposal" } }
+        ])).body
         expect(done.records[0]?.values.stage).toBe("proposal")
         const [row, ...older] = (yield* timelineOf(admin, deal, target.id)).entries
         expect(older).toHaveLength(1)
@@ -222,24 +231,24 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
         })
 
         // One call beyond the user's grants refuses the whole turn: nothing is written.
-        const refused = yield* turn([
-          { tool: "update", businessObject: deal, id: target.id, values: { stage: "won" } },
-          { tool: "create", businessObject: company, values: { name: "Not the user's to make" } }
-        ])
+        const refused = yield* refusal(
+          turn([
+            { tool: "update", businessObject: deal, id: target.id, values: { stage: "won" } },
+            { tool: "create", businessObject: company, values: { name: "Not the user's to make" } }
+          ])
+        )
         expect(refused.status).toBe(403)
         expect(refused.body).toEqual({ _tag: "Forbidden", message: `user ${user.name} may not update crm/company` })
         expect((yield* timelineOf(admin, deal, target.id)).entries).toHaveLength(2)
         expect(yield* listOf(admin, company)).toEqual([])
 
-        expect((yield* turn([], agent.id)).status).toBe(400)
-        expect((yield* turn([{ tool: "create", businessObject: deal, values: {} }], crypto.randomUUID())).status).toBe(
-          404
-        )
+        // Raw on purpose: a turn without calls, which the contract's client refuses to send.
+        const empty = yield* client.post("/api/conversations/conv-42/tool-calls", { agent: agent.id, calls: [] })
+        expect(empty.status).toBe(400)
+        const aCall = [{ tool: "create", businessObject: deal, values: {} }] as const
+        expect((yield* refusal(turn(aCall, crypto.randomUUID()))).status).toBe(404)
         // A chat turn is a user's: not an API key's or an agent's.
-        const byAgent = yield* bearerClient(base, key).post("/api/conversations/conv-42/tool-calls", {
-          agent: agent.id,
-          calls: [{ tool: "create", businessObject: deal, values: {} }]
-        })
+        const byAgent = yield* refusal(turnOf(bearerClient(base, key), aCall))
         expect(byAgent.status).toBe(403)
       })
   )
@@ -252,7 +261,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       const acme = yield* createRecord(client, company, { name: "Acme" })
       const target = yield* createRecord(client, deal, { title: "Needs a call", company: acme.id })
       // The action only enqueues; the activity comes later, from the worker.
-      expectStatus(200)(yield* client.post("/api/actions/crm/deal/follow-up", { id: target.id }))
+      yield* recordsOf(client, deal).action("follow-up", target.id)
 
       yield* eventually(
         "the job has run",
@@ -263,7 +272,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       const row = yield* onlyRow(client, activity, note!.id)
       expect(row.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
       expect(row.cause).toEqual({ kind: "job", job: "crm/follow-up", jobId: expect.any(String) })
-      const jobId = (row.cause as { jobId: string }).jobId
+      const jobId = row.cause?.kind === "job" ? row.cause.jobId : ""
       yield* eventually(
         "the queue marks the job done",
         Effect.map(

@@ -4,7 +4,7 @@ import { Deferred, Duration, Effect, Exit, Fiber, Layer, Queue, Scope } from "ef
 import { connect } from "node:net"
 import { Readiness } from "../../src/health/Readiness"
 import { eventually } from "../broadcast/streamHelpers"
-import { signedInMember } from "../support/api"
+import { recordsOf, signedInMember } from "../support/api"
 import { baseUrl, freshWorkspace, testApp, TestServices } from "../support/TestApp"
 
 /**
@@ -38,7 +38,7 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
           )
           .pipe(Effect.orDie, Effect.fork)
         yield* Deferred.await(locked)
-        const write = yield* Effect.fork(client.post("/api/records/crm/deal", { values: { title: "In flight" } }))
+        const write = yield* Effect.fork(recordsOf(client, "crm/deal").create({ title: "In flight" }))
         yield* eventually(
           "the write waits",
           sql<{

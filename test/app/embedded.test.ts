@@ -5,7 +5,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { demo } from "../../src/app/Provisioning"
 import { baseUrl, testApp } from "../support/TestApp"
-import { request, signIn } from "../support/http"
+import { encoded } from "../../src/client/pathParams"
+import { clientFor } from "../support/api"
+import { signIn } from "../support/http"
 
 /** The service as `npm start` runs it with nothing configured: PGlite and the in-process bus. */
 const embeddedApp = (dataDir: string) => testApp({ databaseUrl: Option.none(), redisUrl: Option.none(), dataDir })
@@ -24,17 +26,20 @@ describe("embedded mode", () => {
       withDataDir((dataDir) =>
         Effect.gen(function* () {
           const base = yield* baseUrl
-          const health = yield* request(`${base}/api/health`)
+          const health = yield* clientFor(base, "").call((api) => api.health.health())
           expect(health.status).toBe(200)
-          expect(health.body).toEqual({
+          expect(health.json).toEqual({
             database: { status: "up", kind: "embedded" },
             pubsub: { status: "up", kind: "in-process" },
             broadcast: { subscribed: true, lostSince: null, outages: 0, lastOutageMs: null, droppedPublishes: 0 }
           })
           const cookie = yield* signIn(base, { workspace: demo.workspace, email: demo.email, password: demo.password })
-          const me = yield* request(`${base}/api/auth/me`, { headers: { cookie } })
+          const demoUser = clientFor(base, cookie)
+          const me = yield* demoUser.call((api) => api.auth.me())
           expect(me.body).toMatchObject({ kind: "user", email: demo.email, workspace: { slug: demo.workspace } })
-          const deal = yield* request(`${base}/api/business-objects/crm%2Fdeal`, { headers: { cookie } })
+          const deal = yield* demoUser.call((api) =>
+            api.businessObjects.get({ path: encoded({ businessObject: "crm/deal" }) })
+          )
           expect(deal.status).toBe(200)
 
           // A second service on the same data directory is refused instead of corrupting it.

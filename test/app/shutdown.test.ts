@@ -4,8 +4,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import type { Workspace } from "../../src/api/Workspace"
 import { eventually } from "../broadcast/streamHelpers"
-import { createRecord, expectStatus, signedInMember } from "../support/api"
-import type { RecordBody } from "../support/api"
+import { createRecord, recordsOf, signedInMember } from "../support/api"
 import { groupAlive, startService } from "../support/service"
 import type { RunningService } from "../support/service"
 import { openSse } from "../support/sse"
@@ -98,8 +97,7 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
           const inFlight = 5
           const requests = yield* Effect.forEach(
             Array.from({ length: inFlight }, (_, i) => i),
-            (i) =>
-              Effect.fork(Effect.exit(client.post(`/api/records/${deal}`, { values: { title: `In flight ${i}` } }))),
+            (i) => Effect.fork(Effect.exit(recordsOf(client, deal).create({ title: `In flight ${i}` }))),
             { concurrency: "unbounded" }
           )
           yield* eventually(
@@ -151,7 +149,7 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
       const created = yield* createRecord(client, deal, { title: "Kiosk" })
       // The job's claim (its first write) waits on the test's lock: the job is running, deterministically.
       const lock = yield* holdLock(`LOCK TABLE ${workspace.table("completed_runs")} IN EXCLUSIVE MODE`)
-      expectStatus(200)(yield* client.post(`/api/actions/${deal}/follow-up`, { id: created.id })) as RecordBody
+      yield* recordsOf(client, deal).action("follow-up", created.id)
       yield* eventually(
         "the job waits on the lock",
         Effect.map(waitingOn(workspace.table("completed_runs")), (n) => n === 1),

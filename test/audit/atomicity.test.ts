@@ -8,8 +8,8 @@ import { Records } from "../../src/records/Records"
 import type { Workspace } from "../../src/api/Workspace"
 import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
-import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { RecordBody } from "../support/api"
+import { createRecord, recordsOf, signedInMember, timelineOf } from "../support/api"
+import { refusal } from "../support/apiCaller"
 import { TestPlugins } from "../support/testPlugin"
 
 /** Everything a unit could have written in a workspace: records and audit rows. */
@@ -32,13 +32,11 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
       const before = yield* countRows(workspace)
       expect(before).toEqual({ records: 1, audit: 1 })
 
-      const refused = yield* client.post("/api/records/test/widget", { values: { name: "bad", fail: true } })
+      const refused = yield* refusal(recordsOf(client, "test/widget").create({ name: "bad", fail: true }))
       expect(refused.status).toBe(409)
       expect(refused.body).toEqual({ _tag: "Conflict", message: "widget refused by its listener" })
       expect(yield* countRows(workspace)).toEqual(before)
-      const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as {
-        records: Array<unknown>
-      }
+      const activities = (yield* recordsOf(client, "crm/activity").list()).body
       expect(activities.records).toEqual([])
     })
   )
@@ -133,13 +131,13 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
       const deal = yield* createRecord(client, "crm/deal", { title: "Fuse", stage: "open", company: company.id })
       const before = yield* countRows(workspace)
 
-      const closing = yield* client.post("/api/actions/crm/deal/close", { id: deal.id })
+      const closing = yield* refusal(recordsOf(client, "crm/deal").action("close", deal.id))
       expect(closing.status).toBe(500)
       expect(closing.body).toEqual({ _tag: "InternalError", message: "internal error" })
       expect(yield* countRows(workspace)).toEqual(before)
-      const dealNow = expectStatus(200)(yield* client.get(`/api/records/crm/deal/${deal.id}`)) as RecordBody
+      const dealNow = (yield* recordsOf(client, "crm/deal").get(deal.id)).body
       expect(dealNow.values.stage).toBe("open")
-      const companyNow = expectStatus(200)(yield* client.get(`/api/records/crm/company/${company.id}`)) as RecordBody
+      const companyNow = (yield* recordsOf(client, "crm/company").get(company.id)).body
       expect(companyNow.values.wonDeals).toBe(0)
       expect((yield* timelineOf(client, "crm/deal", deal.id)).entries.map((e) => e.operation)).toEqual(["created"])
     })
@@ -157,7 +155,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
       yield* sql.unsafe(`CREATE TRIGGER count_insert AFTER INSERT ON ${workspace.schema}.audit_entries
         FOR EACH STATEMENT EXECUTE FUNCTION ${workspace.schema}.count_insert()`)
 
-      expectStatus(200)(yield* client.post("/api/actions/test/widget/spawn", { id: spawner.id }))
+      yield* recordsOf(client, "test/widget").action("spawn", spawner.id)
       const [statements] = yield* sql<{
         n: number
       }>`SELECT count(*)::int AS n FROM ${sql(workspace.table("insert_statements"))}`

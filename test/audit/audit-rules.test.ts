@@ -3,11 +3,12 @@ import { Effect } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
 import { Roles } from "../../src/auth/Roles"
 import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
-import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { EntryBody, RecordBody } from "../support/api"
+import type { AuditEntry } from "../../src/api/AuditEntry"
+import { bearerClient, createRecord, recordsOf, signedInMember, timelineCall, timelineOf } from "../support/api"
+import { refusal } from "../support/apiCaller"
 
 const deal = "crm/deal"
-const keysOf = (entry: EntryBody) => Object.keys(entry).sort()
+const keysOf = (entry: AuditEntry) => Object.keys(entry).sort()
 const base = ["actor", "at", "businessObject", "businessObjectId", "cause", "correlationId", "id", "operation"]
 
 layer(TestApp, { excludeTestServices: true })("audit rows through the records API", (it) => {
@@ -16,20 +17,16 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       const workspace = yield* freshWorkspace
       const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
       const created = yield* createRecord(client, deal, { title: "Kiosk", stage: "open", amount: "1200.00" })
-      const path = `/api/records/${deal}/${created.id}`
-      expectStatus(200)(yield* client.patch(path, { values: { stage: "proposal" } }))
-      expectStatus(200)(yield* client.post(`${path}/archive`))
-      expectStatus(200)(yield* client.post(`${path}/restore`))
-      expectStatus(204)(yield* client.del(path))
+      const deals = recordsOf(client, deal)
+      yield* deals.update(created.id, { stage: "proposal" })
+      yield* deals.archive(created.id)
+      yield* deals.restore(created.id)
+      yield* deals.remove(created.id)
+      // timelineOf checks the wire body is the contract's shape exactly (nothing more, no null padding).
       const { entries } = yield* timelineOf(client, deal, created.id)
       expect(entries.map((e) => e.operation)).toEqual(["deleted", "restored", "archived", "updated", "created"])
-      const [deleted, restored, archived, updated, born] = entries as [
-        EntryBody,
-        EntryBody,
-        EntryBody,
-        EntryBody,
-        EntryBody
-      ]
+      const [deleted, restored, archived, updated, born] = entries
+      if (!deleted || !restored || !archived || !updated || !born) throw new Error("missing rows")
       expect(keysOf(born)).toEqual([...base, "record"].sort())
       expect(born.record).toEqual({ title: "Kiosk", stage: "open", amount: "1200.00" })
       expect(keysOf(updated)).toEqual([...base, "changes"].sort())
@@ -61,17 +58,14 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
         address: { street: "Main 1", city: "Oslo" },
         lineItems: [{ id: "a", product: "p", quantity: 1, price: "2.50" }]
       })
-      const path = `/api/records/${deal}/${created.id}`
       // The same values again, key order shuffled, an explicit null for an absent field.
-      const same = yield* client.patch(path, {
-        values: {
-          lineItems: [{ price: "2.50", quantity: 1, product: "p", id: "a" }],
-          address: { city: "Oslo", street: "Main 1", country: null },
-          title: "Same",
-          stage: null
-        }
+      const same = yield* recordsOf(client, deal).update(created.id, {
+        lineItems: [{ price: "2.50", quantity: 1, product: "p", id: "a" }],
+        address: { city: "Oslo", street: "Main 1", country: null },
+        title: "Same",
+        stage: null
       })
-      expect(expectStatus(200)(same)).toMatchObject({ values: created.values })
+      expect(same.body).toMatchObject({ values: created.values })
       const { entries } = yield* timelineOf(client, deal, created.id)
       expect(entries.map((e) => e.operation)).toEqual(["created"])
     })
@@ -83,19 +77,19 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
       const draft = yield* createRecord(client, deal, { title: "Draft" }, true)
       expect(draft.state).toBe("draft")
-      const path = `/api/records/${deal}/${draft.id}`
-      expectStatus(200)(yield* client.patch(path, { values: { title: "Draft 2", stage: "open" } }))
+      const deals = recordsOf(client, deal)
+      yield* deals.update(draft.id, { title: "Draft 2", stage: "open" })
       expect((yield* timelineOf(client, deal, draft.id)).entries).toEqual([])
-      const published = expectStatus(200)(yield* client.post(`${path}/publish`)) as RecordBody
+      const published = (yield* deals.publish(draft.id)).body
       expect(published.state).toBe("operational")
       const { entries } = yield* timelineOf(client, deal, draft.id)
       expect(entries.map((e) => e.operation)).toEqual(["created"])
       expect(entries[0]?.record).toEqual({ title: "Draft 2", stage: "open" })
 
       const neverLive = yield* createRecord(client, deal, { title: "Gone" }, true)
-      expectStatus(204)(yield* client.del(`/api/records/${deal}/${neverLive.id}`))
+      yield* deals.remove(neverLive.id)
       expect((yield* timelineOf(client, deal, neverLive.id)).entries).toEqual([])
-      expect((yield* client.get(`/api/records/${deal}/${neverLive.id}`)).status).toBe(404)
+      expect((yield* refusal(deals.get(neverLive.id))).status).toBe(404)
     })
   )
 
@@ -105,18 +99,15 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
       const company = yield* createRecord(client, "crm/company", { name: "Acme", wonDeals: 2 })
       const opened = yield* createRecord(client, deal, { title: "Big one", stage: "negotiation", company: company.id })
-      const closed = expectStatus(200)(
-        yield* client.post("/api/actions/crm/deal/close", { id: opened.id })
-      ) as RecordBody
+      const closed = (yield* recordsOf(client, deal).action("close", opened.id)).body
       expect(closed.values.stage).toBe("won")
 
       const [a] = (yield* timelineOf(client, deal, opened.id)).entries
       const [b] = (yield* timelineOf(client, "crm/company", company.id)).entries
-      const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as {
-        records: Array<RecordBody>
-      }
+      const activities = (yield* recordsOf(client, "crm/activity").list()).body
       expect(activities.records).toHaveLength(1)
-      const activity = activities.records[0] as RecordBody
+      const activity = activities.records[0]
+      if (!activity) throw new Error("no activity")
       expect(activity.values).toEqual({ subject: "Acme has won 3 deals", company: company.id })
       const [c] = (yield* timelineOf(client, "crm/activity", activity.id)).entries
       if (!a || !b || !c) throw new Error("missing rows")
@@ -155,13 +146,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(base, workspace)
       const { apiKey, key } = yield* (yield* ApiKeys).create(workspace, "importer", "admin")
-      const response = yield* Effect.promise(() =>
-        fetch(`${base}/api/records/crm/company`, {
-          method: "POST",
-          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-          body: JSON.stringify({ values: { name: "Imported" } })
-        }).then(async (r) => ({ status: r.status, body: (await r.json()) as RecordBody }))
-      )
+      const response = yield* recordsOf(bearerClient(base, key), "crm/company").create({ name: "Imported" })
       expect(response.status).toBe(201)
       const [row] = (yield* timelineOf(client, "crm/company", response.body.id)).entries
       expect(row?.actor).toEqual({ kind: "service-account", id: apiKey.id, name: "importer" })
@@ -183,21 +168,17 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
           { id: "drop", product: "bike", quantity: 9, price: "1.00" }
         ]
       })
-      const path = `/api/records/${deal}/${created.id}`
-      expectStatus(200)(
-        yield* client.patch(path, {
-          values: {
-            amount: "12.50",
-            closeDate: "2027-01-15",
-            address: { street: "Main 2", city: "Oslo", country: "NO" },
-            lineItems: [
-              { id: "keep", product: "truck", quantity: 2, price: "5.00" },
-              { id: "edit", product: "van", quantity: 4, price: "3.00" },
-              { id: "new", product: "boat", quantity: 1, price: "99.90" }
-            ]
-          }
-        })
-      )
+      const deals = recordsOf(client, deal)
+      yield* deals.update(created.id, {
+        amount: "12.50",
+        closeDate: "2027-01-15",
+        address: { street: "Main 2", city: "Oslo", country: "NO" },
+        lineItems: [
+          { id: "keep", product: "truck", quantity: 2, price: "5.00" },
+          { id: "edit", product: "van", quantity: 4, price: "3.00" },
+          { id: "new", product: "boat", quantity: 1, price: "99.90" }
+        ]
+      })
       const [updated] = (yield* timelineOf(client, deal, created.id)).entries
       expect(updated?.changes).toEqual({
         amount: { from: "10.00", to: "12.50" },
@@ -215,13 +196,8 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
 
       // A struct appearing and clearing; a collection only growing: no empty buckets.
       const plain = yield* createRecord(client, deal, { title: "Plain" })
-      const plainPath = `/api/records/${deal}/${plain.id}`
-      expectStatus(200)(
-        yield* client.patch(plainPath, {
-          values: { address: { city: "Bergen" }, lineItems: [{ id: "x", product: "p" }] }
-        })
-      )
-      expectStatus(200)(yield* client.patch(plainPath, { values: { address: null } }))
+      yield* deals.update(plain.id, { address: { city: "Bergen" }, lineItems: [{ id: "x", product: "p" }] })
+      yield* deals.update(plain.id, { address: null })
       const [cleared, appeared] = (yield* timelineOf(client, deal, plain.id)).entries
       expect(appeared?.changes).toEqual({
         address: { from: null, to: { city: "Bergen" } },
@@ -236,8 +212,8 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
       const created = yield* createRecord(client, deal, { title: "Valid", amount: "1.00" })
-      const path = `/api/records/${deal}/${created.id}`
-      const cases: Array<[unknown, RegExp]> = [
+      const deals = recordsOf(client, deal)
+      const cases: Array<[Record<string, unknown>, RegExp]> = [
         [{ amount: 12.5 }, /amount: /],
         [{ amount: "12,50" }, /amount: a decimal is a string of digits/],
         [{ closeDate: "2026-02-30" }, /closeDate: not a calendar date/],
@@ -249,13 +225,13 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
         [{ colour: "red" }, /colour: unknown field/]
       ]
       for (const [values, message] of cases) {
-        const response = yield* client.patch(path, { values })
+        const response = yield* refusal(deals.update(created.id, values))
         expect(response.status, JSON.stringify(values)).toBe(400)
         expect(response.body).toMatchObject({ _tag: "BadRequest", message: expect.stringMatching(message) })
       }
-      const refused = yield* client.post(`/api/records/${deal}`, { values: { amount: "x" } })
+      const refused = yield* refusal(deals.create({ amount: "x" }))
       expect(refused.status).toBe(400)
-      const current = expectStatus(200)(yield* client.get(path)) as RecordBody
+      const current = (yield* deals.get(created.id)).body
       expect(current.values).toEqual({ title: "Valid", amount: "1.00" })
       expect((yield* timelineOf(client, deal, created.id)).entries).toHaveLength(1)
     })
@@ -266,16 +242,16 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
       const record = yield* createRecord(client, deal, { title: "Live" })
-      const path = `/api/records/${deal}/${record.id}`
-      expect((yield* client.post(`${path}/publish`)).status).toBe(409)
-      expect((yield* client.post(`${path}/restore`)).status).toBe(409)
-      expectStatus(200)(yield* client.post(`${path}/archive`))
-      const readOnly = yield* client.patch(path, { values: { title: "Edited" } })
+      const deals = recordsOf(client, deal)
+      expect((yield* refusal(deals.publish(record.id))).status).toBe(409)
+      expect((yield* refusal(deals.restore(record.id))).status).toBe(409)
+      yield* deals.archive(record.id)
+      const readOnly = yield* refusal(deals.update(record.id, { title: "Edited" }))
       expect(readOnly.status).toBe(409)
       expect(readOnly.body).toEqual({ _tag: "Conflict", message: "cannot update an archived crm/deal record" })
-      expect((yield* client.get(`/api/records/${deal}/not-a-uuid`)).status).toBe(404)
-      expect((yield* client.post(`/api/records/crm/nothing`, { values: {} })).status).toBe(404)
-      expect((yield* client.post(`/api/actions/crm/deal/explode`, { id: record.id })).status).toBe(404)
+      expect((yield* refusal(deals.get("not-a-uuid"))).status).toBe(404)
+      expect((yield* refusal(recordsOf(client, "crm/nothing").create({}))).status).toBe(404)
+      expect((yield* refusal(deals.action("explode", record.id))).status).toBe(404)
     })
   )
 
@@ -288,14 +264,15 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       yield* roles.grant(workspace, "deal-reader", deal, "read")
       const { client: reader } = yield* signedInMember(base, workspace, "deal-reader")
       const record = yield* createRecord(admin, deal, { title: "Watched" })
-      expect((yield* reader.get(`/api/records/${deal}/${record.id}`)).status).toBe(200)
+      const readersDeals = recordsOf(reader, deal)
+      expect((yield* readersDeals.get(record.id)).status).toBe(200)
       expect((yield* timelineOf(reader, deal, record.id)).entries).toHaveLength(1)
-      const denied = yield* reader.patch(`/api/records/${deal}/${record.id}`, { values: { title: "Mine" } })
+      const denied = yield* refusal(readersDeals.update(record.id, { title: "Mine" }))
       expect(denied.status).toBe(403)
-      expect((yield* reader.post(`/api/records/${deal}`, { values: {} })).status).toBe(403)
-      expect((yield* reader.post("/api/actions/crm/deal/close", { id: record.id })).status).toBe(403)
-      expect((yield* reader.get("/api/records/crm/company")).status).toBe(403)
-      expect((yield* reader.get(`/api/audit/business-object/crm%2Fcompany/${record.id}`)).status).toBe(403)
+      expect((yield* refusal(readersDeals.create({}))).status).toBe(403)
+      expect((yield* refusal(readersDeals.action("close", record.id))).status).toBe(403)
+      expect((yield* refusal(recordsOf(reader, "crm/company").list())).status).toBe(403)
+      expect((yield* refusal(timelineCall(reader, "crm/company", record.id))).status).toBe(403)
       expect((yield* timelineOf(admin, deal, record.id)).entries).toHaveLength(1)
     })
   )

@@ -1,18 +1,20 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { decodeCursor } from "../../src/audit/Cursor"
 import { Timeline } from "../../src/audit/Timeline"
 import { Roles } from "../../src/auth/Roles"
+import { TimelinePage } from "../../src/api/AuditEntry"
 import type { Workspace } from "../../src/api/Workspace"
-import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { Client, EntryBody, PageBody } from "../support/api"
-import { request } from "../support/http"
+import { clientFor, createRecord, recordsOf, signedInMember, timelineCall, timelineOf } from "../support/api"
+import type { Client } from "../support/api"
+import { refusal } from "../support/apiCaller"
 import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
 
 const deal = "crm/deal"
-const dealPath = encodeURIComponent(deal)
-const timelinePath = (id: string, query = "") => `/api/audit/business-object/${dealPath}/${id}${query}`
+/** The raw path of a deal's timeline, for queries the contract would not send (a limit out of range, not a number). */
+const rawTimelinePath = (id: string, query: string) =>
+  `/api/audit/business-object/${encodeURIComponent(deal)}/${id}${query}`
 
 /** `at` as the service prints it: ISO-8601 UTC, six fractional digits. */
 const isoMicrosPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
@@ -72,11 +74,13 @@ const auditRowCount = (workspace: Workspace) =>
 /** Follows nextCursor from the first page until it is null; every page as served. */
 const allPages = (client: Client, businessObjectId: string, limit: number) =>
   Effect.gen(function* () {
-    const pages: Array<PageBody> = []
+    const pages: Array<TimelinePage> = []
     let cursor: string | null = null
     do {
-      const query: string = `?limit=${limit}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
-      const page: PageBody = yield* timelineOf(client, deal, businessObjectId, query)
+      const page: TimelinePage = yield* timelineOf(client, deal, businessObjectId, {
+        limit,
+        ...(cursor === null ? {} : { cursor })
+      })
       pages.push(page)
       cursor = page.nextCursor
       if (pages.length > 1_000) throw new Error("the timeline does not end")
@@ -173,7 +177,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         const tenth = expected[9]
         if (tenth === undefined) throw new Error("no tenth row")
         const oldCursor = Buffer.from(JSON.stringify([tenth.at, tenth.seq])).toString("base64url")
-        const afterOld = yield* timelineOf(client, deal, recordId, `?limit=5&cursor=${oldCursor}`)
+        const afterOld = yield* timelineOf(client, deal, recordId, { limit: 5, cursor: oldCursor })
         expect(afterOld.entries.map((entry) => entry.id)).toEqual(expected.slice(10, 15).map((row) => row.id))
       })
   )
@@ -189,15 +193,15 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         { amount: "1300.00", closeDate: "2026-06-30" },
         { title: "Fleet renewal 2026" }
       ]
-      for (const values of patches) {
-        expectStatus(200)(yield* client.patch(`/api/records/${deal}/${created.id}`, { values }))
-      }
+      const deals = recordsOf(client, deal)
+      for (const values of patches) yield* deals.update(created.id, values)
       // A PATCH that changes nothing writes no row (rule 2).
-      expectStatus(200)(yield* client.patch(`/api/records/${deal}/${created.id}`, { values: { stage: "qualified" } }))
-      expectStatus(200)(yield* client.post(`/api/records/${deal}/${created.id}/archive`))
-      expectStatus(200)(yield* client.post(`/api/records/${deal}/${created.id}/restore`))
-      expectStatus(204)(yield* client.del(`/api/records/${deal}/${created.id}`))
+      yield* deals.update(created.id, { stage: "qualified" })
+      yield* deals.archive(created.id)
+      yield* deals.restore(created.id)
+      yield* deals.remove(created.id)
 
+      // timelineOf checks the wire body is the contract's shape exactly: nothing more (never `seq`), no null padding.
       const page = yield* timelineOf(client, deal, created.id)
       expect(page.nextCursor).toBeNull()
       expect(page.entries.map((entry) => entry.operation)).toEqual([
@@ -224,9 +228,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
       expect([...ats].sort().reverse()).toEqual(ats)
       // One unit per request: seven correlation ids.
       expect(new Set(page.entries.map((entry) => entry.correlationId)).size).toBe(7)
-      const updates = page.entries.filter(
-        (entry): entry is EntryBody & { changes: Record<string, unknown> } => entry.operation === "updated"
-      )
+      const updates = page.entries.filter((entry) => entry.operation === "updated")
       expect(updates.map((entry) => entry.changes)).toEqual([
         { title: { from: "Fleet renewal", to: "Fleet renewal 2026" } },
         { amount: { from: "1200.50", to: "1300.00" }, closeDate: { from: null, to: "2026-06-30" } },
@@ -255,32 +257,33 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
       const first = yield* timelineOf(client, deal, sixty)
       expect(first.entries).toHaveLength(50)
       expect(first.nextCursor).not.toBeNull()
-      const second = yield* timelineOf(client, deal, sixty, `?cursor=${encodeURIComponent(first.nextCursor ?? "")}`)
+      const second = yield* timelineOf(client, deal, sixty, { cursor: first.nextCursor ?? "" })
       expect(second.entries).toHaveLength(10)
       expect(second.nextCursor).toBeNull()
 
-      const zero = yield* timelineOf(client, deal, many, "?limit=0")
+      // Limits out of range, which the contract's client refuses to send: the server clamps them.
+      const outOfRange = (limit: number) =>
+        Effect.map(client.get(rawTimelinePath(many, `?limit=${limit}`)), (response) => {
+          expect(response.status, `limit=${limit}`).toBe(200)
+          return Schema.decodeUnknownSync(TimelinePage)(response.body)
+        })
+      const zero = yield* outOfRange(0)
       expect(zero.entries).toHaveLength(1)
       expect(zero.nextCursor).not.toBeNull()
-      const negative = yield* timelineOf(client, deal, many, "?limit=-3")
+      const negative = yield* outOfRange(-3)
       expect(negative.entries).toHaveLength(1)
-      const huge = yield* timelineOf(client, deal, many, "?limit=500")
+      const huge = yield* outOfRange(500)
       expect(huge.entries).toHaveLength(200)
       expect(huge.nextCursor).not.toBeNull()
-      const exact = yield* timelineOf(client, deal, many, "?limit=200")
+      const exact = yield* timelineOf(client, deal, many, { limit: 200 })
       expect(exact.entries.map((entry) => entry.id)).toEqual(huge.entries.map((entry) => entry.id))
-      const rest = yield* timelineOf(
-        client,
-        deal,
-        many,
-        `?limit=200&cursor=${encodeURIComponent(huge.nextCursor ?? "")}`
-      )
+      const rest = yield* timelineOf(client, deal, many, { limit: 200, cursor: huge.nextCursor ?? "" })
       expect(rest.entries).toHaveLength(50)
       expect(rest.nextCursor).toBeNull()
 
       const before = yield* auditRowCount(workspace)
       for (const limit of ["abc", "1.5", "", "12abc"]) {
-        const response = yield* client.get(timelinePath(many, `?limit=${limit}`))
+        const response = yield* client.get(rawTimelinePath(many, `?limit=${limit}`))
         expect(response.status, `limit=${limit}`).toBe(400)
         expect(response.headers.get("content-type")).toContain("application/json")
         expect(response.body).toEqual(
@@ -288,7 +291,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         )
       }
       expect(yield* auditRowCount(workspace)).toBe(before)
-      expect((yield* timelineOf(client, deal, many, "?limit=3")).entries).toHaveLength(3)
+      expect((yield* timelineOf(client, deal, many, { limit: 3 })).entries).toHaveLength(3)
     })
   )
 
@@ -299,11 +302,11 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
       const { client } = yield* signedInMember(base, workspace)
       const recordId = crypto.randomUUID()
       yield* insertAuditRows(workspace, { businessObjectId: recordId, count: 5 })
-      const first = yield* timelineOf(client, deal, recordId, "?limit=2")
+      const first = yield* timelineOf(client, deal, recordId, { limit: 2 })
       const cursor = first.nextCursor ?? ""
       expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/)
       // The real cursor works.
-      expect((yield* timelineOf(client, deal, recordId, `?limit=2&cursor=${cursor}`)).entries).toHaveLength(2)
+      expect((yield* timelineOf(client, deal, recordId, { limit: 2, cursor })).entries).toHaveLength(2)
 
       const b64 = (text: string) => Buffer.from(text).toString("base64url")
       const flip = (text: string, index: number) =>
@@ -338,7 +341,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         b64("5")
       ]
       for (const bad of tampered) {
-        const response = yield* client.get(timelinePath(recordId, `?cursor=${encodeURIComponent(bad)}`))
+        const response = yield* refusal(timelineCall(client, deal, recordId, { cursor: bad }))
         expect(response.status, `cursor ${bad}`).toBe(400)
         expect(response.body, `cursor ${bad}`).toEqual(errorBody("BadRequest"))
       }
@@ -359,8 +362,8 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         const { client } = yield* signedInMember(base, workspace)
         const recordId = crypto.randomUUID()
         yield* insertAuditRows(workspace, { businessObjectId: recordId, count: 3 })
-        const response = yield* client.get(
-          timelinePath(recordId, `?cursor=${Buffer.from(position).toString("base64url")}`)
+        const response = yield* refusal(
+          timelineCall(client, deal, recordId, { cursor: Buffer.from(position).toString("base64url") })
         )
         expect(response.status, `cursor ${position}: ${JSON.stringify(response.body)}`).toBe(400)
         expect(response.body).toEqual(errorBody("BadRequest"))
@@ -378,34 +381,33 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         const recordId = crypto.randomUUID()
         yield* insertAuditRows(workspace, { businessObjectId: recordId, count: 3 })
 
-        const unknown = yield* client.get(`/api/audit/business-object/${encodeURIComponent("crm/nothing")}/${recordId}`)
+        const unknown = yield* refusal(timelineCall(client, "crm/nothing", recordId))
         expect(unknown.status).toBe(404)
         expect(unknown.body).toEqual({ _tag: "NotFound", message: "unknown business object: crm/nothing" })
+        // Deliberately against the contract: the business object not encoded into one segment.
         const unencoded = yield* client.get(`/api/audit/business-object/crm/deal/${recordId}`)
         expect(unencoded.status).toBe(404)
         // The same path, encoded, is the timeline.
         expect((yield* timelineOf(client, deal, recordId)).entries).toHaveLength(3)
 
-        const empty = yield* client.get(timelinePath(crypto.randomUUID()))
+        const empty = yield* timelineCall(client, deal, crypto.randomUUID())
         expect(empty.status).toBe(200)
-        expect(empty.body).toEqual({ entries: [], nextCursor: null })
-        const notAUuid = yield* client.get(timelinePath("not-a-record-id"))
+        expect(empty.json).toEqual({ entries: [], nextCursor: null })
+        const notAUuid = yield* timelineCall(client, deal, "not-a-record-id")
         expect(notAUuid.status).toBe(200)
-        expect(notAUuid.body).toEqual({ entries: [], nextCursor: null })
+        expect(notAUuid.json).toEqual({ entries: [], nextCursor: null })
 
         yield* (yield* Roles).grant(workspace, "company-reader", "crm/company", "read")
         const reader = yield* signedInMember(base, workspace, "company-reader")
-        const denied = yield* reader.client.get(timelinePath(recordId))
+        const denied = yield* refusal(timelineCall(reader.client, deal, recordId))
         expect(denied.status).toBe(403)
         expect(denied.body).toEqual({ _tag: "Forbidden", message: `user ${reader.user.name} may not read crm/deal` })
         // The grant it holds does open the other business object's timelines.
-        const company = yield* reader.client.get(
-          `/api/audit/business-object/${encodeURIComponent("crm/company")}/${recordId}`
-        )
+        const company = yield* timelineCall(reader.client, "crm/company", recordId)
         expect(company.status).toBe(200)
-        expect(company.body).toEqual({ entries: [], nextCursor: null })
+        expect(company.json).toEqual({ entries: [], nextCursor: null })
 
-        const anonymous = yield* request(`${base}${timelinePath(recordId)}`)
+        const anonymous = yield* refusal(timelineCall(clientFor(base, ""), deal, recordId))
         expect(anonymous.status).toBe(401)
         expect(anonymous.body).toEqual(errorBody("Unauthorized"))
       })

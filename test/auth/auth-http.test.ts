@@ -4,10 +4,18 @@ import { Effect } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
 import { Roles } from "../../src/auth/Roles"
 import { platformSchema } from "../../src/tenancy/migrations/platform"
+import { encoded } from "../../src/client/pathParams"
+import { clientFor } from "../support/api"
+import { login } from "../support/login"
+import { settled } from "../support/apiCaller"
 import { baseUrl, freshUser, freshWorkspace, TestApp, testPassword } from "../support/TestApp"
-import { request, sessionCookieOf, signIn } from "../support/http"
+import { sessionCookieOf, signIn } from "../support/http"
 
 const unauthorizedBody = expect.objectContaining({ _tag: "Unauthorized", message: expect.any(String) })
+
+/** `GET /api/auth/me` with a session `cookie` ("" for none) and `headers`: the answer whatever its status. */
+const me = (base: string, cookie: string, headers: Record<string, string> = {}) =>
+  settled(clientFor(base, cookie, headers).call((api) => api.auth.me()))
 
 layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys over HTTP", (it) => {
   it.scoped("a member signs in; the cookie is HttpOnly, SameSite=Lax, not Secure over plain HTTP", () =>
@@ -15,19 +23,16 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })
-      const response = yield* request(`${base}/api/auth/login`, {
-        method: "POST",
-        json: { workspace: workspace.slug, email: user.email, password: testPassword }
-      })
+      const response = yield* login(base, { workspace: workspace.slug, email: user.email, password: testPassword })
       expect(response.status).toBe(200)
       const setCookie = response.headers.get("set-cookie") ?? ""
       expect(setCookie).toMatch(/^session=[A-Za-z0-9_-]{43};/)
       expect(setCookie).toContain("HttpOnly")
       expect(setCookie).toContain("SameSite=Lax")
       expect(setCookie).not.toContain("Secure")
-      const me = yield* request(`${base}/api/auth/me`, { headers: { cookie: sessionCookieOf(response) } })
-      expect(me.status).toBe(200)
-      expect(me.body).toEqual({
+      const who = yield* me(base, sessionCookieOf(response))
+      expect(who.status).toBe(200)
+      expect(who.body).toEqual({
         kind: "user",
         id: user.id,
         name: user.name,
@@ -42,12 +47,12 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })
-      const response = yield* request(`${base}/api/auth/login`, {
-        method: "POST",
+      const response = yield* login(
+        base,
+        { workspace: workspace.slug, email: user.email, password: testPassword },
         // The page behind the proxy is an https one: so is the Origin its browser sends.
-        headers: { "x-forwarded-proto": "https", origin: base.replace(/^http:/, "https:") },
-        json: { workspace: workspace.slug, email: user.email, password: testPassword }
-      })
+        { "x-forwarded-proto": "https", origin: base.replace(/^http:/, "https:") }
+      )
       expect(response.status).toBe(200)
       expect(response.headers.get("set-cookie")).toContain("Secure")
     })
@@ -66,7 +71,7 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
         { workspace: "no-such-workspace", email: user.email, password: testPassword }
       ]
       for (const attempt of attempts) {
-        const response = yield* request(`${base}/api/auth/login`, { method: "POST", json: attempt })
+        const response = yield* login(base, attempt)
         expect(response.status).toBe(401)
         expect(response.body).toEqual({ _tag: "Unauthorized", message: "wrong workspace, email or password" })
         expect(response.headers.get("set-cookie")).toBeNull()
@@ -80,18 +85,18 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       const sql = yield* SqlClient.SqlClient
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })
-      const none = yield* request(`${base}/api/auth/me`)
+      const none = yield* me(base, "")
       expect(none.status).toBe(401)
       expect(none.body).toEqual(unauthorizedBody)
-      const unknown = yield* request(`${base}/api/auth/me`, { headers: { cookie: "session=not-a-session" } })
+      const unknown = yield* me(base, "session=not-a-session")
       expect(unknown.status).toBe(401)
       expect(unknown.body).toEqual(unauthorizedBody)
 
       const cookie = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
-      expect((yield* request(`${base}/api/auth/me`, { headers: { cookie } })).status).toBe(200)
+      expect((yield* me(base, cookie)).status).toBe(200)
       yield* sql`UPDATE ${sql(`${platformSchema}.sessions`)} SET expires_at = now() - interval '1 second'
         WHERE user_id = ${user.id}`
-      const expired = yield* request(`${base}/api/auth/me`, { headers: { cookie } })
+      const expired = yield* me(base, cookie)
       expect(expired.status).toBe(401)
       expect(expired.body).toEqual({
         _tag: "Unauthorized",
@@ -106,10 +111,10 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })
       const cookie = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
-      const logout = yield* request(`${base}/api/auth/logout`, { method: "POST", headers: { cookie } })
+      const logout = yield* clientFor(base, cookie).call((api) => api.auth.logout())
       expect(logout.status).toBe(204)
       expect(logout.headers.get("set-cookie")).toMatch(/^session=; Max-Age=0/)
-      expect((yield* request(`${base}/api/auth/me`, { headers: { cookie } })).status).toBe(401)
+      expect((yield* me(base, cookie)).status).toBe(401)
     })
   )
 
@@ -120,19 +125,19 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       const apiKeys = yield* ApiKeys
       const { apiKey, key } = yield* apiKeys.create(workspace, "importer", "admin")
       const authorization = `Bearer ${key}`
-      const me = yield* request(`${base}/api/auth/me`, { headers: { authorization } })
-      expect(me.status).toBe(200)
-      expect(me.body).toEqual({
+      const who = yield* me(base, "", { authorization })
+      expect(who.status).toBe(200)
+      expect(who.body).toEqual({
         kind: "service-account",
         id: apiKey.id,
         name: "importer",
         workspace: { id: workspace.id, slug: workspace.slug, name: workspace.name }
       })
       const tampered = key.slice(0, -1) + (key.endsWith("A") ? "B" : "A")
-      const wrong = yield* request(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${tampered}` } })
+      const wrong = yield* me(base, "", { authorization: `Bearer ${tampered}` })
       expect(wrong.status).toBe(401)
       yield* apiKeys.revoke(workspace, apiKey.id)
-      const revoked = yield* request(`${base}/api/auth/me`, { headers: { authorization } })
+      const revoked = yield* me(base, "", { authorization })
       expect(revoked.status).toBe(401)
       expect(revoked.body).toEqual({ _tag: "Unauthorized", message: "the API key is invalid or has been revoked" })
     })
@@ -157,25 +162,28 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
         email: nobody.email,
         password: testPassword
       })
-      const deal = `${base}/api/business-objects/crm%2Fdeal`
-      const company = `${base}/api/business-objects/crm%2Fcompany`
+      const asReader = clientFor(base, readerCookie)
+      const asKey = clientFor(base, "", { authorization: `Bearer ${key}` })
+      const asNobody = clientFor(base, nobodyCookie)
+      const definition = (client: typeof asReader, businessObject: string) =>
+        settled(client.call((api) => api.businessObjects.get({ path: encoded({ businessObject }) })))
+      const deal = "crm/deal"
+      const company = "crm/company"
 
-      expect((yield* request(deal, { headers: { cookie: readerCookie } })).status).toBe(200)
-      expect((yield* request(deal, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
-      const denied = yield* request(company, { headers: { cookie: readerCookie } })
+      expect((yield* definition(asReader, deal)).status).toBe(200)
+      expect((yield* definition(asKey, deal)).status).toBe(200)
+      const denied = yield* definition(asReader, company)
       expect(denied.status).toBe(403)
       expect(denied.body).toEqual({ _tag: "Forbidden", message: `user ${reader.name} may not read crm/company` })
-      expect((yield* request(company, { headers: { authorization: `Bearer ${key}` } })).status).toBe(403)
-      expect((yield* request(deal, { headers: { cookie: nobodyCookie } })).status).toBe(403)
-      const unknown = yield* request(`${base}/api/business-objects/crm%2Fnothing`, {
-        headers: { cookie: readerCookie }
-      })
+      expect((yield* definition(asKey, company)).status).toBe(403)
+      expect((yield* definition(asNobody, deal)).status).toBe(403)
+      const unknown = yield* definition(asReader, "crm/nothing")
       expect(unknown.status).toBe(404)
       expect(unknown.body).toEqual({ _tag: "NotFound", message: "unknown business object: crm/nothing" })
 
-      const list = yield* request(`${base}/api/business-objects`, { headers: { cookie: readerCookie } })
+      const list = yield* asReader.call((api) => api.businessObjects.list({ headers: {} }))
       expect(list.body).toEqual({ businessObjects: [expect.objectContaining({ name: "crm/deal" })] })
-      const none = yield* request(`${base}/api/business-objects`, { headers: { cookie: nobodyCookie } })
+      const none = yield* asNobody.call((api) => api.businessObjects.list({ headers: {} }))
       expect(none.body).toEqual({ businessObjects: [] })
     })
   )

@@ -25,7 +25,7 @@ import {
   testServices,
   uniqueSuffix
 } from "../support/TestApp"
-import { request } from "../support/http"
+import { login as signInAt } from "../support/login"
 import type { TestResponse } from "../support/http"
 
 const window = Duration.minutes(15)
@@ -140,7 +140,7 @@ describe("POST /api/auth/login, throttled", () => {
         const workspace = yield* freshWorkspace
         const user = yield* freshUser({ workspace })
         const login = (email: string, password: string) =>
-          request(`${base}/api/auth/login`, { method: "POST", json: { workspace: workspace.slug, email, password } })
+          signInAt(base, { workspace: workspace.slug, email, password })
         const unknown = `nobody-${uniqueSuffix()}@example.com`
         for (const email of [user.email, unknown]) {
           for (const _ of [1, 2]) expect((yield* login(email, "wrong password")).status).toBe(401)
@@ -159,11 +159,7 @@ describe("POST /api/auth/login, throttled", () => {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })
-      const login = (password: string) =>
-        request(`${base}/api/auth/login`, {
-          method: "POST",
-          json: { workspace: workspace.slug, email: user.email, password }
-        })
+      const login = (password: string) => signInAt(base, { workspace: workspace.slug, email: user.email, password })
       for (const _ of [1, 2]) expect((yield* login("wrong password")).status).toBe(401)
       expectThrottled(yield* login(testPassword))
       // Waits on the condition, not a duration: refused attempts count nothing, so the first one past the window passes.
@@ -184,11 +180,11 @@ describe("POST /api/auth/login, throttled", () => {
       const direct = yield* Effect.gen(function* () {
         const base = yield* baseUrl
         const guess = (forwardedFor: string) =>
-          request(`${base}/api/auth/login`, {
-            method: "POST",
-            headers: { "x-forwarded-for": forwardedFor },
-            json: { workspace: "nowhere", email: `guess-${uniqueSuffix()}@example.com`, password: "x" }
-          })
+          signInAt(
+            base,
+            { workspace: "nowhere", email: `guess-${uniqueSuffix()}@example.com`, password: "x" },
+            { "x-forwarded-for": forwardedFor }
+          )
         // Without TRUST_PROXY a forged header changes nothing: every guess comes from 127.0.0.1.
         for (const n of [1, 2, 3]) expect((yield* guess(`203.0.113.${n}`)).status).toBe(401)
         return yield* guess("203.0.113.4")
@@ -198,11 +194,11 @@ describe("POST /api/auth/login, throttled", () => {
       yield* Effect.gen(function* () {
         const base = yield* baseUrl
         const guess = (forwardedFor: string) =>
-          request(`${base}/api/auth/login`, {
-            method: "POST",
-            headers: { "x-forwarded-for": forwardedFor },
-            json: { workspace: "nowhere", email: `guess-${uniqueSuffix()}@example.com`, password: "x" }
-          })
+          signInAt(
+            base,
+            { workspace: "nowhere", email: `guess-${uniqueSuffix()}@example.com`, password: "x" },
+            { "x-forwarded-for": forwardedFor }
+          )
         // What the client itself sent first varies; the entry the proxy appended is the address.
         for (const n of [1, 2, 3]) expect((yield* guess(`203.0.113.${n}, 198.51.100.9`)).status).toBe(401)
         expectThrottled(yield* guess("203.0.113.4, 198.51.100.9"))

@@ -6,8 +6,7 @@ import { PubSubUnavailable } from "../../src/api/errors"
 import type { PresenceStore } from "../../src/presence/PresenceStore"
 import { PubSubLive } from "../../src/app/PubSubLive"
 import { baseUrl, freshWorkspace, testApp, testPassword } from "../support/TestApp"
-import { clientFor, createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { RecordBody } from "../support/api"
+import { clientFor, createRecord, recordsOf, signedInMember, timelineOf } from "../support/api"
 import { signIn } from "../support/http"
 import { openSse } from "../support/sse"
 import { collectLogs, ownRedis } from "../support/ownRedis"
@@ -74,11 +73,10 @@ describe("broadcast when the shared pub/sub store misbehaves", () => {
           expect(stream.status).toBe(200)
 
           const created = yield* createRecord(client, deal, { title: "Saved anyway" })
-          const updated = expectStatus(200)(
-            yield* client.patch(`/api/records/${deal}/${created.id}`, { values: { stage: "open" } })
-          ) as RecordBody
+          const deals = recordsOf(client, deal)
+          const updated = (yield* deals.update(created.id, { stage: "open" })).body
           expect(updated.values).toEqual({ title: "Saved anyway", stage: "open" })
-          const stored = expectStatus(200)(yield* client.get(`/api/records/${deal}/${created.id}`)) as RecordBody
+          const stored = (yield* deals.get(created.id)).body
           expect(stored.values).toEqual({ title: "Saved anyway", stage: "open" })
           const { entries } = yield* timelineOf(client, deal, created.id)
           expect(entries.map((entry) => entry.operation)).toEqual(["updated", "created"])

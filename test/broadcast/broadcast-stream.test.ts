@@ -7,7 +7,8 @@ import { BroadcastEnvelope } from "../../src/broadcast/Broadcast"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import * as BroadcastHub from "../../src/broadcast/BroadcastHub"
 import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
-import { createRecord, expectStatus, signedInMember } from "../support/api"
+import { createRecord, recordsOf, signedInMember } from "../support/api"
+import { refusal } from "../support/apiCaller"
 import { openSse } from "../support/sse"
 import { TestPlugins } from "../support/testPlugin"
 import { awaitHint, changed, eventually, hintId, opened, probe } from "./streamHelpers"
@@ -256,10 +257,10 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
         yield* awaitHint(watcher, existing.id)
 
         // A listener fails after writing a crm/activity: the whole unit rolls back.
-        const refused = yield* client.post("/api/records/test/widget", { values: { name: "bad", fail: true } })
+        const refused = yield* refusal(recordsOf(client, "test/widget").create({ name: "bad", fail: true }))
         expect(refused.status).toBe(409)
         // Invalid values: refused, nothing written.
-        const invalid = yield* client.patch(`/api/records/${deal}/${existing.id}`, { values: { amount: "12,50" } })
+        const invalid = yield* refusal(recordsOf(client, deal).update(existing.id, { amount: "12,50" }))
         expect(invalid.status).toBe(400)
         const fine = yield* createRecord(client, "test/widget", { name: "fine" })
         expect(yield* awaitHint(watcher, fine.id)).toEqual([
@@ -267,9 +268,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
           changed(deal, existing.id),
           changed("test/widget", fine.id)
         ])
-        const activities = expectStatus(200)(yield* client.get("/api/records/crm/activity")) as {
-          records: Array<unknown>
-        }
+        const activities = (yield* recordsOf(client, "crm/activity").list()).body
         expect(activities.records).toEqual([])
 
         // A tab closes; a save happens meanwhile (the watcher proves it was broadcast).

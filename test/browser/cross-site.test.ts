@@ -1,12 +1,12 @@
-import { Effect, type Scope } from "effect"
+import { Effect, Schema, type Scope } from "effect"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { StoredRecord } from "../../src/api/StoredRecord"
 import type { Workspace } from "../../src/api/Workspace"
 import { freshWorkspace } from "../support/TestApp"
 import { clientFor, createRecord } from "../support/api"
-import type { RecordBody } from "../support/api"
 import { signIn } from "../support/http"
 import { changedTables, schemaChecksum } from "../security/support/checksum"
 import { chromiumInstalled, requireChromium } from "./support/chromium"
@@ -145,10 +145,11 @@ const signedInAs = (page: Page) =>
     return typeof me === "object" && me !== null && "name" in me ? String(me.name) : `status ${response.status}`
   })
 
-const dealOf = async (page: Page): Promise<RecordBody> =>
-  JSON.parse(
-    await page.evaluate(async (id) => (await fetch(`/api/records/crm/deal/${id}`)).text(), dealId)
-  ) as RecordBody
+/** The deal as the victim's own page reads it (a fetch in the page, with its cookie). */
+const dealOf = async (page: Page): Promise<StoredRecord> =>
+  Schema.decodeUnknownSync(StoredRecord)(
+    JSON.parse(await page.evaluate(async (id) => (await fetch(`/api/records/crm/deal/${id}`)).text(), dealId))
+  )
 
 describe("cross-site requests against a signed-in victim (Chromium, PostgreSQL, Redis)", () => {
   it("the page runs under its CSP without a violation; every forged request is refused and changes nothing", {

@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Workspace } from "../../src/api/Workspace"
 import { freshWorkspace } from "../support/TestApp"
-import { clientFor, createRecord, expectStatus } from "../support/api"
+import { clientFor, createRecord, recordsOf } from "../support/api"
 import { signIn } from "../support/http"
 import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
@@ -74,19 +74,14 @@ beforeAll(async () => {
   const company = await Effect.runPromise(createRecord(api, "crm/company", { name: "Acme Foods" }))
   dealId = (await Effect.runPromise(createRecord(api, "crm/deal", { ...dealValues, company: company.id }))).id
   await Effect.runPromise(
-    Effect.map(
-      api.patch(`/api/records/crm/deal/${dealId}`, {
-        values: {
-          closeDate: "2027-01-10",
-          lineItems: [
-            { id: "li-kiosk", product: "Kiosk", quantity: 3, price: "450.00" },
-            { id: "li-install", product: "Installation", quantity: 1, price: "300.00" },
-            { id: "li-support", product: "Support plan", quantity: 1, price: "120.00" }
-          ]
-        }
-      }),
-      expectStatus(200)
-    )
+    recordsOf(api, "crm/deal").update(dealId, {
+      closeDate: "2027-01-10",
+      lineItems: [
+        { id: "li-kiosk", product: "Kiosk", quantity: 3, price: "450.00" },
+        { id: "li-install", product: "Installation", quantity: 1, price: "300.00" },
+        { id: "li-support", product: "Support plan", quantity: 1, price: "120.00" }
+      ]
+    })
   )
 }, 240_000)
 

@@ -140,6 +140,42 @@ layer(Layer.merge(TestApp, RedisConnection.layer(testRedisUrl)), { excludeTestSe
     )
 
     it.scoped(
+      "path parameters are encoded: ids and names holding /, ?, #, %, spaces or unicode reach their route whole",
+      () =>
+        Effect.gen(function* () {
+          const { client } = yield* tab
+          const record = yield* call(() => client.records.create(deal, { title: "Kiosk" }))
+          // The server's NotFound names what it was asked for: each parameter arrived whole, decoded once.
+          const odd = "a/b?c#d e%f%25 ü✓"
+          const notFound = (message: string) => ({ status: 404, _tag: "NotFound", message })
+          expect(yield* failure(() => client.records.get(deal, odd))).toMatchObject(
+            notFound(`no ${deal} record ${odd}`)
+          )
+          expect(yield* failure(() => client.records.update(deal, odd, { title: "x" }))).toMatchObject(
+            notFound(`no ${deal} record ${odd}`)
+          )
+          expect(yield* failure(() => client.records.archive(deal, odd))).toMatchObject(
+            notFound(`no ${deal} record ${odd}`)
+          )
+          expect(yield* failure(() => client.records.action(deal, odd, record.id))).toMatchObject(
+            notFound(`unknown action ${odd} on ${deal}`)
+          )
+          expect(yield* failure(() => client.records.list(`crm/${odd}`))).toMatchObject(
+            notFound(`unknown business object: crm/${odd}`)
+          )
+          expect(yield* failure(() => client.presence.list(`crm/${odd}`))).toMatchObject(
+            notFound(`unknown business object: crm/${odd}`)
+          )
+          expect(yield* failure(() => client.audit.timeline(`crm/${odd}`, record.id))).toMatchObject(
+            notFound(`unknown business object: crm/${odd}`)
+          )
+          // The timeline route itself, found with the odd id in one segment: an empty page, not a 404.
+          expect(yield* call(() => client.audit.timeline(deal, odd))).toEqual({ entries: [], nextCursor: null })
+          expect((yield* call(() => client.audit.timeline(deal, record.id))).entries).toHaveLength(1)
+        })
+    )
+
+    it.scoped(
       "a write whose answer was lost is sent again with its Idempotency-Key: the server replays it, nothing runs twice",
       () =>
         Effect.gen(function* () {
@@ -167,13 +203,13 @@ layer(Layer.merge(TestApp, RedisConnection.layer(testRedisUrl)), { excludeTestSe
           expect(updated.values).toEqual({ title: "Once", amount: "12.00" })
           expect(replays).toEqual([null, "true", null, "true", null, "true"])
           expect(yield* call(() => client.records.list(deal))).toEqual([])
-          const rows = yield* call(() => client.audit.timeline(deal, created.id))
-          expect(rows.map((row) => row.operation)).toEqual(["deleted", "updated", "created"])
+          const { entries } = yield* call(() => client.audit.timeline(deal, created.id))
+          expect(entries.map((row) => row.operation)).toEqual(["deleted", "updated", "created"])
         })
     )
 
     it.scoped(
-      "audit.timeline: the newest page, hydrated against the current schema (Decimal, PlainDate), in record and in changes",
+      "audit.timeline: pages newest first to the first entry, hydrated against the current schema (Decimal, PlainDate)",
       () =>
         Effect.gen(function* () {
           const { client } = yield* tab
@@ -199,9 +235,10 @@ layer(Layer.merge(TestApp, RedisConnection.layer(testRedisUrl)), { excludeTestSe
           )
           yield* call(() => client.records.archive(deal, record.id))
 
-          const rows = yield* call(() => client.audit.timeline(deal, record.id, { limit: 20 }))
-          expect(rows.map((row) => row.operation)).toEqual(["archived", "updated", "created"])
-          const [archived, updated, created] = rows
+          const page = yield* call(() => client.audit.timeline(deal, record.id, { limit: 20 }))
+          expect(page.nextCursor).toBeNull()
+          expect(page.entries.map((row) => row.operation)).toEqual(["archived", "updated", "created"])
+          const [archived, updated, created] = page.entries
           expect(archived && ("record" in archived || "changes" in archived)).toBe(false)
 
           expect(created?.record).toEqual({
@@ -230,10 +267,20 @@ layer(Layer.merge(TestApp, RedisConnection.layer(testRedisUrl)), { excludeTestSe
           expect(updated?.actor).toMatchObject({ kind: "user" })
           expect(typeof updated?.at).toBe("string")
 
-          // Only `limit`, only the newest page: no cursor, no paging.
-          const newest = yield* call(() => client.audit.timeline(deal, record.id, { limit: 1 }))
-          expect(newest.map((row) => row.operation)).toEqual(["archived"])
-          expect(yield* call(() => client.audit.timeline(deal, "no-such-record"))).toEqual([])
+          // Page by page, one row each, following nextCursor until it is null at the first entry.
+          const operations: Array<string> = []
+          let cursor: string | undefined
+          for (let pages = 0; pages < 4; pages++) {
+            const next = yield* call(() => client.audit.timeline(deal, record.id, { limit: 1, cursor }))
+            operations.push(...next.entries.map((row) => row.operation))
+            if (next.nextCursor === null) break
+            cursor = next.nextCursor
+          }
+          expect(operations).toEqual(["archived", "updated", "created"])
+          expect(yield* call(() => client.audit.timeline(deal, "no-such-record"))).toEqual({
+            entries: [],
+            nextCursor: null
+          })
         })
     )
 

@@ -54,7 +54,7 @@ const service = (call: FetchCall): Response => {
   if (call.method === "DELETE" || call.method === "PUT" || path === "/api/auth/logout") return noContent()
   if (path === "/api/records/crm/deal" && call.method === "GET")
     return json(200, { records: [storedRecord({ title: "Kiosk" })] })
-  return json(call.method === "POST" && !path.includes("/r1/") ? 201 : 200, storedRecord({ title: "Kiosk" }))
+  return json(call.method === "POST" && path === "/api/records/crm/deal" ? 201 : 200, storedRecord({ title: "Kiosk" }))
 }
 
 const setup = (answer: (call: FetchCall) => Response | Promise<Response> = service) => {
@@ -77,6 +77,8 @@ describe("client requests", () => {
     ])
     expect(new Headers(calls[0]?.init.headers).get("content-type")).toBe("application/json")
     expect(new Headers(calls[1]?.init.headers).get("content-type")).toBeNull()
+    // Nothing else: no trace headers, which would make a cross-origin call preflighted.
+    expect([...new Headers(calls[1]?.init.headers).keys()]).toEqual(["accept"])
   })
 
   it("login sends {workspace, email, password} (the SignIn schema, password in clear on the wire) and decodes Me", async () => {
@@ -115,6 +117,11 @@ describe("client requests", () => {
     expect(calls[8]?.body).toEqual({ id: "r1" })
     await expect(client.records.list("deal")).rejects.toThrow(TypeError)
     await expect(client.presence.heartbeat("deal", "r1", "form-1")).rejects.toThrow(TypeError)
+    // A limit outside the contract's range is refused before anything is sent.
+    const sent = calls.length
+    await expect(client.records.list("crm/deal", { limit: 501 })).rejects.toThrow(/between 1 and 500/)
+    await expect(client.audit.timeline("crm/deal", "r1", { limit: 0 })).rejects.toThrow(TypeError)
+    expect(calls.filter((c) => !c.url.endsWith("/api/business-objects"))).toHaveLength(sent)
   })
 
   it("values may be hydrated: Decimal, PlainDate and Date go out in wire form", async () => {
@@ -139,11 +146,11 @@ describe("client requests", () => {
 
   it("without a fetch option, the global fetch is used, looked up at call time", async () => {
     const fake = fakeFetch(service)
-    const client = createClient()
+    const client = createClient({ baseUrl: "http://svc.test" })
     vi.stubGlobal("fetch", fake.fetch)
     try {
       await client.auth.me()
-      expect(fake.calls.map((c) => c.url)).toEqual(["/api/auth/me"])
+      expect(fake.calls.map((c) => c.url)).toEqual(["http://svc.test/api/auth/me"])
     } finally {
       vi.unstubAllGlobals()
     }
@@ -292,7 +299,7 @@ describe("client retries of writes (Idempotency-Key)", () => {
     expect(offline.calls).toHaveLength(3)
 
     const once = fakeFetch(scripted(unavailable("0")))
-    const noRetry = createClient({ fetch: once.fetch, retry: { attempts: 1 } })
+    const noRetry = createClient({ baseUrl: "http://svc.test", fetch: once.fetch, retry: { attempts: 1 } })
     expect(await noRetry.records.restore("crm/deal", "r1").catch((e: unknown) => e)).toMatchObject({ status: 503 })
     expect(once.calls).toHaveLength(1)
   })
@@ -312,30 +319,29 @@ describe("client retries of writes (Idempotency-Key)", () => {
 })
 
 describe("client.audit.timeline", () => {
-  it("fetches the newest page and the current definitions, returns only the hydrated rows (nextCursor discarded)", async () => {
+  it("fetches a page and the current definitions, returns the hydrated rows and the page's nextCursor", async () => {
     const { client, calls } = setup()
-    const rows = await client.audit.timeline("crm/deal", "r1", { limit: 20 })
+    const page = await client.audit.timeline("crm/deal", "r1", { limit: 20 })
     expect(calls.map((c) => c.url.replace("http://svc.test", "")).sort()).toEqual([
       "/api/audit/business-object/crm%2Fdeal/r1?limit=20",
       "/api/business-objects"
     ])
-    expect(Array.isArray(rows)).toBe(true)
-    expect(rows).toHaveLength(1)
-    expect(rows[0]?.changes).toEqual({
+    expect(page.nextCursor).toBe("opaque")
+    expect(page.entries).toHaveLength(1)
+    expect(page.entries[0]?.changes).toEqual({
       amount: { from: Decimal.parse("1.00"), to: Decimal.parse("2.50") },
       closeDate: { from: null, to: PlainDate.parse("2026-04-01") }
     })
   })
 
-  it("accepts only limit: no limit asks for the server's default page, a cursor is never sent", async () => {
+  it("asks for the contract's default page (50) without a limit, and for the page after `cursor` with one", async () => {
     const { client, calls } = setup()
     await client.audit.timeline("crm/deal", "r1")
-    // Not in the type; a caller forcing it in gets no paging anyway.
-    await client.audit.timeline("crm/deal", "r1", { limit: 5, cursor: "abc" } as { limit: number })
+    await client.audit.timeline("crm/deal", "r1", { limit: 5, cursor: "a b/c" })
     const pages = calls.filter((c) => c.url.includes("/api/audit/")).map((c) => c.url.replace("http://svc.test", ""))
     expect(pages).toEqual([
-      "/api/audit/business-object/crm%2Fdeal/r1",
-      "/api/audit/business-object/crm%2Fdeal/r1?limit=5"
+      "/api/audit/business-object/crm%2Fdeal/r1?limit=50",
+      "/api/audit/business-object/crm%2Fdeal/r1?cursor=a+b%2Fc&limit=5"
     ])
   })
 
@@ -352,7 +358,7 @@ describe("client.audit.timeline", () => {
     const unknown = await setup((call) =>
       call.url.endsWith("/api/business-objects") ? json(200, { businessObjects: [] }) : service(call)
     ).client.audit.timeline("crm/deal", "r1")
-    expect(unknown[0]?.changes).toEqual(auditRow.changes)
+    expect(unknown.entries[0]?.changes).toEqual(auditRow.changes)
   })
 })
 

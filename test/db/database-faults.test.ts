@@ -8,8 +8,10 @@ import { Records } from "../../src/records/Records"
 import type { Workspace } from "../../src/api/Workspace"
 import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import { baseUrl, freshWorkspace, testApp, testDatabaseUrl, uniqueSuffix } from "../support/TestApp"
-import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { Client, RecordBody } from "../support/api"
+import type { StoredRecord } from "../../src/api/StoredRecord"
+import { createRecord, recordsOf, signedInMember, timelineCall, timelineOf } from "../support/api"
+import type { Client } from "../support/api"
+import { refusal } from "../support/apiCaller"
 
 /**
  * Faults on the shared PostgreSQL, aimed only at this file's own backends:
@@ -96,6 +98,7 @@ const terminate = (pid: number) =>
   Effect.flatMap(Outside, (sql) => sql`SELECT pg_terminate_backend(${pid})`.pipe(Effect.orDie))
 
 const company = (client: Client, name: string) => createRecord(client, "crm/company", { name, wonDeals: 0 })
+const companies = (client: Client) => recordsOf(client, "crm/company")
 
 const someone = { kind: "user", id: "u-deadlock", name: "Ann", email: "ann@example.com" } as const
 
@@ -109,16 +112,14 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       const record = yield* company(client, "Acme")
       const release = yield* lockRow(workspace, record.id)
 
-      const patch = yield* Effect.fork(
-        client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Acme Two" } })
-      )
+      const patch = yield* Effect.fork(companies(client).update(record.id, { name: "Acme Two" }))
       const [first] = yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.length === 1)
       yield* terminate(first!.pid)
       // The unit runs again, and waits on the same lock from a new backend.
       yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.some((b) => b.pid !== first!.pid))
       yield* release
 
-      const updated = expectStatus(200)(yield* Fiber.join(patch)) as RecordBody
+      const updated = (yield* Fiber.join(patch)).body
       expect(updated.values.name).toBe("Acme Two")
       const timeline = yield* timelineOf(client, "crm/company", record.id)
       expect(timeline.entries.map((e) => e.operation)).toEqual(["updated", "created"])
@@ -134,7 +135,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
         (sql) => sql`LOCK TABLE ${sql(workspace.table("records"))} IN ACCESS EXCLUSIVE MODE`
       )
 
-      const read = yield* Effect.fork(client.get(`/api/records/crm/company/${record.id}`))
+      const read = yield* Effect.fork(refusal(companies(client).get(record.id)))
       const [reader] = yield* untilWaiting(`${faultsApp}/read`, (backends) => backends.length === 1)
       yield* terminate(reader!.pid)
       const response = yield* Fiber.join(read)
@@ -142,9 +143,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       expect(response.headers.get("retry-after")).toBe("1")
       expect(response.body).toMatchObject({ _tag: "ServiceUnavailable" })
       yield* release
-      expect(expectStatus(200)(yield* client.get(`/api/records/crm/company/${record.id}`))).toMatchObject({
-        id: record.id
-      })
+      expect((yield* companies(client).get(record.id)).body).toMatchObject({ id: record.id })
     })
   )
 
@@ -165,26 +164,22 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
         // One more write than the write pool has connections: two wait on the lock, the third for a connection.
         const writes = yield* Effect.forEach(
           ["One", "Two", "Three"],
-          (name) => Effect.fork(client.patch(`/api/records/crm/company/${locked.id}`, { values: { name } })),
+          (name) => Effect.fork(companies(client).update(locked.id, { name })),
           { concurrency: "unbounded" }
         )
         yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.length === 2)
 
         // All of these complete while the lock is still held.
-        expect(expectStatus(200)(yield* client.get(`/api/records/crm/company/${other.id}`))).toMatchObject({
-          id: other.id
-        })
-        expectStatus(200)(yield* client.get("/api/records/crm/company"))
-        expectStatus(200)(yield* client.get(`/api/audit/business-object/crm%2Fcompany/${other.id}`))
-        expectStatus(200)(yield* client.get("/api/auth/me"))
-        expect(expectStatus(200)(yield* tenant.get(`/api/records/crm/company/${theirs.id}`))).toMatchObject({
-          id: theirs.id
-        })
-        expect(expectStatus(200)(yield* tenant.get("/api/health/ready"))).toMatchObject({ database: { status: "up" } })
+        expect((yield* companies(client).get(other.id)).body).toMatchObject({ id: other.id })
+        yield* companies(client).list()
+        yield* timelineCall(client, "crm/company", other.id)
+        yield* client.call((api) => api.auth.me())
+        expect((yield* companies(tenant).get(theirs.id)).body).toMatchObject({ id: theirs.id })
+        expect((yield* tenant.call((api) => api.health.ready())).body).toMatchObject({ database: { status: "up" } })
         expect((yield* waitingOnLocks(`${faultsApp}/write`)).length).toBe(2)
 
         yield* release
-        for (const write of writes) expectStatus(200)(yield* Fiber.join(write))
+        for (const write of writes) expect((yield* Fiber.join(write)).status).toBe(200)
         const timeline = yield* timelineOf(client, "crm/company", locked.id)
         expect(timeline.entries.map((e) => e.operation)).toEqual(["updated", "updated", "updated", "created"])
       })
@@ -201,10 +196,10 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       const holdsB = yield* Deferred.make<void>()
       // Each takes one row lock, waits until the other has taken its own, then wants the other's.
       const crossing = (
-        first: RecordBody,
+        first: StoredRecord,
         mine: Deferred.Deferred<void>,
         theirs: Deferred.Deferred<void>,
-        second: RecordBody
+        second: StoredRecord
       ) =>
         units
           .run(
@@ -242,9 +237,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${workspace.schema}.wait_at_commit()`)
       const release = yield* holding((sql) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
 
-      const patch = yield* Effect.fork(
-        client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Maybe" } })
-      )
+      const patch = yield* Effect.fork(refusal(companies(client).update(record.id, { name: "Maybe" })))
       const [committing] = yield* untilWaiting(`${faultsApp}/write`, (backends) =>
         backends.some((b) => b.query === "COMMIT")
       )
@@ -256,7 +249,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       expect(JSON.stringify(response.body)).toContain("the outcome is unknown")
       yield* release
 
-      const now = expectStatus(200)(yield* client.get(`/api/records/crm/company/${record.id}`)) as RecordBody
+      const now = (yield* companies(client).get(record.id)).body
       expect(now.values.name).toBe("Committing")
     })
   )
@@ -277,7 +270,7 @@ layer(appNamed(shortLocks, { databaseLockTimeout: Duration.millis(200) }), { exc
           const release = yield* lockRow(workspace, record.id)
 
           // Answered while the lock is still held.
-          const response = yield* client.patch(`/api/records/crm/company/${record.id}`, { values: { name: "Never" } })
+          const response = yield* refusal(companies(client).update(record.id, { name: "Never" }))
           expect(response.status).toBe(503)
           expect(response.headers.get("retry-after")).toBe("1")
           expect(response.body).toEqual({
@@ -287,7 +280,7 @@ layer(appNamed(shortLocks, { databaseLockTimeout: Duration.millis(200) }), { exc
           })
           yield* release
 
-          const now = expectStatus(200)(yield* client.get(`/api/records/crm/company/${record.id}`)) as RecordBody
+          const now = (yield* companies(client).get(record.id)).body
           expect(now.values.name).toBe("Busy")
           expect((yield* timelineOf(client, "crm/company", record.id)).entries.map((e) => e.operation)).toEqual([
             "created"

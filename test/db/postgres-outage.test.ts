@@ -7,8 +7,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
-import { createRecord, signedInMember, timelineOf } from "../support/api"
-import { request } from "../support/http"
+import { createRecord, healthOf, recordsOf, signedInMember, timelineOf } from "../support/api"
+import { bodyAsSent, settled } from "../support/apiCaller"
 
 /**
  * Faults that need a PostgreSQL of the test's own (docs: fault-testing
@@ -114,22 +114,21 @@ describe("a PostgreSQL of the test's own", () => {
       Effect.gen(function* () {
         const cluster = yield* ownCluster
         yield* Effect.gen(function* () {
-          const base = yield* baseUrl
-          expect((yield* request(`${base}/api/health/ready`)).status).toBe(200)
+          const health = healthOf(yield* baseUrl)
+          expect((yield* health.ready).status).toBe(200)
           yield* signalServer(cluster, "SIGSTOP")
           // Both complete while the server is frozen: the probe's budget does not wait for it.
-          const ready = yield* request(`${base}/api/health/ready`)
+          const ready = yield* health.ready
           expect(ready.status).toBe(503)
-          expect(ready.body).toMatchObject({
+          expect(bodyAsSent(ready)).toMatchObject({
             _tag: "NotReady",
             draining: false,
             database: { status: "down", kind: "postgres" }
           })
-          const health = yield* request(`${base}/api/health`)
-          expect(health.status).toBe(503)
-          expect((yield* request(`${base}/api/health/live`)).status).toBe(200)
+          expect((yield* health.health).status).toBe(503)
+          expect((yield* health.live).status).toBe(200)
           yield* signalServer(cluster, "SIGCONT")
-          yield* request(`${base}/api/health/ready`).pipe(
+          yield* health.ready.pipe(
             Effect.map((response) => response.status),
             Effect.repeat({ until: (status) => status === 200, schedule: Schedule.spaced("50 millis") })
           )
@@ -152,7 +151,7 @@ describe("a PostgreSQL of the test's own", () => {
           const unknown: Array<number> = []
           const writes = Effect.gen(function* () {
             for (let n = 1; n <= 60; n++) {
-              const response = yield* client.patch(`/api/records/crm/company/${record.id}`, { values: { wonDeals: n } })
+              const response = yield* settled(recordsOf(client, "crm/company").update(record.id, { wonDeals: n }))
               statuses.push(response.status)
               if (JSON.stringify(response.body).includes("outcome is unknown")) unknown.push(n)
               if (n === 5) yield* Deferred.succeed(underWay, undefined)
@@ -175,7 +174,7 @@ describe("a PostgreSQL of the test's own", () => {
 
           expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([])
           const acknowledged = statuses.filter((status) => status === 200).length
-          const updates = (yield* timelineOf(client, "crm/company", record.id, "?limit=200")).entries.filter(
+          const updates = (yield* timelineOf(client, "crm/company", record.id, { limit: 200 })).entries.filter(
             (entry) => entry.operation === "updated"
           ).length
           expect(updates).toBeGreaterThanOrEqual(acknowledged)

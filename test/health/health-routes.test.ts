@@ -6,18 +6,19 @@ import type { LoginThrottleStore } from "../../src/auth/LoginThrottleStore"
 import type { PresenceStore } from "../../src/presence/PresenceStore"
 import { PubSubLive } from "../../src/app/PubSubLive"
 import { baseUrl, testApp } from "../support/TestApp"
-import { request } from "../support/http"
+import { healthOf } from "../support/api"
+import { bodyAsSent } from "../support/apiCaller"
 
 layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) => {
   it.effect("live is 200 while the process runs; ready is 200 with every component up", () =>
     Effect.gen(function* () {
-      const base = yield* baseUrl
-      const live = yield* request(`${base}/api/health/live`)
+      const routes = healthOf(yield* baseUrl)
+      const live = yield* routes.live
       expect(live.status).toBe(200)
-      expect(live.body).toEqual({ status: "live" })
-      const ready = yield* request(`${base}/api/health/ready`)
+      expect(bodyAsSent(live)).toEqual({ status: "live" })
+      const ready = yield* routes.ready
       expect(ready.status).toBe(200)
-      expect(ready.body).toEqual({
+      expect(bodyAsSent(ready)).toEqual({
         status: "ready",
         draining: false,
         database: { status: "up", kind: "postgres" },
@@ -25,9 +26,9 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
         broadcast: subscribed
       })
       // The original route keeps its shape, and shows the broadcast subscription too.
-      const health = yield* request(`${base}/api/health`)
+      const health = yield* routes.health
       expect(health.status).toBe(200)
-      expect(health.body).toEqual({
+      expect(bodyAsSent(health)).toEqual({
         database: { status: "up", kind: "postgres" },
         pubsub: { status: "up", kind: "redis" },
         broadcast: subscribed
@@ -38,12 +39,12 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
   // Last in this block: the instance stays draining.
   it.effect("once draining, ready is 503 (live stays 200)", () =>
     Effect.gen(function* () {
-      const base = yield* baseUrl
+      const routes = healthOf(yield* baseUrl)
       yield* (yield* Readiness).startDraining
-      const ready = yield* request(`${base}/api/health/ready`)
+      const ready = yield* routes.ready
       expect(ready.status).toBe(503)
-      expect(ready.body).toMatchObject({ _tag: "NotReady", draining: true, database: { status: "up" } })
-      expect((yield* request(`${base}/api/health/live`)).status).toBe(200)
+      expect(bodyAsSent(ready)).toMatchObject({ _tag: "NotReady", draining: true, database: { status: "up" } })
+      expect((yield* routes.live).status).toBe(200)
     })
   )
 })
@@ -68,9 +69,9 @@ layer(testApp({ redisUrl: Option.none() }, undefined, PubSubDown), { excludeTest
   (it) => {
     it.effect("is still 200, reported as degraded: writes and reads still work", () =>
       Effect.gen(function* () {
-        const ready = yield* request(`${yield* baseUrl}/api/health/ready`)
+        const ready = yield* healthOf(yield* baseUrl).ready
         expect(ready.status).toBe(200)
-        expect(ready.body).toMatchObject({
+        expect(bodyAsSent(ready)).toMatchObject({
           status: "degraded",
           draining: false,
           database: { status: "up" },

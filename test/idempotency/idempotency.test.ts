@@ -5,10 +5,12 @@ import { Agents } from "../../src/agents/Agents"
 import { pruneOnce } from "../../src/workers/pruning"
 import { holdInTransaction } from "../support/holdInTransaction"
 import type { Workspace } from "../../src/api/Workspace"
-import { bearerClient, clientFor, createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { Client, RecordBody } from "../support/api"
+import { ChatTurn } from "../../src/api/ChatApi"
+import { EngineWrites } from "../../src/api/EngineApi"
+import { bearerClient, clientFor, createRecord, recordsOf, signedInMember, timelineOf } from "../support/api"
+import type { Client } from "../support/api"
+import { refusal } from "../support/apiCaller"
 import { request } from "../support/http"
-import type { TestResponse } from "../support/http"
 import { baseUrl, freshWorkspace, TestApp, testEngineToken } from "../support/TestApp"
 
 /**
@@ -21,11 +23,11 @@ import { baseUrl, freshWorkspace, TestApp, testEngineToken } from "../support/Te
 const deal = "crm/deal"
 const company = "crm/company"
 
-/** The same signed-in caller, sending `Idempotency-Key: key` on every request. */
+/** The same signed-in caller, sending `Idempotency-Key: key` on every request (also where the contract names none). */
 const withKey = (client: Client, cookie: string, key: string) =>
   clientFor(client.base, cookie, { "idempotency-key": key })
 
-const replayed = (response: TestResponse) => response.headers.get("idempotency-replayed")
+const replayed = (response: { readonly headers: Headers }) => response.headers.get("idempotency-replayed")
 
 const countRows = (workspace: Workspace, table: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -71,23 +73,24 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
         const { client, cookie } = yield* member(workspace)
-        const keyed = withKey(client, cookie, "create-kiosk-1")
-        const body = { values: { title: "Kiosk", amount: "1200.00" } }
+        const deals = recordsOf(client, deal)
+        const values = { title: "Kiosk", amount: "1200.00" }
 
-        const first = yield* keyed.post(`/api/records/${deal}`, body)
-        const second = yield* keyed.post(`/api/records/${deal}`, body)
+        const first = yield* deals.create(values, { idempotencyKey: "create-kiosk-1" })
+        const second = yield* deals.create(values, { idempotencyKey: "create-kiosk-1" })
         expect(first.status).toBe(201)
         expect(second.status).toBe(201)
-        expect(second.body).toEqual(first.body)
+        expect(second.json).toEqual(first.json)
         expect(replayed(first)).toBeNull()
         expect(replayed(second)).toBe("true")
         expect(second.headers.get("content-type")).toMatch(/^application\/json/)
 
-        const records = expectStatus(200)(yield* client.get(`/api/records/${deal}`)) as { records: Array<RecordBody> }
-        expect(records.records.map((r) => r.id)).toEqual([(first.body as RecordBody).id])
+        const records = (yield* deals.list()).body
+        expect(records.records.map((r) => r.id)).toEqual([first.body.id])
         expect(yield* countRows(workspace, "audit_entries")).toBe(1)
 
         // The fingerprint is the decoded payload's: key order, spacing and a defaulted field do not make another body.
+        // Raw on purpose: other bytes than the contract's client would send.
         const raw = yield* request(`${client.base}/api/records/${deal}`, {
           method: "POST",
           headers: { cookie, "idempotency-key": "create-kiosk-1", "content-type": "application/json" },
@@ -95,7 +98,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
         })
         expect(raw.status).toBe(201)
         expect(replayed(raw)).toBe("true")
-        expect(raw.body).toEqual(first.body)
+        expect(raw.body).toEqual(first.json)
         expect(yield* countRows(workspace, "records")).toBe(1)
       })
   )
@@ -103,29 +106,28 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
   it.scoped("the same key with another body or on another route is a 422 and changes nothing", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* member(workspace)
-      const keyed = withKey(client, cookie, "k-1")
-      const first = expectStatus(201)(
-        yield* keyed.post(`/api/records/${deal}`, { values: { title: "Kiosk" } })
-      ) as RecordBody
+      const { client } = yield* member(workspace)
+      const key = { idempotencyKey: "k-1" }
+      const deals = recordsOf(client, deal)
+      const first = (yield* deals.create({ title: "Kiosk" }, key)).body
 
-      const otherBody = yield* keyed.post(`/api/records/${deal}`, { values: { title: "Kiosk 2" } })
+      const otherBody = yield* refusal(deals.create({ title: "Kiosk 2" }, key))
       expect(otherBody.status).toBe(422)
       expect(otherBody.body).toEqual({
         _tag: "UnprocessableEntity",
         message: "this Idempotency-Key was already used with another body: use a new key for a new request"
       })
-      const otherRoute = yield* keyed.patch(`/api/records/${deal}/${first.id}`, { values: { title: "Kiosk" } })
+      const otherRoute = yield* refusal(deals.update(first.id, { title: "Kiosk" }, key))
       expect(otherRoute.status).toBe(422)
       expect((otherRoute.body as { message: string }).message).toBe(
         `this Idempotency-Key was already used on POST /api/records/${deal}: use a new key for a new request`
       )
-      const otherRecordType = yield* keyed.post(`/api/records/${company}`, { values: { title: "Kiosk" } })
+      const otherRecordType = yield* refusal(recordsOf(client, company).create({ title: "Kiosk" }, key))
       expect(otherRecordType.status).toBe(422)
 
       expect(yield* countRows(workspace, "records")).toBe(1)
       expect(yield* countRows(workspace, "audit_entries")).toBe(1)
-      const stored = expectStatus(200)(yield* client.get(`/api/records/${deal}/${first.id}`)) as RecordBody
+      const stored = (yield* deals.get(first.id)).body
       expect(stored.values).toEqual({ title: "Kiosk" })
     })
   )
@@ -135,10 +137,9 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     () =>
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
-        const { client, cookie } = yield* member(workspace)
+        const { client } = yield* member(workspace)
         const record = yield* createRecord(client, deal, { title: "Kiosk", amount: "1.00" })
-        const keyed = withKey(client, cookie, "raise-amount")
-        const patch = keyed.patch(`/api/records/${deal}/${record.id}`, { values: { amount: "2.00" } })
+        const patch = recordsOf(client, deal).update(record.id, { amount: "2.00" }, { idempotencyKey: "raise-amount" })
 
         // The first claims the key, then waits for the record's row lock, its transaction open.
         const release = yield* lockRecord(workspace, record.id)
@@ -151,9 +152,9 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
 
         const answers = [yield* Fiber.join(first), yield* Fiber.join(second)]
         expect(answers.map((a) => a.status)).toEqual([200, 200])
-        expect(answers[1]?.body).toEqual(answers[0]?.body)
+        expect(answers[1]?.json).toEqual(answers[0]?.json)
         expect(answers.map(replayed)).toEqual([null, "true"])
-        expect((answers[0]?.body as RecordBody | undefined)?.values.amount).toBe("2.00")
+        expect(answers[0]?.body.values.amount).toBe("2.00")
         const page = yield* timelineOf(client, deal, record.id)
         expect(page.entries.map((e) => e.operation)).toEqual(["updated", "created"])
       })
@@ -162,24 +163,24 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
   it.scoped("a request that failed (4xx) stored nothing: its retry with the same key runs", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* member(workspace)
+      const { client } = yield* member(workspace)
       const record = yield* createRecord(client, deal, { title: "Kiosk" })
-      expectStatus(200)(yield* client.post(`/api/records/${deal}/${record.id}/archive`))
-      const keyed = withKey(client, cookie, "rename")
-      const rename = keyed.patch(`/api/records/${deal}/${record.id}`, { values: { title: "Kiosk 2" } })
+      const deals = recordsOf(client, deal)
+      yield* deals.archive(record.id)
+      const rename = deals.update(record.id, { title: "Kiosk 2" }, { idempotencyKey: "rename" })
 
-      const refused = yield* rename
+      const refused = yield* refusal(rename)
       expect(refused.status).toBe(409)
       expect(yield* countRows(workspace, "idempotency_keys")).toBe(0)
-      expectStatus(200)(yield* client.post(`/api/records/${deal}/${record.id}/restore`))
+      yield* deals.restore(record.id)
 
       const retried = yield* rename
       expect(retried.status).toBe(200)
       expect(replayed(retried)).toBeNull()
-      expect((retried.body as RecordBody).values.title).toBe("Kiosk 2")
+      expect(retried.body.values.title).toBe("Kiosk 2")
       const again = yield* rename
       expect(replayed(again)).toBe("true")
-      expect(again.body).toEqual(retried.body)
+      expect(again.json).toEqual(retried.json)
     })
   )
 
@@ -188,15 +189,9 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       const workspace = yield* freshWorkspace
       const ann = yield* member(workspace)
       const bob = yield* member(workspace)
-      const byAnn = yield* withKey(ann.client, ann.cookie, "same-key").post(`/api/records/${deal}`, {
-        values: { title: "Ann's" }
-      })
-      const byBob = yield* withKey(bob.client, bob.cookie, "same-key").post(`/api/records/${deal}`, {
-        values: { title: "Bob's" }
-      })
-      const byBobSameBody = yield* withKey(bob.client, bob.cookie, "ann-key").post(`/api/records/${deal}`, {
-        values: { title: "Ann's" }
-      })
+      const byAnn = yield* recordsOf(ann.client, deal).create({ title: "Ann's" }, { idempotencyKey: "same-key" })
+      const byBob = yield* recordsOf(bob.client, deal).create({ title: "Bob's" }, { idempotencyKey: "same-key" })
+      const byBobSameBody = yield* recordsOf(bob.client, deal).create({ title: "Ann's" }, { idempotencyKey: "ann-key" })
       expect([byAnn.status, byBob.status, byBobSameBody.status]).toEqual([201, 201, 201])
       expect([byAnn, byBob, byBobSameBody].map(replayed)).toEqual([null, null, null])
       expect(yield* countRows(workspace, "records")).toBe(3)
@@ -207,6 +202,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client, cookie } = yield* member(workspace)
+      // Raw on purpose: the contract's client refuses to send such a key.
       for (const key of ["", "x".repeat(256), "caf\u00e9", "tab\there"]) {
         const response = yield* withKey(client, cookie, key).post(`/api/records/${deal}`, {
           values: { title: "Kiosk" }
@@ -214,9 +210,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
         expect(response.status, JSON.stringify(key)).toBe(400)
         expect(JSON.stringify(response.body)).toContain("Idempotency-Key")
       }
-      const longest = yield* withKey(client, cookie, "~".repeat(255)).post(`/api/records/${deal}`, {
-        values: { title: "Kiosk" }
-      })
+      const longest = yield* recordsOf(client, deal).create({ title: "Kiosk" }, { idempotencyKey: "~".repeat(255) })
       expect(longest.status).toBe(201)
       expect(yield* countRows(workspace, "records")).toBe(1)
     })
@@ -225,37 +219,38 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
   it.scoped("DELETE with a key: a retry answers the first 204 (without a key it is a 404)", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* member(workspace)
+      const { client } = yield* member(workspace)
       const a = yield* createRecord(client, deal, { title: "A" })
       const b = yield* createRecord(client, deal, { title: "B" })
-      const keyed = withKey(client, cookie, "delete-a")
-      const first = yield* keyed.del(`/api/records/${deal}/${a.id}`)
-      const second = yield* keyed.del(`/api/records/${deal}/${a.id}`)
+      const deals = recordsOf(client, deal)
+      const first = yield* deals.remove(a.id, { idempotencyKey: "delete-a" })
+      const second = yield* deals.remove(a.id, { idempotencyKey: "delete-a" })
       expect([first.status, second.status]).toEqual([204, 204])
       expect([replayed(first), replayed(second)]).toEqual([null, "true"])
-      expect(second.body).toBeUndefined()
+      expect(second.json).toBeUndefined()
       expect(yield* countRows(workspace, "audit_entries")).toBe(3)
 
-      expect((yield* client.del(`/api/records/${deal}/${b.id}`)).status).toBe(204)
-      expect((yield* client.del(`/api/records/${deal}/${b.id}`)).status).toBe(404)
+      expect((yield* deals.remove(b.id)).status).toBe(204)
+      expect((yield* refusal(deals.remove(b.id))).status).toBe(404)
     })
   )
 
   it.scoped("lifecycle steps and actions replay too: one archived row, one closing cascade", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
-      const { client, cookie } = yield* member(workspace)
+      const { client } = yield* member(workspace)
       const record = yield* createRecord(client, deal, { title: "Kiosk", stage: "open" })
-      const archive = withKey(client, cookie, "archive-1").post(`/api/records/${deal}/${record.id}/archive`)
+      const deals = recordsOf(client, deal)
+      const archive = deals.archive(record.id, { idempotencyKey: "archive-1" })
       const archived = [yield* archive, yield* archive]
       expect(archived.map((r) => r.status)).toEqual([200, 200])
       expect(archived.map(replayed)).toEqual([null, "true"])
-      expect(archived[1]?.body).toEqual(archived[0]?.body)
-      const restore = withKey(client, cookie, "restore-1").post(`/api/records/${deal}/${record.id}/restore`)
+      expect(archived[1]?.json).toEqual(archived[0]?.json)
+      const restore = deals.restore(record.id, { idempotencyKey: "restore-1" })
       expect((yield* restore).status).toBe(200)
       expect(replayed(yield* restore)).toBe("true")
 
-      const close = withKey(client, cookie, "close-1").post(`/api/actions/${deal}/close`, { id: record.id })
+      const close = deals.action("close", record.id, { idempotencyKey: "close-1" })
       const closed = [yield* close, yield* close]
       expect(closed.map((r) => r.status)).toEqual([200, 200])
       expect(closed.map(replayed)).toEqual([null, "true"])
@@ -268,28 +263,38 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const base = yield* baseUrl
-      const { client, cookie } = yield* member(workspace)
+      const { client } = yield* member(workspace)
       const { agent } = yield* (yield* Agents).create(workspace, "Assistant", "admin")
-      const turn = { agent: agent.id, calls: [{ tool: "create", businessObject: company, values: { name: "Chatty" } }] }
-      const chat = withKey(client, cookie, "turn-1").post("/api/conversations/conv-1/tool-calls", turn)
+      const turn = new ChatTurn({
+        agent: agent.id,
+        calls: [{ tool: "create", businessObject: company, values: { name: "Chatty" } }]
+      })
+      const chat = client.call((api) =>
+        api.chat.toolCalls({
+          path: { conversationId: "conv-1" },
+          payload: turn,
+          headers: { "idempotency-key": "turn-1" }
+        })
+      )
       const chats = [yield* chat, yield* chat]
       expect(chats.map((r) => r.status)).toEqual([200, 200])
       expect(chats.map(replayed)).toEqual([null, "true"])
-      expect(chats[1]?.body).toEqual(chats[0]?.body)
+      expect(chats[1]?.json).toEqual(chats[0]?.json)
 
-      const engine = clientFor(base, "", { authorization: `Bearer ${testEngineToken}`, "idempotency-key": "turn-1" })
-      const writes = {
+      const engine = bearerClient(base, testEngineToken)
+      const writes = new EngineWrites({
         workflowId: "crm/note-archived-deal",
         trigger: { kind: "event", businessObject: deal, businessObjectId: crypto.randomUUID(), operation: "archived" },
         writes: [{ tool: "create", businessObject: company, values: { name: "By the engine" } }]
-      }
-      const route = `/api/engine/workspaces/${workspace.slug}/writes`
-      const written = [yield* engine.post(route, writes), yield* engine.post(route, writes)]
+      })
+      const write = (headers: { readonly "idempotency-key"?: string }) =>
+        engine.call((api) => api.engine.writes({ path: { workspace: workspace.slug }, payload: writes, headers }))
+      const written = [yield* write({ "idempotency-key": "turn-1" }), yield* write({ "idempotency-key": "turn-1" })]
       expect(written.map((r) => r.status)).toEqual([200, 200])
       expect(written.map(replayed)).toEqual([null, "true"])
       expect(yield* countRows(workspace, "records")).toBe(2)
       // Without a key the route still works as before.
-      expect((yield* bearerClient(base, testEngineToken).post(route, writes)).status).toBe(200)
+      expect((yield* write({})).status).toBe(200)
       expect(yield* countRows(workspace, "records")).toBe(3)
     })
   )
@@ -300,10 +305,9 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const workspace = yield* freshWorkspace
-        const { client, cookie } = yield* member(workspace)
-        const post = (key: string) =>
-          withKey(client, cookie, key).post(`/api/records/${deal}`, { values: { title: key } })
-        for (const key of ["old-1", "old-2", "old-3", "new-1"]) expectStatus(201)(yield* post(key))
+        const { client } = yield* member(workspace)
+        const post = (key: string) => recordsOf(client, deal).create({ title: key }, { idempotencyKey: key })
+        for (const key of ["old-1", "old-2", "old-3", "new-1"]) yield* post(key)
         yield* sql`UPDATE ${sql(workspace.table("idempotency_keys"))} SET created_at = now() - interval '25 hours'
         WHERE key LIKE 'old-%'`
 

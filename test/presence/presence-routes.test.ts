@@ -5,8 +5,10 @@ import * as PresenceStoreRedis from "../../src/presence/PresenceStoreRedis"
 import { RedisConnection } from "../../src/redis/RedisConnection"
 import type { Workspace } from "../../src/api/Workspace"
 import { baseUrl, freshWorkspace, testApp, TestApp, testRedisUrl } from "../support/TestApp"
-import { createRecord, expectStatus, signedInMember } from "../support/api"
-import { request } from "../support/http"
+import { encoded, typeParams } from "../../src/client/pathParams"
+import { clientFor, createRecord, signedInMember } from "../support/api"
+import type { Client } from "../support/api"
+import { settled, typePath } from "../support/apiCaller"
 import type { SseEvent, SseStream } from "../support/sse"
 import { openSse } from "../support/sse"
 
@@ -24,27 +26,23 @@ const deal = "crm/deal"
 const company = "crm/company"
 const businessObjects = [deal, company, "crm/activity"]
 
-interface PresenceBody {
-  readonly records: Record<string, ReadonlyArray<{ readonly id: string; readonly name: string }>>
-}
-
-/** The presence routes as one signed-in user (one cookie) calls them. */
-const presenceClient = (base: string, cookie: string) => {
-  const editorPath = (recordId: string, editor: string, businessObject: string) =>
-    `${base}/api/presence/${businessObject}/${encodeURIComponent(recordId)}/${encodeURIComponent(editor)}`
+/** The presence routes as one caller calls them: every answer, 2xx or not, as `{ status, body }`. */
+const presenceClient = (client: Client) => {
+  const editorPath = (id: string, editor: string, businessObject: string) =>
+    encoded({ ...typeParams(businessObject), id, editor })
+  const list = (businessObject: string) => client.call((api) => api.presence.list({ path: typePath(businessObject) }))
   return {
     heartbeat: (recordId: string, editor: string, businessObject = deal) =>
-      request(editorPath(recordId, editor, businessObject), { method: "PUT", headers: { cookie } }),
+      settled(client.call((api) => api.presence.heartbeat({ path: editorPath(recordId, editor, businessObject) }))),
     leave: (recordId: string, editor: string, businessObject = deal) =>
-      request(editorPath(recordId, editor, businessObject), { method: "DELETE", headers: { cookie } }),
-    list: (businessObject = deal) => request(`${base}/api/presence/${businessObject}`, { headers: { cookie } }),
-    /** The listing, which must be a 200; each record's editors sorted by id. */
+      settled(client.call((api) => api.presence.leave({ path: editorPath(recordId, editor, businessObject) }))),
+    list: (businessObject = deal) => settled(list(businessObject)),
+    /** The listing, which must be a 200 of exactly `{records}`; each record's editors sorted by id. */
     editors: (businessObject = deal) =>
-      Effect.map(request(`${base}/api/presence/${businessObject}`, { headers: { cookie } }), (response) => {
-        const body = expectStatus(200)(response) as PresenceBody
-        expect(Object.keys(body)).toEqual(["records"])
+      Effect.map(list(businessObject), (answer) => {
+        expect(answer.json).toEqual({ records: answer.body.records })
         return Object.fromEntries(
-          Object.entries(body.records).map(([id, editors]) => [
+          Object.entries(answer.body.records).map(([id, editors]) => [
             id,
             [...editors].sort((a, b) => a.id.localeCompare(b.id))
           ])
@@ -55,7 +53,7 @@ const presenceClient = (base: string, cookie: string) => {
 
 /** A member of the workspace, signed in, with its presence routes. */
 const member = (base: string, workspace: Workspace, role = "admin") =>
-  Effect.map(signedInMember(base, workspace, role), (m) => ({ ...m, presence: presenceClient(base, m.cookie) }))
+  Effect.map(signedInMember(base, workspace, role), (m) => ({ ...m, presence: presenceClient(m.client) }))
 
 /** A fresh workspace whose presence keys are deleted from Redis before the workspace is dropped. */
 const presenceWorkspace = Effect.gen(function* () {
@@ -74,8 +72,6 @@ const presenceHint = (businessObjectId: string, businessObject = deal): SseEvent
 /** A broadcast stream opened with a session cookie; the stream is subscribed once it answers. */
 const openStream = (base: string, cookie: string) =>
   Effect.tap(openSse(`${base}/api/broadcast`, { cookie }), (sse) => expect(sse.status).toBe(200))
-
-type Client = Effect.Effect.Success<ReturnType<typeof signedInMember>>["client"]
 
 /**
  * Saves a new company (a known hint) and waits for its `changed` hint. Returns
@@ -321,7 +317,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       expectForbidden(yield* nobody.presence.leave(record.id, "admin-tab"))
 
       // No session at all.
-      const anonymous = presenceClient(base, "")
+      const anonymous = presenceClient(clientFor(base, ""))
       expect((yield* anonymous.list()).status).toBe(401)
       expect((yield* anonymous.heartbeat(record.id, "anon-tab")).status).toBe(401)
 

@@ -8,9 +8,13 @@ import { PluginRegistry } from "../../src/plugins/PluginRegistry"
 import { crm } from "../../src/plugins/crm"
 import { eventually } from "../broadcast/streamHelpers"
 import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { Client, RecordBody } from "../support/api"
+import type { Client } from "../support/api"
+import type { StoredRecord } from "../../src/api/StoredRecord"
 import { holdInTransaction } from "../support/holdInTransaction"
 import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
+
+/** A record as sent. */
+type RecordBody = typeof StoredRecord.Encoded
 
 /**
  * Field kinds choice and link, and `required`, enforced by the service on

@@ -5,7 +5,9 @@ import { Timeline } from "../../src/audit/Timeline"
 import type { Workspace } from "../../src/api/Workspace"
 import { holdInTransaction } from "../support/holdInTransaction"
 import { clientFor, createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { Client, EntryBody, RecordBody } from "../support/api"
+import type { Client } from "../support/api"
+import type { AuditEntry } from "../../src/api/AuditEntry"
+import type { StoredRecord } from "../../src/api/StoredRecord"
 import type { TestResponse } from "../support/http"
 import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
 
@@ -19,9 +21,9 @@ import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
 
 const deal = "crm/deal"
 
-interface VersionedBody extends RecordBody {
-  readonly version: number
-}
+/** Bodies as sent: these tests read raw answers (ETag, status) next to them. */
+type EntryBody = typeof AuditEntry.Encoded
+type VersionedBody = typeof StoredRecord.Encoded
 
 interface StaleBody {
   readonly _tag: string

@@ -1,8 +1,9 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
-import { createRecord, expectStatus, signedInMember, timelineOf } from "../support/api"
-import type { Client, RecordBody } from "../support/api"
+import { createRecord, recordsOf, signedInMember, timelineOf } from "../support/api"
+import type { Client } from "../support/api"
+import { typePath } from "../support/apiCaller"
 import { request } from "../support/http"
 
 /** Names that plain-object indexing would find on Object.prototype. */
@@ -19,12 +20,11 @@ const put = (client: Client, path: string, cookie: string) =>
 
 const notFound = expect.objectContaining({ _tag: "NotFound", message: expect.any(String) })
 
-interface PresenceBody {
-  readonly records: Record<string, ReadonlyArray<{ readonly id: string; readonly name: string }>>
-}
-
 const presenceOf = (client: Client) =>
-  Effect.map(client.get(`/api/presence/${deal}`), (response) => expectStatus(200)(response) as PresenceBody)
+  Effect.map(
+    client.call((api) => api.presence.list({ path: typePath(deal) })),
+    (answer) => answer.body
+  )
 
 layer(TestApp, { excludeTestServices: true })("names from requests that are Object.prototype's", (it) => {
   it.scoped("an action named after a prototype member is an unknown action: 404, nothing run", () =>
@@ -98,9 +98,7 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
           const updated = yield* rawJson(client, "PATCH", `/api/records/${deal}/${record.id}`, body, cookie)
           expect(updated.status, body).toBe(400)
         }
-        const list = expectStatus(200)(yield* client.get(`/api/records/${deal}`)) as {
-          records: ReadonlyArray<RecordBody>
-        }
+        const list = (yield* recordsOf(client, deal).list()).body
         expect(list.records.map((r) => r.values)).toEqual([{ title: "Kept", stage: "open" }])
         expect((yield* timelineOf(client, deal, record.id)).entries).toHaveLength(1)
       })
@@ -125,17 +123,13 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
           { id: "constructor", product: "toString" }
         ]
       })
-      const updated = expectStatus(200)(
-        yield* client.patch(`/api/records/${deal}/${record.id}`, {
-          values: {
-            title: "constructor",
-            lineItems: [
-              { id: "__proto__", product: "valueOf" },
-              { id: "hasOwnProperty", product: "x" }
-            ]
-          }
-        })
-      ) as RecordBody
+      const updated = (yield* recordsOf(client, deal).update(record.id, {
+        title: "constructor",
+        lineItems: [
+          { id: "__proto__", product: "valueOf" },
+          { id: "hasOwnProperty", product: "x" }
+        ]
+      })).body
       expect(updated.values).toEqual({
         title: "constructor",
         lineItems: [
@@ -203,7 +197,7 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
         const doomed = yield* createRecord(client, deal, { title: "Doomed" })
         expect((yield* heartbeat(doomed.id)).status).toBe(204)
         expect((yield* heartbeat(doomed.id)).status).toBe(204)
-        expect((yield* client.del(`/api/records/${deal}/${doomed.id}`)).status).toBe(204)
+        yield* recordsOf(client, deal).remove(doomed.id)
         const gone = yield* heartbeat(doomed.id)
         expect(gone.status).toBe(404)
         expect(gone.body).toEqual(notFound)
@@ -212,12 +206,12 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
         // Archived: not editable until restored.
         const shelved = yield* createRecord(client, deal, { title: "Shelved" })
         expect((yield* heartbeat(shelved.id)).status).toBe(204)
-        expectStatus(200)(yield* client.post(`/api/records/${deal}/${shelved.id}/archive`))
+        yield* recordsOf(client, deal).archive(shelved.id)
         const archived = yield* heartbeat(shelved.id)
         expect(archived.status).toBe(409)
         expect(archived.body).toEqual({ _tag: "Conflict", message: expect.stringContaining("archived") })
         expect(yield* editorsOf(shelved.id)).toEqual([])
-        expectStatus(200)(yield* client.post(`/api/records/${deal}/${shelved.id}/restore`))
+        yield* recordsOf(client, deal).restore(shelved.id)
         expect((yield* heartbeat(shelved.id)).status).toBe(204)
         expect(yield* editorsOf(shelved.id)).toEqual(["tab-1"])
       })

@@ -1,12 +1,25 @@
-import { Effect } from "effect"
+import { expect } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { timelineDefaultLimit } from "../../src/api/AuditApi"
+import { TimelinePage } from "../../src/api/AuditEntry"
+import { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../../src/api/RecordsApi"
 import type { Workspace } from "../../src/api/Workspace"
+import { encoded, typeParams } from "../../src/client/pathParams"
+import { apiCaller, recordPath, settled, timelinePath, typePath } from "./apiCaller"
+import type { Call } from "./apiCaller"
 import { freshUser, testPassword } from "./TestApp"
 import { request, signIn } from "./http"
 import type { TestResponse } from "./http"
 
-/** A signed-in client of one workspace: JSON requests with its session cookie. */
+/**
+ * A caller of the service with its credentials: `call` reaches the routes of
+ * the contract typed (apiCaller.ts); `get`/`post`/`patch`/`del` send raw
+ * JSON requests by path, for tests that must send what the contract would
+ * not (hostile or malformed requests).
+ */
 export interface Client {
   readonly base: string
+  readonly call: Call
   readonly get: (path: string) => Effect.Effect<TestResponse>
   readonly post: (path: string, json?: unknown) => Effect.Effect<TestResponse>
   readonly patch: (path: string, json: unknown) => Effect.Effect<TestResponse>
@@ -14,10 +27,12 @@ export interface Client {
   readonly del: (path: string) => Effect.Effect<TestResponse>
 }
 
+/** `cookie` ("" for none) and `extra` headers on every request; `Origin` is the base's, as from the service's own page, unless `extra` names one. */
 export const clientFor = (base: string, cookie: string, extra: Record<string, string> = {}): Client => {
   const headers = cookie === "" ? extra : { cookie, ...extra }
   return {
     base,
+    call: apiCaller(base, { origin: new URL(base).origin, ...headers }),
     get: (path) => request(`${base}${path}`, { headers }),
     post: (path, json) => request(`${base}${path}`, { method: "POST", headers, json: json ?? {} }),
     patch: (path, json) => request(`${base}${path}`, { method: "PATCH", headers, json }),
@@ -38,48 +53,109 @@ export const signedInMember = (base: string, workspace: Workspace, role = "admin
     return { user, cookie, client: clientFor(base, cookie) }
   })
 
-/** The body of a response that must have the given status. */
-export const expectStatus = (status: number) => (response: TestResponse) => {
-  if (response.status !== status) {
-    throw new Error(`expected ${status}, got ${response.status}: ${JSON.stringify(response.body)}`)
+/** The health routes, asked anonymously through the contract: every answer, 2xx or not (503 when not ready). */
+export const healthOf = (base: string) => {
+  const anonymous = clientFor(base, "")
+  return {
+    live: settled(anonymous.call((api) => api.health.live())),
+    ready: settled(anonymous.call((api) => api.health.ready())),
+    health: settled(anonymous.call((api) => api.health.health()))
   }
-  return response.body
 }
 
-export interface RecordBody {
-  readonly id: string
-  readonly state: string
-  readonly values: Record<string, unknown>
+/** The body of a response that must have the given status. */
+export const expectStatus =
+  (status: number) =>
+  <Body>(response: { readonly status: number; readonly body: Body }): Body => {
+    if (response.status !== status) {
+      throw new Error(`expected ${status}, got ${response.status}: ${JSON.stringify(response.body)}`)
+    }
+    return response.body
+  }
+
+/** What a write may carry besides its body: an `Idempotency-Key`. */
+export interface WriteOptions {
+  readonly idempotencyKey?: string
 }
 
-export interface EntryBody {
-  readonly id: string
-  readonly at: string
-  readonly actor: unknown
-  readonly correlationId: string
-  readonly businessObject: string
-  readonly businessObjectId: string
-  readonly operation: string
-  readonly cause: unknown
-  readonly record?: Record<string, unknown>
-  readonly changes?: Record<string, unknown>
+const writeHeaders = (options: WriteOptions) =>
+  options.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }
+
+/**
+ * The records routes of one business object, called through the contract
+ * (`client.call`): each succeeds with the 2xx answer and fails with the
+ * `Refusal` of any other (`refusal(...)` expects one).
+ */
+export const recordsOf = (client: Client, businessObject: string) => {
+  const type = typePath(businessObject)
+  const at = (id: string) => recordPath(businessObject, id)
+  const lifecycle =
+    (step: "publish" | "archive" | "restore") =>
+    (id: string, options: WriteOptions = {}) =>
+      client.call((api) => api.records[step]({ path: at(id), headers: writeHeaders(options) }))
+  return {
+    list: (limit = recordsDefaultLimit) => client.call((api) => api.records.list({ path: type, urlParams: { limit } })),
+    get: (id: string) => client.call((api) => api.records.get({ path: at(id) })),
+    create: (values: Values, options: WriteOptions & { readonly draft?: boolean } = {}) =>
+      client.call((api) =>
+        api.records.create({
+          path: type,
+          payload: new CreateRecord({ values, draft: options.draft ?? false }),
+          headers: writeHeaders(options)
+        })
+      ),
+    update: (id: string, values: Values, options: WriteOptions = {}) =>
+      client.call((api) =>
+        api.records.update({ path: at(id), payload: new UpdateRecord({ values }), headers: writeHeaders(options) })
+      ),
+    remove: (id: string, options: WriteOptions = {}) =>
+      client.call((api) => api.records.remove({ path: at(id), headers: writeHeaders(options) })),
+    publish: lifecycle("publish"),
+    archive: lifecycle("archive"),
+    restore: lifecycle("restore"),
+    action: (action: string, id: string, options: WriteOptions = {}) =>
+      client.call((api) =>
+        api.records.action({
+          path: encoded({ ...typeParams(businessObject), action }),
+          payload: new RunAction({ id }),
+          headers: writeHeaders(options)
+        })
+      )
+  }
 }
 
-export interface PageBody {
-  readonly entries: ReadonlyArray<EntryBody>
-  readonly nextCursor: string | null
-}
+/** Record values as a test writes them: any JSON object (the service checks them). */
+type Values = Readonly<Record<string, unknown>>
 
-/** Creates a record over HTTP and returns it. */
-export const createRecord = (client: Client, businessObject: string, values: unknown, draft = false) =>
-  Effect.map(
-    client.post(`/api/records/${businessObject}`, { values, draft }),
-    (r) => expectStatus(201)(r) as RecordBody
-  )
+/** Creates a record through the API and returns it. */
+export const createRecord = (client: Client, businessObject: string, values: Values, draft = false) =>
+  Effect.map(recordsOf(client, businessObject).create(values, { draft }), (answer) => answer.body).pipe(Effect.orDie)
 
-/** The newest page of a record's timeline (200 expected). */
-export const timelineOf = (client: Client, businessObject: string, id: string, query = "") =>
-  Effect.map(
-    client.get(`/api/audit/business-object/${encodeURIComponent(businessObject)}/${id}${query}`),
-    (r) => expectStatus(200)(r) as PageBody
-  )
+/**
+ * A page of a record's timeline (the newest without a cursor), as answered.
+ * Its body as sent must be the contract's shape exactly: what decoding would
+ * drop (an extra key, a `null` for an absent `record`) fails the test.
+ */
+export const timelineCall = (
+  client: Client,
+  businessObject: string,
+  id: string,
+  urlParams: { readonly limit?: number; readonly cursor?: string } = {}
+) =>
+  client
+    .call((api) =>
+      api.audit.timeline({
+        path: timelinePath(businessObject, id),
+        urlParams: { limit: timelineDefaultLimit, ...urlParams }
+      })
+    )
+    .pipe(Effect.tap((answer) => expect(answer.json).toEqual(Schema.encodeSync(TimelinePage)(answer.body))))
+
+/** A page of a record's timeline (the newest without a cursor). */
+export const timelineOf = (
+  client: Client,
+  businessObject: string,
+  id: string,
+  urlParams: { readonly limit?: number; readonly cursor?: string } = {}
+): Effect.Effect<TimelinePage> =>
+  Effect.map(timelineCall(client, businessObject, id, urlParams), (answer) => answer.body).pipe(Effect.orDie)

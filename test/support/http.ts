@@ -1,4 +1,6 @@
 import { Effect } from "effect"
+import { login } from "./login"
+import type { Credentials } from "./login"
 
 export interface TestResponse {
   readonly status: number
@@ -36,8 +38,9 @@ export const sessionCookieOf = (response: TestResponse): string => {
   return pair
 }
 
-export const signIn = (base: string, credentials: { workspace: string; email: string; password: string }) =>
-  Effect.map(request(`${base}/api/auth/login`, { method: "POST", json: credentials }), (response) => {
+/** Signs in (through the contract's login route) and returns the session cookie; anything but a 200 is a defect. */
+export const signIn = (base: string, credentials: Credentials) =>
+  Effect.map(login(base, credentials), (response) => {
     if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(response.body)}`)
     return sessionCookieOf(response)
   })

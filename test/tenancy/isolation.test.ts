@@ -11,7 +11,10 @@ import { schemaNameOf } from "../../src/api/WorkspaceSlug"
 import { Workspaces } from "../../src/tenancy/Workspaces"
 import { baseUrl, freshUser, freshWorkspace, TestApp, testPassword, uniqueSuffix } from "../support/TestApp"
 import { holdInTransaction } from "../support/holdInTransaction"
-import { request, signIn } from "../support/http"
+import { bearerClient, clientFor } from "../support/api"
+import { login } from "../support/login"
+import { settled } from "../support/apiCaller"
+import { signIn } from "../support/http"
 
 const perWorkspace = 20
 
@@ -148,7 +151,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
       const [keysOfA, keysOfB] = yield* Effect.all([populate(a, "crm/deal"), populate(b, "crm/deal")], {
         concurrency: "unbounded"
       })
-      const me = (key: string) => request(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${key}` } })
+      const me = (key: string) => settled(bearerClient(base, key).call((api) => api.auth.me()))
 
       yield* Effect.forEach(
         [...keysOfA.map((created) => [a, created] as const), ...keysOfB.map((created) => [b, created] as const)],
@@ -190,13 +193,10 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
       const b = yield* freshWorkspace
       const user = yield* freshUser({ workspace: a, role: "admin" })
       const cookie = yield* signIn(base, { workspace: a.slug, email: user.email, password: testPassword })
-      const me = yield* request(`${base}/api/auth/me`, { headers: { cookie } })
+      const me = yield* clientFor(base, cookie).call((api) => api.auth.me())
       expect(me.body).toEqual(expect.objectContaining({ workspace: { id: a.id, slug: a.slug, name: a.name } }))
 
-      const intoB = yield* request(`${base}/api/auth/login`, {
-        method: "POST",
-        json: { workspace: b.slug, email: user.email, password: testPassword }
-      })
+      const intoB = yield* login(base, { workspace: b.slug, email: user.email, password: testPassword })
       expect(intoB.status).toBe(401)
       expect(intoB.body).toEqual({ _tag: "Unauthorized", message: "wrong workspace, email or password" })
       expect(intoB.headers.get("set-cookie")).toBeNull()

@@ -23,7 +23,7 @@ export const recordQuery = (client: Client, businessObject: string, id: string) 
     queryFn: () => client.records.get(businessObject, id)
   })
 
-/** The newest page, hydrated (`client.audit.timeline`): a `HydrationError` is the query's error. */
+/** The newest page's rows, hydrated (`client.audit.timeline`): a `HydrationError` is the query's error. */
 export const timelineQuery = (
   client: Client,
   businessObject: string,
@@ -32,7 +32,7 @@ export const timelineQuery = (
 ) =>
   queryOptions({
     queryKey: recordQueryKeys.timeline(businessObject, id, options),
-    queryFn: () => client.audit.timeline(businessObject, id, options)
+    queryFn: async () => (await client.audit.timeline(businessObject, id, options)).entries
   })
 
 /** Live editors, refetched every `refetchIntervalMs` (default PRESENCE_HEARTBEAT_MS) so that a dead tab's editor drops out. */

@@ -42,9 +42,9 @@ export const harness = (options: { readonly respond?: (call: FetchCall) => Respo
   )
   /** The calls made so far as `METHOD path?query`, only those whose line contains `filter`. */
   const requests = (filter = "") =>
-    fake.calls.map((call) => `${call.method} ${call.url}`).filter((line) => line.includes(filter))
+    fake.calls.map((call) => `${call.method} ${call.path}`).filter((line) => line.includes(filter))
   /** How many calls were exactly `METHOD path?query`. */
-  const count = (line: string) => fake.calls.filter((call) => `${call.method} ${call.url}` === line).length
+  const count = (line: string) => fake.calls.filter((call) => `${call.method} ${call.path}` === line).length
   return { client, queryClient, wrapper, calls: fake.calls, requests, count }
 }
 

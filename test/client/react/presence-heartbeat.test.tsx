@@ -35,7 +35,7 @@ const form = (respond?: (call: FetchCall) => Response | Promise<Response>) => {
   /** The presence calls so far, as "PUT" / "DELETE keepalive". */
   const presence = () =>
     h.calls
-      .filter((call) => call.url === editorPath())
+      .filter((call) => call.path === editorPath())
       .map((call) => (call.init.keepalive === true ? `${call.method} keepalive` : call.method))
   return { ...h, ...view, presence }
 }
@@ -144,7 +144,7 @@ describe("the editor id", () => {
     first.rerender({ id: "r1", active: true })
     await flush()
     expect(first.result.current.editorId).toBe(id)
-    expect(new Set(first.calls.map((call) => call.url))).toEqual(new Set([`/api/presence/crm/deal/r1/${id}`]))
+    expect(new Set(first.calls.map((call) => call.path))).toEqual(new Set([`/api/presence/crm/deal/r1/${id}`]))
 
     // Another mount (another form, another tab) is another editor.
     const second = form()
@@ -156,6 +156,6 @@ describe("the editor id", () => {
     rerender({ id: "r1", active: true, editorId: "form-7" })
     await flush()
     expect(result.current.editorId).toBe("form-7")
-    expect(calls.map((call) => `${call.method} ${call.url}`)).toEqual(["PUT /api/presence/crm/deal/r1/form-7"])
+    expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual(["PUT /api/presence/crm/deal/r1/form-7"])
   })
 })

@@ -136,10 +136,10 @@ describe("rule 2: a changed hint invalidates the queries keyed [businessObject, 
     )
     await flush()
     const reads = () => [
-      count("GET /api/records/crm/deal"),
+      count("GET /api/records/crm/deal?limit=100"),
       count("GET /api/records/crm/deal/r1"),
       count("GET /api/audit/business-object/crm%2Fdeal/r1?limit=20"),
-      count("GET /api/records/crm/company"),
+      count("GET /api/records/crm/company?limit=100"),
       count("GET /api/presence/crm/deal")
     ]
     expect(reads()).toEqual([1, 1, 1, 1, 1])
@@ -184,7 +184,7 @@ describe("rule 2: a changed hint invalidates the queries keyed [businessObject, 
     const reads = () => ({
       record: count("GET /api/records/crm/deal/r1"),
       timeline: count("GET /api/audit/business-object/crm%2Fdeal/r1?limit=20"),
-      companies: count("GET /api/records/crm/company")
+      companies: count("GET /api/records/crm/company?limit=100")
     })
     expect(reads()).toEqual({ record: 1, timeline: 1, companies: 1 })
 

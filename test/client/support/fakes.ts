@@ -3,7 +3,10 @@ import { EventListeners } from "../../support/EventListeners"
 
 /** One request the client made, as `fetch` received it. */
 export interface FetchCall {
+  /** The whole URL, as given. */
   readonly url: string
+  /** The URL's path and query, without the origin. */
+  readonly path: string
   readonly method: string
   readonly init: RequestInit
   /** The parsed JSON body, if any. */
@@ -15,6 +18,9 @@ export const json = (status: number, body: unknown): Response =>
 
 export const noContent = (): Response => new Response(null, { status: 204 })
 
+const bodyText = (body: RequestInit["body"]): string | undefined =>
+  typeof body === "string" ? body : ArrayBuffer.isView(body) ? new TextDecoder().decode(body) : undefined
+
 /**
  * A `fetch` at the browser boundary: records every call and answers with
  * `answer(call)`. The client under test is the real one.
@@ -23,9 +29,11 @@ export const fakeFetch = (answer: (call: FetchCall) => Response | Promise<Respon
   const calls: Array<FetchCall> = []
   const fetch: typeof globalThis.fetch = async (input, init = {}) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url
-    const text = typeof init.body === "string" ? init.body : undefined
+    const parsed = new URL(url, "http://page.test")
+    const text = bodyText(init.body)
     const call: FetchCall = {
       url,
+      path: `${parsed.pathname}${parsed.search}`,
       method: init.method ?? "GET",
       init,
       body: text === undefined ? undefined : JSON.parse(text)

@@ -7,7 +7,7 @@ import { ApiKeys } from "../../../src/auth/ApiKeys"
 import { Sessions } from "../../../src/auth/Sessions"
 import { WebRoot } from "../../../src/http/WebRoot"
 import type { Workspace } from "../../../src/api/Workspace"
-import { clientFor, createRecord, expectStatus } from "../../support/api"
+import { clientFor, createRecord, recordsOf } from "../../support/api"
 import { signIn } from "../../support/http"
 import { baseUrl, freshUser, freshWorkspace, testApp, testPassword, uniqueSuffix } from "../../support/TestApp"
 
@@ -101,7 +101,7 @@ export const setUpFixture = async (): Promise<Fixture> => {
     )
     const draft = await Effect.runPromise(createRecord(api, "crm/deal", { title: "Draft deal" }, true))
     const archived = await Effect.runPromise(createRecord(api, "crm/company", { name: "Gone Ltd" }))
-    await Effect.runPromise(Effect.map(api.post(`/api/records/crm/company/${archived.id}/archive`), expectStatus(200)))
+    await Effect.runPromise(recordsOf(api, "crm/company").archive(archived.id))
 
     const fixture: Fixture = {
       port,

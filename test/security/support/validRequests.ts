@@ -1,6 +1,6 @@
 import { Duration, Effect } from "effect"
 import { Sessions } from "../../../src/auth/Sessions"
-import { bearerClient, createRecord, expectStatus } from "../../support/api"
+import { bearerClient, createRecord, recordsOf } from "../../support/api"
 import { freshUser, testEngineToken } from "../../support/TestApp"
 import type { Fixture } from "./fixture"
 import type { RawResponse } from "./rawHttp"
@@ -20,7 +20,7 @@ export interface ValidRequest {
 
 const apiKeyClient = (fixture: Fixture) => bearerClient(fixture.origin, fixture.apiKey)
 
-const fresh = (fixture: Fixture, businessObject: string, values: unknown, draft = false) =>
+const fresh = (fixture: Fixture, businessObject: string, values: Readonly<Record<string, unknown>>, draft = false) =>
   Effect.runPromise(createRecord(apiKeyClient(fixture), businessObject, values, draft)).then((record) => record.id)
 
 /** A new member of the fixture's workspace (no role), removed with the fixture. */
@@ -39,9 +39,7 @@ const freshMemberSession = async (fixture: Fixture) => {
 
 const freshArchived = async (fixture: Fixture) => {
   const id = await fresh(fixture, "crm/company", { name: "To restore" })
-  await Effect.runPromise(
-    Effect.map(apiKeyClient(fixture).post(`/api/records/crm/company/${id}/archive`), expectStatus(200))
-  )
+  await Effect.runPromise(recordsOf(apiKeyClient(fixture), "crm/company").archive(id))
   return id
 }
 

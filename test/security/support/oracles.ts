@@ -174,7 +174,13 @@ export const violations = (
   const httpValid = !input.segments.some(([, segment]) => segment.kind === "rawBytes") && /^[A-Z]+$/.test(input.method)
   const method = input.method.toUpperCase()
 
-  if (!(is2xx(status) || (status >= 400 && status < 500))) {
+  // A conditional read whose validator matches (If-None-Match) is answered 304 with no body: RFC 9110, 13.1.2.
+  const notModified =
+    status === 304 &&
+    (method === "GET" || method === "HEAD") &&
+    input.headers.extra.some(([name]) => name.toLowerCase() === "if-none-match") &&
+    body.length === 0
+  if (!(is2xx(status) || notModified || (status >= 400 && status < 500))) {
     broken.push(`status: ${status} is neither 2xx nor 4xx: ${JSON.stringify(shorten(body.toString("utf8"), 200))}`)
   }
 

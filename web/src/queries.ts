@@ -64,17 +64,13 @@ export const useSessionOfOtherTabs = () => {
 /**
  * The broadcast stream of the signed-in workspace (one for all the page's
  * tabs), invalidating what it hints at; a 401 on it (the session ended:
- * signed out, expired, membership removed) shows the sign-in page, here and
- * in the other tabs.
+ * signed out, expired, membership removed) shows the sign-in page. Every
+ * tab of the workspace hears of that 401 from the stream's own relay, so it
+ * is not announced again.
  */
 export const useBroadcastStream = (workspace: string) => {
   const queryClient = useQueryClient()
-  useBroadcastInvalidation(client, workspace, {
-    onSignedOut: () => {
-      announceSession("signed-out")
-      void sessionChanged(queryClient)
-    }
-  })
+  useBroadcastInvalidation(client, workspace, { onSignedOut: () => void sessionChanged(queryClient) })
 }
 
 export const useBusinessObjects = () => useQuery(businessObjectsQuery(client))

@@ -76,7 +76,7 @@ export {
 export { errorsBeforeBackoff } from "./eventStream"
 export { type BackoffOptions, defaultBackoff, reconnectDelay } from "./reconnectBackoff"
 export type { StreamEventData } from "./streamEvents"
-export { browserTabSharing, type TabSharing, tabLeaderName } from "./tabLeader"
+export { browserTabSharing, type TabLocks, type TabSharing, tabLeaderName } from "./tabLeader"
 export { ApiError, type ApiErrorTag, ResponseShapeError } from "./errors"
 export * from "./hydration"
 export type { EditorsByRecord, PresenceClient } from "./presence"

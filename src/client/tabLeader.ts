@@ -18,9 +18,14 @@ const TabMessage = Schema.Union(
 type TabMessage = typeof TabMessage.Type
 const decodeMessage = Schema.decodeUnknownEither(TabMessage)
 
+/** The part of the browser's `navigator.locks` the tab leader uses. */
+export interface TabLocks {
+  request(name: string, options: { readonly signal: AbortSignal }, callback: () => Promise<void>): Promise<void>
+}
+
 /** What the tab leader needs of the browser; both are missing in old browsers and in jsdom. */
 export interface TabSharing {
-  readonly locks: Pick<LockManager, "request">
+  readonly locks: TabLocks
   readonly BroadcastChannel: new (name: string) => BroadcastChannel
 }
 
@@ -99,6 +104,12 @@ export const openTabShared = (
     const decoded = decodeMessage(event.data)
     if (closed || Either.isLeft(decoded)) return
     const message = decoded.right
+    // Heard by a tab that has just taken the lock over, too: the stream it opened would only meet the same 401.
+    if (message.kind === "signed-out") {
+      close()
+      handlers.signedOut()
+      return
+    }
     if (leaderStream !== undefined) {
       const served = intervals.get()
       if (message.kind === "hello" && served !== undefined) post({ kind: "intervals", presence: served })
@@ -110,10 +121,6 @@ export const openTabShared = (
         return
       case "intervals":
         intervals.set(message.presence)
-        return
-      case "signed-out":
-        close()
-        handlers.signedOut()
         return
       case "hello":
         return

@@ -1,128 +1,138 @@
-import { Either, ParseResult, Schema } from "effect"
-import { ResponseShapeError } from "./errors"
-import type { EventSourceLike, Transport } from "./transport"
-import type { BroadcastData, BroadcastType } from "./wire"
-import { Broadcast } from "./wire"
+import { openEventStream } from "./eventStream"
+import type { BackoffOptions } from "./reconnectBackoff"
+import { defaultBackoff } from "./reconnectBackoff"
+import type { StreamEventData } from "./streamEvents"
+import { streamHandlers } from "./streamEvents"
+import type { TabSharing } from "./tabLeader"
+import { browserTabSharing, openTabShared } from "./tabLeader"
+import type { Transport } from "./transport"
+import type { PresenceIntervals, StreamEventName } from "./wire"
+
+/**
+ * The presence intervals a client uses until a stream's first `resync`
+ * served the real ones: a heartbeat twice as often as the service's
+ * default (one too many costs a request; one too few lets an editor lapse).
+ */
+export const fallbackPresenceIntervals: PresenceIntervals = { heartbeatMs: 5_000, lapseMs: 30_000 }
 
 export interface BroadcastOptions {
   /**
-   * After the server refused or ended the stream for good (the browser's
-   * EventSource gives up on a non-200 answer, e.g. a 503 while Redis is
-   * down), open a new one after this many milliseconds, doubled after each
-   * failure in a row up to a minute. Default 5 000. Dropped connections are
-   * retried by EventSource itself.
+   * The client's own reconnect delays (`reconnectDelay`), used when the
+   * server refused the stream (not a 401) or after `errorsBeforeBackoff`
+   * errors in a row without an open: doubling from `baseMs` up to `maxMs`,
+   * each drawn in the upper half. Default 2 000 and 60 000. A stream that
+   * dropped after opening is reopened by EventSource itself, after the
+   * server's `retry:`.
    */
-  readonly retryMs?: number
+  readonly backoff?: Partial<BackoffOptions>
+  /** The draw of the back-off's jitter, uniform in [0, 1). Default `Math.random`. */
+  readonly random?: () => number
   /**
-   * A hint whose data does not decode, or a handler that threw. Default:
+   * A datum that does not decode, or a handler that threw. Default:
    * rethrown in a microtask, so it is reported as an uncaught error and the
    * other handlers still run.
    */
   readonly onError?: (error: unknown) => void
 }
 
-export interface BroadcastStream {
-  /** Calls `handler` with the data of every hint of `type`; returns the function that removes it. */
-  on(type: BroadcastType, handler: (data: BroadcastData) => void): () => void
+export interface SharedBroadcastOptions extends BroadcastOptions {
   /**
-   * Calls `handler` each time the stream is open again after a drop. Hints
-   * sent meanwhile are lost (never replayed): refetch what is shown.
+   * The browser's Web Locks and BroadcastChannel. Default: the global ones;
+   * `false`, or a browser without either: a stream of this tab's own.
    */
-  onReconnect(handler: () => void): () => void
+  readonly sharing?: TabSharing | false
+}
+
+export interface BroadcastStream {
+  /**
+   * Calls `handler` with the decoded data of every event `name` (docs/broadcast.md,
+   * "The stream contract"): `changed` and `presence` hints; `resync` (hints may
+   * have been missed: re-read what is shown); `end`; `shutdown`. Returns the
+   * function that removes it.
+   */
+  on<K extends StreamEventName>(name: K, handler: (data: StreamEventData[K]) => void): () => void
+  /**
+   * Calls `handler` once when the session turned out to be gone (the stream's
+   * open was answered 401, or it ended for a sign-out and `/api/auth/me`
+   * answers 401). The stream has stopped for good: show the sign-in page,
+   * and open a new one after signing in.
+   */
+  onSignedOut(handler: () => void): () => void
   /** Ends the stream; handlers are dropped. */
   close(): void
 }
 
 export interface BroadcastClient {
   /**
-   * Opens `GET /api/broadcast` as an EventSource with the session cookie
-   * (`withCredentials: true`). A hint only means "refetch": it is never
-   * stored nor replayed.
+   * Opens `GET /api/broadcast` as this tab's own EventSource with the
+   * session cookie (`withCredentials: true`). A hint only means "refetch":
+   * it is never stored nor replayed.
    */
   readonly open: (options?: BroadcastOptions) => BroadcastStream
+  /**
+   * The stream of `workspace` shared by every tab of this origin: one tab
+   * (the leader, elected with the Web Lock of the workspace) holds the
+   * EventSource and relays its events to the others over a BroadcastChannel;
+   * when it closes, the next tab takes over. Where the browser has no Web
+   * Locks or BroadcastChannel, the same as `open`.
+   */
+  readonly openShared: (workspace: string, options?: SharedBroadcastOptions) => BroadcastStream
+  /** The presence intervals of the latest `resync` any stream of this client got; until then `fallbackPresenceIntervals`. */
+  readonly presenceIntervals: () => PresenceIntervals
 }
-
-const types: ReadonlyArray<BroadcastType> = ["changed", "presence"]
-const CLOSED = 2
-const maxRetryMs = 60_000
 
 const rethrow = (error: unknown) =>
   queueMicrotask(() => {
     throw error
   })
 
-export const broadcastClient = (transport: Transport): BroadcastClient => ({
-  open: (options = {}) => {
-    const url = transport.url("/api/broadcast")
-    const retryMs = options.retryMs ?? 5_000
-    const onError = options.onError ?? rethrow
-    const handlers = new Map<BroadcastType, Set<(data: BroadcastData) => void>>(types.map((type) => [type, new Set()]))
-    const reconnectHandlers = new Set<() => void>()
-    let source: EventSourceLike | undefined
-    let openedBefore = false
+export const broadcastClient = (transport: Transport): BroadcastClient => {
+  let served: PresenceIntervals | undefined
+  const intervals = {
+    get: () => served,
+    set: (presence: PresenceIntervals) => {
+      served = presence
+    }
+  }
+
+  const start = (
+    options: BroadcastOptions,
+    connect: (settings: {
+      readonly handlers: ReturnType<typeof streamHandlers>
+      readonly backoff: BackoffOptions
+      readonly random: () => number
+    }) => { readonly close: () => void }
+  ): BroadcastStream => {
+    const handlers = streamHandlers(transport.url("/api/broadcast"), options.onError ?? rethrow)
+    handlers.on("resync", ({ presence }) => intervals.set(presence))
+    const connection = connect({
+      handlers,
+      backoff: { ...defaultBackoff, ...options.backoff },
+      random: options.random ?? Math.random
+    })
     let closed = false
-    let retry: ReturnType<typeof setTimeout> | undefined
-    let failures = 0
-
-    const deliver = (type: BroadcastType) => (event: MessageEvent) => {
-      let data: BroadcastData
-      try {
-        const raw: unknown = event.data
-        const decoded = Schema.decodeUnknownEither(Broadcast)({ type, data: JSON.parse(String(raw)) })
-        if (Either.isLeft(decoded))
-          throw new ResponseShapeError("SSE", url, ParseResult.TreeFormatter.formatErrorSync(decoded.left))
-        data = decoded.right.data
-      } catch (error) {
-        return onError(error instanceof ResponseShapeError ? error : new ResponseShapeError("SSE", url, String(error)))
-      }
-      for (const handler of [...(handlers.get(type) ?? [])]) {
-        try {
-          handler(data)
-        } catch (error) {
-          onError(error)
-        }
-      }
-    }
-
-    const connect = () => {
-      retry = undefined
-      const EventSource = transport.EventSource()
-      const current = new EventSource(url, { withCredentials: true })
-      source = current
-      for (const type of types) current.addEventListener(type, deliver(type))
-      current.addEventListener("open", () => {
-        failures = 0
-        if (openedBefore) for (const handler of [...reconnectHandlers]) handler()
-        openedBefore = true
-      })
-      current.addEventListener("error", () => {
-        if (closed || current.readyState !== CLOSED || retry !== undefined) return
-        retry = setTimeout(connect, Math.min(retryMs * 2 ** failures, maxRetryMs))
-        failures++
-      })
-    }
-
-    connect()
     return {
-      on: (type, handler) => {
-        // A fresh function per call, so one handler added twice is removed once per remover.
-        const entry = (data: BroadcastData) => handler(data)
-        handlers.get(type)?.add(entry)
-        return () => void handlers.get(type)?.delete(entry)
-      },
-      onReconnect: (handler) => {
-        const entry = () => handler()
-        reconnectHandlers.add(entry)
-        return () => void reconnectHandlers.delete(entry)
-      },
+      on: (name, handler) => handlers.on(name, handler),
+      onSignedOut: (handler) => handlers.onSignedOut(handler),
       close: () => {
         if (closed) return
         closed = true
-        if (retry !== undefined) clearTimeout(retry)
-        source?.close()
-        for (const set of handlers.values()) set.clear()
-        reconnectHandlers.clear()
+        connection.close()
+        handlers.clear()
       }
     }
   }
-})
+
+  return {
+    open: (options = {}) => start(options, (settings) => openEventStream(transport, settings)),
+    openShared: (workspace, options = {}) => {
+      const sharing = options.sharing === false ? undefined : (options.sharing ?? browserTabSharing())
+      return start(options, (settings) =>
+        sharing === undefined
+          ? openEventStream(transport, settings)
+          : openTabShared(transport, workspace, sharing, { ...settings, intervals })
+      )
+    },
+    presenceIntervals: () => served ?? fallbackPresenceIntervals
+  }
+}

@@ -66,10 +66,20 @@ export const createClient = (options: ClientOptions = {}): Client => {
 
 export type { AuditClient, HydratedTimelinePage, TimelineOptions } from "./audit"
 export type { AuthClient, Credentials } from "./auth"
-export type { BroadcastClient, BroadcastOptions, BroadcastStream } from "./broadcast"
+export {
+  type BroadcastClient,
+  type BroadcastOptions,
+  type BroadcastStream,
+  fallbackPresenceIntervals,
+  type SharedBroadcastOptions
+} from "./broadcast"
+export { errorsBeforeBackoff } from "./eventStream"
+export { type BackoffOptions, defaultBackoff, reconnectDelay } from "./reconnectBackoff"
+export type { StreamEventData } from "./streamEvents"
+export { browserTabSharing, type TabLocks, type TabSharing, tabLeaderName } from "./tabLeader"
 export { ApiError, type ApiErrorTag, ResponseShapeError } from "./errors"
 export * from "./hydration"
-export { type EditorsByRecord, PRESENCE_HEARTBEAT_MS, type PresenceClient } from "./presence"
+export type { EditorsByRecord, PresenceClient } from "./presence"
 export { randomId } from "./randomId"
 export type { RecordsClient, Values } from "./records"
 export type { RetryOptions } from "./retry"
@@ -90,6 +100,11 @@ export type {
   JsonObject,
   Me,
   Operation,
+  PresenceIntervals,
   RecordState,
-  StoredRecord
+  Resync,
+  StoredRecord,
+  StreamEnd,
+  StreamEndReason,
+  StreamEventName
 } from "./wire"

@@ -2,9 +2,6 @@ import { encoded, typeParams } from "./pathParams"
 import type { Transport } from "./transport"
 import type { Editor } from "./wire"
 
-/** The heartbeat interval (spec, "Limits"): an editor lapses after three intervals without one. */
-export const PRESENCE_HEARTBEAT_MS = 10_000
-
 /** Live editors of a business object by record id. */
 export type EditorsByRecord = Readonly<Record<string, ReadonlyArray<Editor>>>
 

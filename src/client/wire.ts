@@ -6,7 +6,17 @@
 export { AuditEntry } from "../api/AuditEntry"
 export { timelineDefaultLimit } from "../api/AuditApi"
 export { Me, SignIn } from "../api/AuthApi"
-export { Broadcast, BroadcastData, BroadcastType } from "../api/Broadcast"
+export {
+  Broadcast,
+  BroadcastData,
+  BroadcastType,
+  PresenceIntervals,
+  Resync,
+  StreamEnd,
+  StreamEndReason,
+  StreamEventName,
+  StreamShutdown
+} from "../api/Broadcast"
 export type { Actor } from "../api/Actor"
 export type { Cause, Operation } from "../api/Cause"
 export type {

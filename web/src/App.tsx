@@ -1,10 +1,11 @@
 import { errorMessage, isUnauthorized } from "./errors"
-import { useMe } from "./queries"
+import { useMe, useSessionOfOtherTabs } from "./queries"
 import { SignIn } from "./session/SignIn"
 import { Workspace } from "./Workspace"
 
-/** Signed in (the session cookie answers `/api/auth/me`): the workspace; otherwise the sign-in form. */
+/** Signed in (the session cookie answers `/api/auth/me`): the workspace; otherwise the sign-in form. It follows the other tabs' sign-in and sign-out. */
 export const App = () => {
+  useSessionOfOtherTabs()
   const me = useMe()
   if (me.isPending) return <p className="muted">Loading…</p>
   if (me.isError) {

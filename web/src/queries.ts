@@ -1,4 +1,6 @@
+import type { QueryClient } from "@tanstack/react-query"
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
+import { useCallback } from "react"
 import type { Credentials, Values } from "../../src/client"
 import {
   businessObjectsQuery,
@@ -11,6 +13,7 @@ import {
   useSaveRecord as useBindingSave
 } from "../../src/client/react"
 import { client } from "./client"
+import { announceSession, useSessionAnnouncements } from "./session/sessionChannel"
 
 /**
  * The page's reads and writes: the typed client through its TanStack Query
@@ -21,7 +24,13 @@ const meKey = ["me"] as const
 
 export const useMe = () => useQuery({ queryKey: meKey, queryFn: () => client.auth.me() })
 
-/** Signing in replaces whatever an earlier session left in the cache. */
+/** Keys do not name the workspace: a session change drops every query, and `me` is asked again (the sign-in page on a 401). */
+const sessionChanged = async (queryClient: QueryClient) => {
+  queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== meKey[0] })
+  await queryClient.resetQueries({ queryKey: meKey })
+}
+
+/** Signing in replaces whatever an earlier session left in the cache, here and in the page's other tabs. */
 export const useSignIn = () => {
   const queryClient = useQueryClient()
   return useMutation({
@@ -29,24 +38,40 @@ export const useSignIn = () => {
     onSuccess: (me) => {
       queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== meKey[0] })
       queryClient.setQueryData(meKey, me)
+      announceSession("signed-in")
     }
   })
 }
 
-/** Keys do not name the workspace: signing out drops every query, and `me` answers 401 again. */
+/** Signing out shows the sign-in page here and in the page's other tabs. */
 export const useSignOut = () => {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: () => client.auth.logout(),
     onSettled: async () => {
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== meKey[0] })
-      await queryClient.resetQueries({ queryKey: meKey })
+      announceSession("signed-out")
+      await sessionChanged(queryClient)
     }
   })
 }
 
-/** The tab's one broadcast stream of the signed-in workspace, invalidating what it hints at. */
-export const useBroadcastStream = (workspace: string) => useBroadcastInvalidation(client, workspace)
+/** Another tab signed in or out: this one follows (the session cookie is the origin's). */
+export const useSessionOfOtherTabs = () => {
+  const queryClient = useQueryClient()
+  useSessionAnnouncements(useCallback(() => void sessionChanged(queryClient), [queryClient]))
+}
+
+/**
+ * The broadcast stream of the signed-in workspace (one for all the page's
+ * tabs), invalidating what it hints at; a 401 on it (the session ended:
+ * signed out, expired, membership removed) shows the sign-in page. Every
+ * tab of the workspace hears of that 401 from the stream's own relay, so it
+ * is not announced again.
+ */
+export const useBroadcastStream = (workspace: string) => {
+  const queryClient = useQueryClient()
+  useBroadcastInvalidation(client, workspace, { onSignedOut: () => void sessionChanged(queryClient) })
+}
 
 export const useBusinessObjects = () => useQuery(businessObjectsQuery(client))
 

@@ -3,9 +3,8 @@ import { isUnauthorized } from "./errors"
 
 /**
  * The tab's query cache. A 401 is not retried (it means "sign in"); other
- * failures are retried once. Broadcasts say when to refetch; refetching a
- * stale query when the tab regains focus covers what a reconnecting stream
- * missed.
+ * failures are retried once. Broadcasts say when to refetch, and the
+ * stream's `resync` re-reads everything after what it may have missed.
  */
 export const queryClient = new QueryClient({
   defaultOptions: {

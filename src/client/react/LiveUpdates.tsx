@@ -6,6 +6,8 @@ export interface LiveUpdatesProps {
   readonly client: Client
   /** The signed-in workspace; undefined: no stream. */
   readonly workspace: string | undefined
+  /** The stream met a 401 (the session is gone): show the sign-in page. */
+  readonly onSignedOut?: () => void
   readonly children?: ReactNode
 }
 
@@ -15,13 +17,13 @@ export interface LiveUpdatesProps {
  *
  * ```tsx
  * <QueryClientProvider client={queryClient}>
- *   <LiveUpdates client={client} workspace={me.workspace.slug}>
+ *   <LiveUpdates client={client} workspace={me.workspace.slug} onSignedOut={showSignIn}>
  *     <App />
  *   </LiveUpdates>
  * </QueryClientProvider>
  * ```
  */
-export const LiveUpdates = ({ client, workspace, children }: LiveUpdatesProps) => {
-  useBroadcastInvalidation(client, workspace)
+export const LiveUpdates = ({ client, workspace, onSignedOut, children }: LiveUpdatesProps) => {
+  useBroadcastInvalidation(client, workspace, { onSignedOut })
   return <>{children}</>
 }

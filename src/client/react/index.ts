@@ -2,12 +2,13 @@
  * The TanStack Query (v5) binding of the client, for React 19: the tab
  * behaviours of the spec.
  *
- * 1. one broadcast stream per workspace per tab: `<LiveUpdates>` /
- *    `useBroadcastInvalidation`;
+ * 1. one broadcast stream per workspace per tab, shared by the tabs of the
+ *    browser: `<LiveUpdates>` / `useBroadcastInvalidation`; a `resync`
+ *    invalidates every query, a 401 calls `onSignedOut`;
  * 2. a `changed` hint invalidates the queries keyed `[businessObject, ...]`,
  *    the same `invalidateBusinessObject` a save (`useSaveRecord`) does;
  * 3. a `presence` hint invalidates `["presence", businessObject]`;
- * 4. `useEditors` refetches every PRESENCE_HEARTBEAT_MS;
+ * 4. `useEditors` refetches every served heartbeat interval;
  * 5. `usePresenceHeartbeat` heartbeats while a form holds unsaved edits and
  *    leaves on save/discard, unmount and `pagehide`.
  *
@@ -17,9 +18,9 @@ export { invalidateBusinessObject, invalidatePresence } from "./invalidation"
 export { LiveUpdates, type LiveUpdatesProps } from "./LiveUpdates"
 export { businessObjectsQuery, editorsQuery, recordQuery, recordsQuery, timelineQuery } from "./queries"
 export { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
-export { attachBroadcast } from "./sharedBroadcast"
-export { useBroadcastInvalidation } from "./useBroadcastInvalidation"
+export { type AttachOptions, attachBroadcast } from "./sharedBroadcast"
+export { type BroadcastInvalidationOptions, useBroadcastInvalidation } from "./useBroadcastInvalidation"
 export { useEditors, type UseEditorsOptions } from "./useEditors"
 export { type PresenceHeartbeatOptions, usePresenceHeartbeat } from "./usePresenceHeartbeat"
 export { type Save, useSaveRecord } from "./useSaveRecord"
-export { PRESENCE_HEARTBEAT_MS } from "../presence"
+export { fallbackPresenceIntervals } from "../broadcast"

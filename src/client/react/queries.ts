@@ -1,6 +1,5 @@
 import { queryOptions } from "@tanstack/react-query"
 import type { Client } from "../index"
-import { PRESENCE_HEARTBEAT_MS } from "../presence"
 import { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
 
 /**
@@ -35,7 +34,11 @@ export const timelineQuery = (
     queryFn: async () => (await client.audit.timeline(businessObject, id, options)).entries
   })
 
-/** Live editors, refetched every `refetchIntervalMs` (default PRESENCE_HEARTBEAT_MS) so that a dead tab's editor drops out. */
+/**
+ * Live editors, refetched every `refetchIntervalMs` so that a dead tab's
+ * editor drops out. Default: the served heartbeat interval
+ * (`client.broadcast.presenceIntervals()`, read before each refetch).
+ */
 export const editorsQuery = (
   client: Client,
   businessObject: string,
@@ -44,5 +47,5 @@ export const editorsQuery = (
   queryOptions({
     queryKey: presenceQueryKeys.editors(businessObject),
     queryFn: () => client.presence.list(businessObject),
-    refetchInterval: options.refetchIntervalMs ?? PRESENCE_HEARTBEAT_MS
+    refetchInterval: () => options.refetchIntervalMs ?? client.broadcast.presenceIntervals().heartbeatMs
   })

@@ -3,7 +3,7 @@ import type { Client } from "../index"
 import { editorsQuery } from "./queries"
 
 export interface UseEditorsOptions {
-  /** Default PRESENCE_HEARTBEAT_MS (10 000): an editor whose tab died lapses server-side and drops out at the next refetch. */
+  /** Default: the served heartbeat interval (an editor whose tab died lapses server-side and drops out at the next refetch). */
   readonly refetchIntervalMs?: number
   readonly enabled?: boolean
 }

@@ -1,6 +1,5 @@
 import { useEffect, useRef, useState } from "react"
 import type { Client } from "../index"
-import { PRESENCE_HEARTBEAT_MS } from "../presence"
 import { randomId } from "../randomId"
 
 export interface PresenceHeartbeatOptions {
@@ -14,7 +13,11 @@ export interface PresenceHeartbeatOptions {
   readonly active: boolean
   /** Default: a random id, made once per mount (two tabs, or two forms, are two editors). */
   readonly editorId?: string
-  /** Default PRESENCE_HEARTBEAT_MS (10 000). */
+  /**
+   * Default: the interval the service serves in its stream's `resync`
+   * (`client.broadcast.presenceIntervals().heartbeatMs`, read at each beat), or
+   * `fallbackPresenceIntervals` until a stream got one.
+   */
   readonly intervalMs?: number
   /** A failed heartbeat or leave (presence is best effort: the form keeps working). Default: ignored. */
   readonly onError?: (error: unknown) => void
@@ -24,7 +27,8 @@ const ignore = () => {}
 
 /**
  * The presence of one open form (spec, tab behaviour 5). While `active`: a
- * heartbeat at once (arrival), then every `intervalMs`. It leaves (a
+ * heartbeat at once (arrival), then every `intervalMs` (by default the
+ * served interval). It leaves (a
  * `keepalive` DELETE) when `active` turns false, when the form unmounts or
  * changes record, and when the tab fires `pagehide`; a page restored from
  * the back/forward cache (`pageshow` persisted) arrives again. A leave waits
@@ -39,7 +43,7 @@ export const usePresenceHeartbeat = (
   const [generated] = useState(() => randomId())
   const editorId = options.editorId ?? generated
   const { businessObject, id, active } = options
-  const intervalMs = options.intervalMs ?? PRESENCE_HEARTBEAT_MS
+  const intervalMs = options.intervalMs
   // Read through a ref: an inline `onError` must not restart the heartbeat (a leave and an arrival) on every render.
   const onErrorRef = useRef(options.onError ?? ignore)
   useEffect(() => {
@@ -65,12 +69,17 @@ export const usePresenceHeartbeat = (
       if (event.persisted) beat()
     }
 
-    beat()
-    const timer = setInterval(beat, intervalMs)
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const beatAndWait = () => {
+      beat()
+      // Read each time: the served interval arrives with the stream's first resync, maybe after the form opened.
+      timer = setTimeout(beatAndWait, intervalMs ?? client.broadcast.presenceIntervals().heartbeatMs)
+    }
+    beatAndWait()
     window.addEventListener("pagehide", onPageHide)
     window.addEventListener("pageshow", onPageShow)
     return () => {
-      clearInterval(timer)
+      clearTimeout(timer)
       window.removeEventListener("pagehide", onPageHide)
       window.removeEventListener("pageshow", onPageShow)
       leave(pending)

@@ -3,10 +3,10 @@ import { cleanup, renderHook } from "@testing-library/react"
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest"
 import { EditorId } from "../../../src/api/Editor"
 import { Schema } from "effect"
-import { usePresenceHeartbeat } from "../../../src/client/react"
+import { fallbackPresenceIntervals, usePresenceHeartbeat } from "../../../src/client/react"
 import type { PresenceHeartbeatOptions } from "../../../src/client/react"
 import type { FetchCall } from "../support/fakes"
-import { noContent } from "../support/fakes"
+import { FakeEventSource, noContent } from "../support/fakes"
 import { answer, flush, harness } from "./harness"
 
 /**
@@ -17,6 +17,7 @@ import { answer, flush, harness } from "./harness"
 
 beforeEach(() => {
   vi.useFakeTimers()
+  FakeEventSource.reset()
 })
 afterEach(() => {
   cleanup()
@@ -47,23 +48,39 @@ describe("rule 5: the form heartbeats while it holds unsaved edits", () => {
     expect(presence()).toEqual([])
   })
 
-  it("edits begin (active): a heartbeat at once (arrival), then one every PRESENCE_HEARTBEAT_MS", async () => {
+  it("edits begin (active): a heartbeat at once (arrival), then one every fallback interval until the server served one", async () => {
+    expect(fallbackPresenceIntervals.heartbeatMs).toBe(5_000)
     const { presence, rerender } = form()
     rerender({ id: "r1", active: true })
     await flush()
     expect(presence()).toEqual(["PUT"])
-    await flush(9_999)
+    await flush(4_999)
     expect(presence()).toEqual(["PUT"])
     await flush(1)
     expect(presence()).toEqual(["PUT", "PUT"])
-    await flush(20_000)
+    await flush(10_000)
     expect(presence()).toEqual(["PUT", "PUT", "PUT", "PUT"])
+  })
+
+  it("the stream's resync serves the interval: the next heartbeats follow it, without a leave and an arrival", async () => {
+    const { presence, rerender, client } = form()
+    const stream = client.broadcast.open()
+    rerender({ id: "r1", active: true })
+    await flush()
+    FakeEventSource.instances[0]?.emit("resync", { reason: "open", presence: { heartbeatMs: 20_000, lapseMs: 60_000 } })
+    await flush(5_000)
+    expect(presence()).toEqual(["PUT", "PUT"])
+    await flush(19_999)
+    expect(presence()).toEqual(["PUT", "PUT"])
+    await flush(1)
+    expect(presence()).toEqual(["PUT", "PUT", "PUT"])
+    stream.close()
   })
 
   it("edits saved or discarded (active turns false): it leaves with a keepalive DELETE and stops", async () => {
     const { presence, rerender } = form()
     rerender({ id: "r1", active: true })
-    await flush(10_000)
+    await flush(5_000)
     rerender({ id: "r1", active: false })
     await flush(30_000)
     expect(presence()).toEqual(["PUT", "PUT", "DELETE keepalive"])
@@ -128,7 +145,7 @@ describe("rule 5: the form heartbeats while it holds unsaved edits", () => {
     await flush()
     expect(presence()).toEqual(["PUT"])
     expect(errors).toMatchObject([{ status: 503, _tag: "PubSubUnavailable" }])
-    await flush(10_000)
+    await flush(5_000)
     expect(presence()).toEqual(["PUT", "PUT"])
   })
 })

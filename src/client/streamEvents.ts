@@ -1,0 +1,101 @@
+import { Either, ParseResult, Schema } from "effect"
+import { ResponseShapeError } from "./errors"
+import { BroadcastData, Resync, StreamEnd, StreamShutdown } from "./wire"
+import type { StreamEventName } from "./wire"
+
+/** The decoded data of each event a stream carries (docs/broadcast.md, "The stream contract"). */
+export interface StreamEventData {
+  readonly changed: BroadcastData
+  readonly presence: BroadcastData
+  readonly resync: Resync
+  readonly end: StreamEnd
+  readonly shutdown: StreamShutdown
+}
+
+/** Each event's data decoded with the server's own schema of it. */
+const decoders: {
+  readonly [K in StreamEventName]: (input: unknown) => Either.Either<StreamEventData[K], ParseResult.ParseError>
+} = {
+  changed: Schema.decodeUnknownEither(BroadcastData),
+  presence: Schema.decodeUnknownEither(BroadcastData),
+  resync: Schema.decodeUnknownEither(Resync),
+  end: Schema.decodeUnknownEither(StreamEnd),
+  shutdown: Schema.decodeUnknownEither(StreamShutdown)
+}
+
+export const streamEventNames: ReadonlyArray<StreamEventName> = ["changed", "presence", "resync", "end", "shutdown"]
+
+type Handler<K extends StreamEventName> = (data: StreamEventData[K]) => void
+
+/**
+ * The handlers of one stream, and the decoding of what reaches them: the
+ * same whether the events come from this tab's EventSource or are relayed
+ * from the tab that holds it. A datum that does not decode, or a handler
+ * that throws, goes to `onError`; the other handlers still run.
+ */
+export const streamHandlers = (url: string, onError: (error: unknown) => void) => {
+  const handlers: { readonly [K in StreamEventName]: Set<Handler<K>> } = {
+    changed: new Set(),
+    presence: new Set(),
+    resync: new Set(),
+    end: new Set(),
+    shutdown: new Set()
+  }
+  const signedOutHandlers = new Set<() => void>()
+
+  const run = <A>(set: Iterable<(data: A) => void>, data: A) => {
+    for (const handler of [...set]) {
+      try {
+        handler(data)
+      } catch (error) {
+        onError(error)
+      }
+    }
+  }
+
+  const decode = <K extends StreamEventName>(name: K, raw: string): Either.Either<StreamEventData[K], unknown> => {
+    try {
+      const decode: (input: unknown) => Either.Either<StreamEventData[K], ParseResult.ParseError> = decoders[name]
+      const decoded = decode(JSON.parse(raw))
+      return Either.mapLeft(
+        decoded,
+        (error) => new ResponseShapeError("SSE", url, ParseResult.TreeFormatter.formatErrorSync(error))
+      )
+    } catch (error) {
+      return Either.left(new ResponseShapeError("SSE", url, String(error)))
+    }
+  }
+
+  return {
+    on: <K extends StreamEventName>(name: K, handler: Handler<K>): (() => void) => {
+      // A fresh function per call, so one handler added twice is removed once per remover.
+      const entry = (data: StreamEventData[K]) => handler(data)
+      const set: Set<Handler<K>> = handlers[name]
+      set.add(entry)
+      return () => void set.delete(entry)
+    },
+    onSignedOut: (handler: () => void): (() => void) => {
+      const entry = () => handler()
+      signedOutHandlers.add(entry)
+      return () => void signedOutHandlers.delete(entry)
+    },
+    /** Decodes `raw` (the event's `data` line) and hands it to the handlers of `name`; returns the decoded data, if any. */
+    emit: <K extends StreamEventName>(name: K, raw: string): StreamEventData[K] | undefined => {
+      const decoded = decode(name, raw)
+      if (Either.isLeft(decoded)) {
+        onError(decoded.left)
+        return undefined
+      }
+      const set: Set<Handler<K>> = handlers[name]
+      run(set, decoded.right)
+      return decoded.right
+    },
+    signedOut: () => run(signedOutHandlers, undefined),
+    clear: () => {
+      for (const name of streamEventNames) handlers[name].clear()
+      signedOutHandlers.clear()
+    }
+  }
+}
+
+export type StreamHandlers = ReturnType<typeof streamHandlers>

@@ -8,7 +8,10 @@ import { failures, runScenario } from "./support/scenario"
 import { headersOf, timelinePath } from "./support/traffic"
 
 const lockMs = 5_000
+/** Shown in the numbers (docs/reliability.md), not asserted: the machines are shared. */
 const budgetMs = 100
+/** Reads that waited on the lock would leave room for one round at most. */
+const minimumRounds = 3
 
 const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -19,12 +22,12 @@ const percentile = (values: ReadonlyArray<number>, p: number) => {
 
 describe("fault 6: an outside row lock on one record", () => {
   it.live(
-    `a row held FOR UPDATE for ${lockMs / 1000} s by another connection: reads of other records and readiness answer within ${budgetMs} ms each`,
+    `a row held FOR UPDATE for ${lockMs / 1000} s by another connection: reads of other records and readiness never wait for it`,
     () =>
       Effect.gen(function* () {
         const result = yield* runScenario({
           id: "6-row-lock",
-          title: `Outside row lock (FOR UPDATE) on one record for ${lockMs / 1000} s; unrelated reads within ${budgetMs} ms`,
+          title: `Outside row lock (FOR UPDATE) on one record for ${lockMs / 1000} s; unrelated reads never wait for it`,
           writers: 16,
           sharedRecords: 4,
           createShare: 0.1,
@@ -44,6 +47,8 @@ describe("fault 6: an outside row lock on one record", () => {
               yield* Effect.sleep("2 seconds")
 
               const held = yield* Deferred.make<void>()
+              // When the holder's transaction is about to end: a read that waited on the lock ends after it.
+              const releasing = yield* Deferred.make<number>()
               const holder = yield* Effect.fork(
                 Effect.gen(function* () {
                   const sql = yield* SqlClient.SqlClient
@@ -52,6 +57,7 @@ describe("fault 6: an outside row lock on one record", () => {
                       yield* sql`SELECT id FROM ${sql(`ws_${ctx.tenant.workspace}.records`)} WHERE id = ${locked} FOR UPDATE`
                       yield* Deferred.succeed(held, undefined)
                       yield* Effect.sleep(lockMs)
+                      yield* Deferred.succeed(releasing, ctx.recorder.now())
                     })
                   )
                 }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(ctx.pg.url("app")), maxConnections: 1 })))
@@ -63,7 +69,8 @@ describe("fault 6: an outside row lock on one record", () => {
               const measured: Array<Exchange> = []
               const headers = headersOf(ctx.apiKey)
               let round = 0
-              while (ctx.recorder.now() - lockedAt < lockMs - 300) {
+              // Stops half-way, so a read that did not wait has the other half of the lock to end in.
+              while (ctx.recorder.now() - lockedAt < lockMs / 2) {
                 const other = others[round++ % others.length] ?? ""
                 measured.push(
                   yield* send(ctx.recorder, ctx.service.base, `/api/records/crm/deal/${other}`, {
@@ -80,25 +87,28 @@ describe("fault 6: an outside row lock on one record", () => {
                 measured.push(yield* send(ctx.recorder, ctx.service.base, "/api/health/ready", { kind: "probe" }))
               }
               yield* Fiber.join(holder)
+              const releasedAt = yield* Deferred.await(releasing)
               ctx.faultEnded()
               yield* Effect.sleep("3 seconds")
 
+              // Not a latency budget (the machine may be slow): a read that waited on the lock ends only once it is
+              // released, so every read must have ended while the lock was still held, and several rounds fit.
               const stats = (label: string, list: ReadonlyArray<Exchange>) => {
                 const ms = list.map((e) => e.endedAt - e.startedAt)
-                const slow = ms.filter((m) => m > budgetMs).length
+                const afterRelease = list.filter((e) => e.endedAt >= releasedAt).length
                 const notOk = list.filter((e) => e.status !== 200).length
                 ctx.metric(`latency while locked: ${label} (ms)`, {
                   count: ms.length,
                   p50: percentile(ms, 50),
                   p95: percentile(ms, 95),
                   max: percentile(ms, 100),
-                  [`over ${budgetMs} ms`]: slow,
+                  [`over ${budgetMs} ms`]: ms.filter((m) => m > budgetMs).length,
                   "not 200": notOk
                 })
                 ctx.check(
-                  `${label} answered 200 within ${budgetMs} ms each while the row is locked`,
-                  list.length > 0 && slow === 0 && notOk === 0,
-                  `${slow} of ${ms.length} over ${budgetMs} ms (max ${String(percentile(ms, 100))} ms, p95 ${String(percentile(ms, 95))} ms); ${notOk} not 200 (${[...new Set(list.map((e) => e.status))].join(", ")})`
+                  `${label} answered 200 while the row was still locked, ${minimumRounds} or more times`,
+                  list.length >= minimumRounds && afterRelease === 0 && notOk === 0,
+                  `${list.length} answered; ${afterRelease} only after the lock was released; ${notOk} not 200 (${[...new Set(list.map((e) => e.status))].join(", ")})`
                 )
               }
               stats(

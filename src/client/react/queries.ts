@@ -1,4 +1,4 @@
-import { queryOptions } from "@tanstack/react-query"
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query"
 import type { Client } from "../index"
 import { PRESENCE_HEARTBEAT_MS } from "../presence"
 import { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
@@ -33,6 +33,27 @@ export const timelineQuery = (
   queryOptions({
     queryKey: recordQueryKeys.timeline(businessObject, id, options),
     queryFn: async () => (await client.audit.timeline(businessObject, id, options)).entries
+  })
+
+/**
+ * The whole timeline, a page at a time (for `useInfiniteQuery`): the first
+ * page is the newest, `fetchNextPage` asks for the next older one with the
+ * `nextCursor` of the last, and `hasNextPage` is false once the record's
+ * first entry is loaded. An invalidation (a save, a `changed` hint) refetches
+ * the pages loaded so far, newest first.
+ */
+export const timelinePagesQuery = (
+  client: Client,
+  businessObject: string,
+  id: string,
+  options: { readonly limit?: number } = {}
+) =>
+  infiniteQueryOptions({
+    queryKey: recordQueryKeys.timelinePages(businessObject, id, options),
+    queryFn: ({ pageParam }) =>
+      client.audit.timeline(businessObject, id, pageParam === undefined ? options : { ...options, cursor: pageParam }),
+    initialPageParam: undefined as string | undefined, // no cursor: the newest page
+    getNextPageParam: (page) => page.nextCursor ?? undefined
   })
 
 /** Live editors, refetched every `refetchIntervalMs` (default PRESENCE_HEARTBEAT_MS) so that a dead tab's editor drops out. */

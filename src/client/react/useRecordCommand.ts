@@ -32,6 +32,10 @@ export const useRecordCommand = (client: Client, businessObject: string) => {
   const queryClient = useQueryClient()
   return useMutation<unknown, Error, RecordCommand>({
     mutationFn: (command) => run(client, businessObject, command),
-    onSuccess: () => invalidateBusinessObject(queryClient, businessObject)
+    onSuccess: (_, command) => {
+      const refetched = invalidateBusinessObject(queryClient, businessObject)
+      // A deleted record's own queries refetch into a 404: the caller (leaving its page) need not wait for that.
+      return command.kind === "remove" ? undefined : refetched
+    }
   })
 }

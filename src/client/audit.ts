@@ -3,6 +3,7 @@ import type { Definitions } from "./businessObjects"
 import type { HydratedAuditEntry } from "./hydration/HydratedValue"
 import { HydrationError } from "./hydration/HydrationError"
 import { hydrateTimeline } from "./hydration/hydrateTimeline"
+import type { Definition } from "./hydration/hydrateTimeline"
 import { encoded } from "./pathParams"
 import type { Transport } from "./transport"
 import { timelineDefaultLimit } from "./wire"
@@ -34,16 +35,16 @@ export interface AuditClient {
 }
 
 /**
- * Rows hydrated against the kept definitions. A row that does not fit them
- * may mean the schema changed since they were fetched: they are revalidated
- * (a 304 when nothing changed) and the rows tried once more.
+ * Rows hydrated against the kept definitions (`kept`, from
+ * `definitions.current`). A row that does not fit them may mean the schema
+ * changed since they were fetched: they are revalidated (a 304 when nothing
+ * changed) and the rows tried once more.
  */
 export const hydrateWithDefinitions = async (
   definitions: Definitions,
-  businessObject: string,
+  kept: ReadonlyArray<Definition>,
   entries: ReadonlyArray<AuditEntry>
 ): Promise<ReadonlyArray<HydratedAuditEntry>> => {
-  const kept = await definitions.current(businessObject)
   try {
     return hydrateTimeline(kept, entries)
   } catch (error) {
@@ -66,7 +67,7 @@ export const auditClient = (transport: Transport, definitions: Definitions): Aud
       })
     )
     // Asked together: the definitions cost nothing once kept, and the first page waits for neither.
-    const [{ entries, nextCursor }] = await Promise.all([page, definitions.current(businessObject)])
-    return { entries: await hydrateWithDefinitions(definitions, businessObject, entries), nextCursor }
+    const [{ entries, nextCursor }, kept] = await Promise.all([page, definitions.current(businessObject)])
+    return { entries: await hydrateWithDefinitions(definitions, kept, entries), nextCursor }
   }
 })

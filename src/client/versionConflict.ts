@@ -42,6 +42,10 @@ export const asVersionConflict = async (
   const decoded = decodeConflict(error.body)
   if (Either.isLeft(decoded)) return error
   const { message, currentVersion, entries, moreEntries } = decoded.right
-  const hydrated = await hydrateWithDefinitions(definitions, businessObject, entries).catch(() => entries)
+  // The entries are shown as well as they can be: raw (wire form) when the definitions cannot be had or do not fit.
+  const hydrated = await definitions
+    .current(businessObject)
+    .then((kept) => hydrateWithDefinitions(definitions, kept, entries))
+    .catch(() => entries)
   return new VersionConflictError(message, error.body, currentVersion, hydrated, moreEntries)
 }

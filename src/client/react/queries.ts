@@ -35,6 +35,9 @@ export const timelineQuery = (
     queryFn: async () => (await client.audit.timeline(businessObject, id, options)).entries
   })
 
+/** The first page's parameter: no cursor, the newest page (a string, as the later pages' cursors are). */
+const newestPage = ""
+
 /**
  * The whole timeline, a page at a time (for `useInfiniteQuery`): the first
  * page is the newest, `fetchNextPage` asks for the next older one with the
@@ -51,8 +54,8 @@ export const timelinePagesQuery = (
   infiniteQueryOptions({
     queryKey: recordQueryKeys.timelinePages(businessObject, id, options),
     queryFn: ({ pageParam }) =>
-      client.audit.timeline(businessObject, id, pageParam === undefined ? options : { ...options, cursor: pageParam }),
-    initialPageParam: undefined as string | undefined, // no cursor: the newest page
+      client.audit.timeline(businessObject, id, pageParam === newestPage ? options : { ...options, cursor: pageParam }),
+    initialPageParam: newestPage,
     getNextPageParam: (page) => page.nextCursor ?? undefined
   })
 

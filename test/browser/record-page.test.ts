@@ -144,6 +144,38 @@ describe("the record page (Chromium, PostgreSQL, Redis)", () => {
     await g.context.close()
   })
 
+  it("presence: all tabs of one browser are one editor for others, and never someone else to their owner", {
+    timeout: 120_000
+  }, async () => {
+    requireChromium()
+    const deal = await create("crm/deal", { title: "Two tabs" })
+    const a = await openDeal(ada, deal.id)
+    const second = await a.context.newPage()
+    await second.goto(`${base}/records/crm/deal/${deal.id}`)
+    await recordPage(second).field("Title").waitFor()
+    const g = await openDeal(grace, deal.id)
+    const nobody = "Nobody else is editing this record."
+
+    // Both of Ada's tabs hold edits: Grace sees one Ada; neither of Ada's tabs sees Ada.
+    await recordPage(a.page).field("Title").fill("Tab one")
+    await recordPage(second).field("Title").fill("Tab two")
+    await expect
+      .poll(() => recordPage(g.page).editors.textContent(), shown)
+      .toBe("Ada Lovelace is editing this record.")
+    for (const tab of [a.page, second]) {
+      await expect.poll(() => recordPage(tab).editors.textContent(), shown).toBe(nobody)
+    }
+    // One tab closes: the other still is Ada, and still not someone else to her.
+    await second.close({ runBeforeUnload: true })
+    await recordPage(a.page).field("Amount").fill("5.00")
+    await expect
+      .poll(() => recordPage(g.page).editors.textContent(), shown)
+      .toBe("Ada Lovelace is editing this record.")
+    expect(await recordPage(a.page).editors.textContent()).toBe(nobody)
+    await a.context.close()
+    await g.context.close()
+  })
+
   it("a record with 230 timeline rows shows all of them after 'Load older'", { timeout: 180_000 }, async () => {
     requireChromium()
     const deal = await create("crm/deal", { title: "Long history", amount: "0.00" })

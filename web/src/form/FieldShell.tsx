@@ -21,15 +21,15 @@ export const FieldShell = ({ id, label, kind, required, error, children }: Props
   const errorId = `${id}-error`
   return (
     <div className={`field field-${kind}${error === undefined ? "" : " invalid"}`}>
-      <label htmlFor={id}>
-        {label}
-        {/* Hidden from the accessible name: aria-required says it. */}
+      <span className="field-label">
+        <label htmlFor={id}>{label}</label>
+        {/* Outside the label, so the field's name stays its label: aria-required says it. */}
         {required ? (
           <span className="required-mark" aria-hidden="true">
             *
           </span>
         ) : null}
-      </label>
+      </span>
       {children({
         "aria-required": required ? true : undefined,
         "aria-invalid": error === undefined ? undefined : true,

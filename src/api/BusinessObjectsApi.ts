@@ -9,8 +9,22 @@ const IfNoneMatch = Schema.String.annotations({
   description: "The `ETag` of the list as last fetched: 304 when it has not changed"
 })
 
+/**
+ * A business object the caller may read, as the list serves it: its
+ * definition and whether the caller may also change its records (create,
+ * update, delete, lifecycle steps, actions), so a page can leave out the
+ * controls it would be refused.
+ */
+export class ListedBusinessObject extends BusinessObjectDefinition.extend<ListedBusinessObject>("ListedBusinessObject")(
+  {
+    mayUpdate: Schema.Boolean.annotations({
+      description: "Whether the caller holds the update grant on it (create, change, delete, lifecycle steps, actions)"
+    })
+  }
+) {}
+
 export class BusinessObjectList extends Schema.Class<BusinessObjectList>("BusinessObjectList")({
-  businessObjects: Schema.Array(BusinessObjectDefinition)
+  businessObjects: Schema.Array(ListedBusinessObject)
 }) {}
 
 export class BusinessObjectsApi extends HttpApiGroup.make("businessObjects")
@@ -18,7 +32,10 @@ export class BusinessObjectsApi extends HttpApiGroup.make("businessObjects")
     HttpApiEndpoint.get("list", "/business-objects")
       .setHeaders(Schema.Struct({ "if-none-match": Schema.optionalWith(IfNoneMatch, { exact: true }) }))
       .addSuccess(BusinessObjectList)
-      .annotate(OpenApi.Summary, "The business object types the caller may read, with their fields")
+      .annotate(
+        OpenApi.Summary,
+        "The business object types the caller may read, with their fields and whether the caller may update them"
+      )
       .annotate(
         OpenApi.Description,
         "Answers with an `ETag` (a hash of the definitions the caller may read) and `Cache-Control: private, no-cache`; " +

@@ -1,6 +1,9 @@
-import { listBusinessObjects } from "./businessObjects"
+import type { AuditEntry } from "../api/AuditEntry"
+import type { Definitions } from "./businessObjects"
 import type { HydratedAuditEntry } from "./hydration/HydratedValue"
+import { HydrationError } from "./hydration/HydrationError"
 import { hydrateTimeline } from "./hydration/hydrateTimeline"
+import type { Definition } from "./hydration/hydrateTimeline"
 import { encoded } from "./pathParams"
 import type { Transport } from "./transport"
 import { timelineDefaultLimit } from "./wire"
@@ -23,28 +26,48 @@ export interface HydratedTimelinePage {
 export interface AuditClient {
   /**
    * A page of a record's timeline, newest first (the newest page without a
-   * `cursor`), hydrated against the record's **current** schema (fetched from
-   * `GET /api/business-objects` alongside the page). Rejects with a
-   * `HydrationError` when a field's kind changed since a row was written.
+   * `cursor`), hydrated against the record's **current** schema: the
+   * client's kept business object definitions (fetched once, revalidated
+   * by ETag when a row does not fit them). Rejects with a `HydrationError`
+   * when a field's kind changed since a row was written.
    */
   readonly timeline: (businessObject: string, id: string, options?: TimelineOptions) => Promise<HydratedTimelinePage>
 }
 
-export const auditClient = (transport: Transport): AuditClient => {
-  const definitions = listBusinessObjects(transport)
-  return {
-    timeline: async (businessObject, id, options = {}) => {
-      const page = transport.call((api) =>
-        api.audit.timeline({
-          path: encoded({ businessObject, id }),
-          urlParams: {
-            limit: options.limit ?? timelineDefaultLimit,
-            ...(options.cursor === undefined ? {} : { cursor: options.cursor })
-          }
-        })
-      )
-      const [{ entries, nextCursor }, current] = await Promise.all([page, definitions()])
-      return { entries: hydrateTimeline(current, entries), nextCursor }
-    }
+/**
+ * Rows hydrated against the kept definitions (`kept`, from
+ * `definitions.current`). A row that does not fit them may mean the schema
+ * changed since they were fetched: they are revalidated (a 304 when nothing
+ * changed) and the rows tried once more.
+ */
+export const hydrateWithDefinitions = async (
+  definitions: Definitions,
+  kept: ReadonlyArray<Definition>,
+  entries: ReadonlyArray<AuditEntry>
+): Promise<ReadonlyArray<HydratedAuditEntry>> => {
+  try {
+    return hydrateTimeline(kept, entries)
+  } catch (error) {
+    if (!(error instanceof HydrationError)) throw error
+    const fresh = await definitions.revalidate()
+    if (fresh === kept) throw error
+    return hydrateTimeline(fresh, entries)
   }
 }
+
+export const auditClient = (transport: Transport, definitions: Definitions): AuditClient => ({
+  timeline: async (businessObject, id, options = {}) => {
+    const page = transport.call((api) =>
+      api.audit.timeline({
+        path: encoded({ businessObject, id }),
+        urlParams: {
+          limit: options.limit ?? timelineDefaultLimit,
+          ...(options.cursor === undefined ? {} : { cursor: options.cursor })
+        }
+      })
+    )
+    // Asked together: the definitions cost nothing once kept, and the first page waits for neither.
+    const [{ entries, nextCursor }, kept] = await Promise.all([page, definitions.current(businessObject)])
+    return { entries: await hydrateWithDefinitions(definitions, kept, entries), nextCursor }
+  }
+})

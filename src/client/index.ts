@@ -33,19 +33,24 @@ import { authClient } from "./auth"
 import type { AuthClient } from "./auth"
 import { broadcastClient } from "./broadcast"
 import type { BroadcastClient } from "./broadcast"
-import { listBusinessObjects } from "./businessObjects"
+import { makeDefinitions } from "./businessObjects"
 import { presenceClient } from "./presence"
 import type { PresenceClient } from "./presence"
 import { recordsClient } from "./records"
 import type { RecordsClient } from "./records"
 import { makeTransport } from "./transport"
 import type { ClientOptions } from "./transport"
-import type { BusinessObjectDefinition } from "./wire"
+import type { ListedBusinessObject } from "./wire"
 
 export interface Client {
   readonly auth: AuthClient
-  /** `GET /api/business-objects`: the definitions (current fields) of the types the caller may read. */
-  readonly businessObjects: () => Promise<ReadonlyArray<BusinessObjectDefinition>>
+  /**
+   * `GET /api/business-objects`: the definitions (current fields, actions,
+   * `mayUpdate`) of the types the caller may read. The client keeps the
+   * list and sends its ETag back (`If-None-Match`): an unchanged list is a
+   * 304 and the kept one is returned. Timelines hydrate against the kept list.
+   */
+  readonly businessObjects: () => Promise<ReadonlyArray<ListedBusinessObject>>
   readonly records: RecordsClient
   readonly audit: AuditClient
   readonly broadcast: BroadcastClient
@@ -54,11 +59,12 @@ export interface Client {
 
 export const createClient = (options: ClientOptions = {}): Client => {
   const transport = makeTransport(options)
+  const definitions = makeDefinitions(transport)
   return {
     auth: authClient(transport),
-    businessObjects: listBusinessObjects(transport),
-    records: recordsClient(transport),
-    audit: auditClient(transport),
+    businessObjects: definitions.revalidate,
+    records: recordsClient(transport, definitions),
+    audit: auditClient(transport, definitions),
     broadcast: broadcastClient(transport),
     presence: presenceClient(transport)
   }
@@ -81,7 +87,8 @@ export { ApiError, type ApiErrorTag, ResponseShapeError } from "./errors"
 export * from "./hydration"
 export type { EditorsByRecord, PresenceClient } from "./presence"
 export { randomId } from "./randomId"
-export type { RecordsClient, Values } from "./records"
+export { VersionConflictError } from "./versionConflict"
+export type { RecordsClient, Values, WriteOptions } from "./records"
 export type { RetryOptions } from "./retry"
 export type { ClientOptions, EventSourceConstructor, EventSourceLike } from "./transport"
 export type {
@@ -98,6 +105,7 @@ export type {
   Fields,
   Json,
   JsonObject,
+  ListedBusinessObject,
   Me,
   Operation,
   PresenceIntervals,

@@ -1,8 +1,11 @@
+import { versionTag } from "../api/EntityTag"
+import type { Definitions } from "./businessObjects"
 import type { HydratedObject } from "./hydration/HydratedValue"
 import { toWireObject } from "./hydration/toWire"
 import { encoded, typeParams } from "./pathParams"
 import { randomId } from "./randomId"
 import type { Transport } from "./transport"
+import { asVersionConflict } from "./versionConflict"
 import { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "./wire"
 import type { StoredRecord } from "./wire"
 
@@ -13,6 +16,19 @@ import type { StoredRecord } from "./wire"
  * field; a collection is sent whole, its entries keeping their ids.
  */
 export type Values = HydratedObject
+
+/** The options of a write on one existing record. */
+export interface WriteOptions {
+  /**
+   * The version the write is made on (the `version` of the record as shown),
+   * sent as `If-Match`; `"*"`: any version, the record must exist. When the
+   * record has moved on, the write rejects with a `VersionConflictError`
+   * and nothing is written. Without it the write applies to whatever is
+   * current (last writer wins): a page that shows a record should always
+   * send it.
+   */
+  readonly ifMatch?: number | "*"
+}
 
 export interface RecordsClient {
   /** `GET /api/records/:ns/:name`: the newest records (limit 1..500, default 100). Values stay in wire form. */
@@ -25,13 +41,13 @@ export interface RecordsClient {
     options?: { readonly draft?: boolean }
   ) => Promise<StoredRecord>
   /** The given fields replace the current ones. */
-  readonly update: (businessObject: string, id: string, values: Values) => Promise<StoredRecord>
-  readonly remove: (businessObject: string, id: string) => Promise<void>
-  readonly publish: (businessObject: string, id: string) => Promise<StoredRecord>
-  readonly archive: (businessObject: string, id: string) => Promise<StoredRecord>
-  readonly restore: (businessObject: string, id: string) => Promise<StoredRecord>
+  readonly update: (businessObject: string, id: string, values: Values, options?: WriteOptions) => Promise<StoredRecord>
+  readonly remove: (businessObject: string, id: string, options?: WriteOptions) => Promise<void>
+  readonly publish: (businessObject: string, id: string, options?: WriteOptions) => Promise<StoredRecord>
+  readonly archive: (businessObject: string, id: string, options?: WriteOptions) => Promise<StoredRecord>
+  readonly restore: (businessObject: string, id: string, options?: WriteOptions) => Promise<StoredRecord>
   /** `POST /api/actions/:ns/:name/:action` on the record `id`, e.g. `("crm/deal", "close", id)`. */
-  readonly action: (businessObject: string, action: string, id: string) => Promise<StoredRecord>
+  readonly action: (businessObject: string, action: string, id: string, options?: WriteOptions) => Promise<StoredRecord>
 }
 
 /**
@@ -42,11 +58,32 @@ export interface RecordsClient {
  */
 const writeHeaders = () => ({ "idempotency-key": randomId() })
 
+/** A write on one record: `If-Match` when the caller names a version. */
+const conditionalHeaders = (options: WriteOptions) => ({
+  ...writeHeaders(),
+  ...(options.ifMatch === undefined ? {} : { "if-match": options.ifMatch === "*" ? "*" : versionTag(options.ifMatch) })
+})
+
 /** Every method is async: a bad argument (a business object without a slash) rejects, it never throws. */
-export const recordsClient = (transport: Transport): RecordsClient => {
+export const recordsClient = (transport: Transport, definitions: Definitions): RecordsClient => {
   const recordPath = (businessObject: string, id: string) => encoded({ ...typeParams(businessObject), id })
-  const lifecycle = (step: "publish" | "archive" | "restore") => (businessObject: string, id: string) =>
-    transport.call((api) => api.records[step]({ path: recordPath(businessObject, id), headers: writeHeaders() }))
+  /** A 412 becomes a `VersionConflictError` with the entries since, hydrated. */
+  const conditional = async <A>(businessObject: string, write: Promise<A>): Promise<A> => {
+    try {
+      return await write
+    } catch (error) {
+      throw await asVersionConflict(error, definitions, businessObject)
+    }
+  }
+  const lifecycle =
+    (step: "publish" | "archive" | "restore") =>
+    (businessObject: string, id: string, options: WriteOptions = {}) =>
+      conditional(
+        businessObject,
+        transport.call((api) =>
+          api.records[step]({ path: recordPath(businessObject, id), headers: conditionalHeaders(options) })
+        )
+      )
 
   return {
     list: async (businessObject, options = {}) =>
@@ -67,26 +104,37 @@ export const recordsClient = (transport: Transport): RecordsClient => {
           headers: writeHeaders()
         })
       ),
-    update: (businessObject, id, values) =>
-      transport.call((api) =>
-        api.records.update({
-          path: recordPath(businessObject, id),
-          payload: new UpdateRecord({ values: toWireObject(values) }),
-          headers: writeHeaders()
-        })
+    update: (businessObject, id, values, options = {}) =>
+      conditional(
+        businessObject,
+        transport.call((api) =>
+          api.records.update({
+            path: recordPath(businessObject, id),
+            payload: new UpdateRecord({ values: toWireObject(values) }),
+            headers: conditionalHeaders(options)
+          })
+        )
       ),
-    remove: (businessObject, id) =>
-      transport.call((api) => api.records.remove({ path: recordPath(businessObject, id), headers: writeHeaders() })),
+    remove: (businessObject, id, options = {}) =>
+      conditional(
+        businessObject,
+        transport.call((api) =>
+          api.records.remove({ path: recordPath(businessObject, id), headers: conditionalHeaders(options) })
+        )
+      ),
     publish: lifecycle("publish"),
     archive: lifecycle("archive"),
     restore: lifecycle("restore"),
-    action: (businessObject, action, id) =>
-      transport.call((api) =>
-        api.records.action({
-          path: encoded({ ...typeParams(businessObject), action }),
-          payload: new RunAction({ id }),
-          headers: writeHeaders()
-        })
+    action: (businessObject, action, id, options = {}) =>
+      conditional(
+        businessObject,
+        transport.call((api) =>
+          api.records.action({
+            path: encoded({ ...typeParams(businessObject), action }),
+            payload: new RunAction({ id }),
+            headers: conditionalHeaders(options)
+          })
+        )
       )
   }
 }

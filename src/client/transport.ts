@@ -31,6 +31,8 @@ export interface ClientOptions {
 export interface CallOptions {
   /** `fetch(..., { keepalive: true })`: delivered even while the page unloads. */
   readonly keepalive?: boolean
+  /** Sees the 2xx answer (its headers: an `ETag`) before its body is decoded. */
+  readonly onResponse?: (response: Response) => void
 }
 
 /** How every call reaches the service. */
@@ -63,9 +65,11 @@ export const makeTransport = (options: ClientOptions = {}): Transport => {
     },
     call: async (request, callOptions = {}) => {
       let sent: SentRequest | undefined
-      const fetchOnce: typeof fetch = (input, init) => {
+      const fetchOnce: typeof fetch = async (input, init) => {
         sent = { method: init?.method ?? "GET", url: String(input) }
-        return send(input, init)
+        const response = await send(input, init)
+        callOptions.onResponse?.(response)
+        return response
       }
       const exit = await Effect.runPromiseExit(
         Effect.suspend(() => request(api)).pipe(

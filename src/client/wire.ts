@@ -31,6 +31,7 @@ export type {
 export type { Json, JsonObject } from "../api/Json"
 export type { Field, FieldKind, Fields } from "../api/Field"
 export { BusinessObjectDefinition } from "../api/BusinessObjectDefinition"
+export { ListedBusinessObject } from "../api/BusinessObjectsApi"
 export { RecordState, StoredRecord } from "../api/StoredRecord"
 export { Editor } from "../api/Editor"
 export { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../api/RecordsApi"

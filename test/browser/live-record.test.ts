@@ -174,7 +174,7 @@ describe("the web page, two people on one deal (Chromium, PostgreSQL, Redis)", (
     await expect.poll(() => a.editors.textContent(), live).toBe("Nobody else is editing this record.")
 
     // B edits again, and A sees it again: the moment the screenshot shows.
-    await b.field("Stage").fill("closing")
+    await b.field("Stage").selectOption("proposal")
     await expect.poll(() => a.editors.textContent(), live).toBe("Grace Hopper is editing this record.")
     const shot = `${screenshotPath}.${process.pid}.tmp`
     await pageA.screenshot({ path: shot, type: "png", fullPage: true })

@@ -41,7 +41,7 @@ const auditRow = {
   cause: null,
   changes: { amount: { from: "1.00", to: "2.50" }, closeDate: { from: null, to: "2026-04-01" } }
 }
-const definitions = { businessObjects: [{ name: deal.name, fields: deal.fields, actions: [] }] }
+const definitions = { businessObjects: [{ name: deal.name, fields: deal.fields, actions: [], mayUpdate: true }] }
 
 /** Answers like the service for the routes these tests use. */
 const service = (call: FetchCall): Response => {
@@ -346,7 +346,9 @@ describe("client.audit.timeline", () => {
   })
 
   it("rejects with HydrationError when a field's kind changed; an unknown business object passes through raw", async () => {
-    const changedKind = { businessObjects: [{ name: "crm/deal", fields: { amount: { kind: "number" } }, actions: [] }] }
+    const changedKind = {
+      businessObjects: [{ name: "crm/deal", fields: { amount: { kind: "number" } }, actions: [], mayUpdate: true }]
+    }
     const broken = await setup((call) =>
       call.url.endsWith("/api/business-objects") ? json(200, changedKind) : service(call)
     )

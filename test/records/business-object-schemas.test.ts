@@ -30,24 +30,36 @@ layer(TestApp, { excludeTestServices: true })("business object schemas: ETag and
     })
   )
 
-  it.scoped("the tag follows what the caller may read: another role's list has its own", () =>
-    Effect.gen(function* () {
-      const base = yield* baseUrl
-      const workspace = yield* freshWorkspace
-      const roles = yield* Roles
-      yield* roles.grant(workspace, "deals-only", "crm/deal", "read")
-      const admin = yield* signedInMember(base, workspace)
-      const reader = yield* signedInMember(base, workspace, "deals-only")
-      const adminTag = (yield* admin.client.get("/api/business-objects")).headers.get("etag") ?? ""
-      const readerList = yield* reader.client.get("/api/business-objects")
-      const readerTag = readerList.headers.get("etag") ?? ""
-      expect(readerList.body).toEqual({ businessObjects: [expect.objectContaining({ name: "crm/deal" })] })
-      expect(readerTag).not.toBe(adminTag)
+  it.scoped(
+    "the tag follows what the caller may read and update: another role's list has its own, with mayUpdate",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const roles = yield* Roles
+        yield* roles.grant(workspace, "deals-only", "crm/deal", "read")
+        const admin = yield* signedInMember(base, workspace)
+        const reader = yield* signedInMember(base, workspace, "deals-only")
+        const adminTag = (yield* admin.client.get("/api/business-objects")).headers.get("etag") ?? ""
+        const readerList = yield* reader.client.get("/api/business-objects")
+        const readerTag = readerList.headers.get("etag") ?? ""
+        expect(readerList.body).toEqual({ businessObjects: [expect.objectContaining({ name: "crm/deal" })] })
+        expect(readerTag).not.toBe(adminTag)
+        // What the caller may do is in the list (and so in its tag): a page hides the controls it would be refused.
+        expect(readerList.body).toEqual({ businessObjects: [expect.objectContaining({ mayUpdate: false })] })
+        const adminList = yield* admin.client.get("/api/business-objects")
+        expect(adminList.body).toEqual({
+          businessObjects: expect.arrayContaining([expect.objectContaining({ name: "crm/deal", mayUpdate: true })])
+        })
+        yield* roles.grant(workspace, "deals-only", "crm/deal", "update")
+        const updater = yield* reader.client.get("/api/business-objects")
+        expect(updater.body).toEqual({ businessObjects: [expect.objectContaining({ mayUpdate: true })] })
+        expect(updater.headers.get("etag")).not.toBe(readerTag)
 
-      const withAdminTag = clientFor(base, reader.cookie, { "if-none-match": adminTag })
-      expect((yield* withAdminTag.get("/api/business-objects")).status).toBe(200)
-      const withOwnTag = clientFor(base, reader.cookie, { "if-none-match": readerTag })
-      expect((yield* withOwnTag.get("/api/business-objects")).status).toBe(304)
-    })
+        const withAdminTag = clientFor(base, reader.cookie, { "if-none-match": adminTag })
+        expect((yield* withAdminTag.get("/api/business-objects")).status).toBe(200)
+        const withOwnTag = clientFor(base, reader.cookie, { "if-none-match": updater.headers.get("etag") ?? "" })
+        expect((yield* withOwnTag.get("/api/business-objects")).status).toBe(304)
+      })
   )
 })

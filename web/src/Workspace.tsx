@@ -2,6 +2,7 @@ import { useEffect } from "react"
 import { errorMessage } from "./errors"
 import { businessObjectLabel, plural } from "./labels"
 import { useBroadcastStream, useBusinessObjects, useSignOut } from "./queries"
+import { NewRecordPage } from "./records/NewRecordPage"
 import { RecordList } from "./records/RecordList"
 import { RecordPage } from "./records/RecordPage"
 import type { Route } from "./router"
@@ -60,6 +61,8 @@ const RouteContent = ({ route }: { readonly route: Route }) => {
       return <p className="muted">Pick a business object.</p>
     case "list":
       return <RecordList key={route.businessObject} businessObject={route.businessObject} />
+    case "new":
+      return <NewRecordPage key={route.businessObject} businessObject={route.businessObject} />
     case "record":
       return (
         <RecordPage key={`${route.businessObject}/${route.id}`} businessObject={route.businessObject} id={route.id} />

@@ -1,13 +1,16 @@
 import type { QueryClient } from "@tanstack/react-query"
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { useCallback } from "react"
 import type { Credentials, Values } from "../../src/client"
 import {
   businessObjectsQuery,
+  invalidateBusinessObject,
   recordQuery,
   recordsQuery,
+  timelinePagesQuery,
   timelineQuery,
   useBroadcastInvalidation,
+  useRecordCommand as useBindingCommand,
   useEditors,
   usePresenceHeartbeat,
   useSaveRecord as useBindingSave
@@ -89,20 +92,41 @@ export const useRecords = (businessObject: string) => useQuery(recordsQuery(clie
 
 export const useRecord = (businessObject: string, id: string) => useQuery(recordQuery(client, businessObject, id))
 
-/** The newest page of the timeline (the client's default: 50 rows), hydrated. */
-export const useTimeline = (businessObject: string, id: string) => useQuery(timelineQuery(client, businessObject, id))
+/** The record a link names, when it is not among the live ones listed (it may be archived or gone: a 404). */
+export const useLinkedRecord = (businessObject: string, id: string, enabled: boolean) =>
+  useQuery({ ...recordQuery(client, businessObject, id), enabled, retry: false })
 
-/** Saves the given fields of record `id`; settles once the refetch it causes has landed. */
+/** The newest page of a record's timeline (50 rows), hydrated: what a cascade's cause is looked up in. */
+export const useTimeline = (businessObject: string, id: string, options: { readonly enabled?: boolean } = {}) =>
+  useQuery({ ...timelineQuery(client, businessObject, id), enabled: options.enabled ?? true })
+
+/** The whole timeline, a page (50 rows) at a time: `fetchNextPage` loads older rows while `hasNextPage`. */
+export const useTimelinePages = (businessObject: string, id: string) =>
+  useInfiniteQuery(timelinePagesQuery(client, businessObject, id))
+
+/**
+ * Saves the given fields of record `id` on the version they were edited on
+ * (`If-Match`); a record that moved on since rejects with a `VersionConflictError`.
+ */
 export const useSaveRecord = (businessObject: string, id: string) => {
   const save = useBindingSave(client, businessObject)
   return {
     ...save,
-    mutate: (values: Values, options?: { readonly onSuccess?: () => void }) =>
-      save.mutate({ id, values }, { onSuccess: () => options?.onSuccess?.() })
+    mutate: (values: Values, ifMatch: number, options?: { readonly onSuccess?: () => void }) =>
+      save.mutate({ id, values, ifMatch }, { onSuccess: () => options?.onSuccess?.() })
   }
 }
 
 export const useCreateRecord = (businessObject: string) => useBindingSave(client, businessObject)
+
+/** Lifecycle steps, plugin actions and deletion, each with `If-Match`. */
+export const useRecordCommand = (businessObject: string) => useBindingCommand(client, businessObject)
+
+/** Drops what is cached about `businessObject` and fetches it again ("take theirs"). */
+export const useRefetchBusinessObject = (businessObject: string) => {
+  const queryClient = useQueryClient()
+  return () => invalidateBusinessObject(queryClient, businessObject)
+}
 
 /** This form's presence on record `id`: heartbeats while `active`, leaves otherwise. */
 export const useEditingPresence = (businessObject: string, id: string, editorId: string, active: boolean) =>

@@ -2,13 +2,16 @@ import type { AnchorHTMLAttributes, MouseEvent } from "react"
 import { useSyncExternalStore } from "react"
 
 /**
- * A router of three routes, on the History API (the service answers every
+ * A router of four routes, on the History API (the service answers every
  * path outside /api with the page, so a reload lands where it was):
- * `/`, `/records/<namespace>/<name>` and `/records/<namespace>/<name>/<id>`.
+ * `/`, `/records/<namespace>/<name>`, `/records/<namespace>/<name>/<id>` and
+ * `/new/<namespace>/<name>` (outside `/records/`, so that no record id can
+ * ever collide with it).
  */
 export type Route =
   | { readonly page: "home" }
   | { readonly page: "list"; readonly businessObject: string }
+  | { readonly page: "new"; readonly businessObject: string }
   | { readonly page: "record"; readonly businessObject: string; readonly id: string }
 
 export const parseRoute = (pathname: string): Route => {
@@ -17,12 +20,15 @@ export const parseRoute = (pathname: string): Route => {
     .filter((part) => part.length > 0)
     .map(decodeURIComponent)
   const [first, namespace, name, id] = parts
-  if (first !== "records" || namespace === undefined || name === undefined || parts.length > 4) return { page: "home" }
+  if (namespace === undefined || name === undefined) return { page: "home" }
   const businessObject = `${namespace}/${name}`
+  if (first === "new" && parts.length === 3) return { page: "new", businessObject }
+  if (first !== "records" || parts.length > 4) return { page: "home" }
   return id === undefined ? { page: "list", businessObject } : { page: "record", businessObject, id }
 }
 
 export const listPath = (businessObject: string) => `/records/${businessObject}`
+export const newRecordPath = (businessObject: string) => `/new/${businessObject}`
 export const recordPath = (businessObject: string, id: string) => `/records/${businessObject}/${encodeURIComponent(id)}`
 
 const changeEvent = "locationchange"

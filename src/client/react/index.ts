@@ -14,13 +14,28 @@
  *
  * Key convention: `queryKeys.ts`. Documentation: docs/client.md.
  */
+export {
+  type ConflictChange,
+  type ConflictEntry,
+  type ConflictSummary,
+  conflictFields
+} from "./conflictFields"
 export { invalidateBusinessObject, invalidatePresence } from "./invalidation"
 export { LiveUpdates, type LiveUpdatesProps } from "./LiveUpdates"
-export { businessObjectsQuery, editorsQuery, recordQuery, recordsQuery, timelineQuery } from "./queries"
+export {
+  businessObjectsQuery,
+  editorsQuery,
+  recordQuery,
+  recordsQuery,
+  timelinePagesQuery,
+  timelineQuery
+} from "./queries"
 export { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
 export { type AttachOptions, attachBroadcast } from "./sharedBroadcast"
+export { groupByUnit, type TimelineUnit, type UnitKeyed } from "./timelineUnits"
 export { type BroadcastInvalidationOptions, useBroadcastInvalidation } from "./useBroadcastInvalidation"
 export { useEditors, type UseEditorsOptions } from "./useEditors"
 export { type PresenceHeartbeatOptions, usePresenceHeartbeat } from "./usePresenceHeartbeat"
+export { type RecordCommand, useRecordCommand } from "./useRecordCommand"
 export { type Save, useSaveRecord } from "./useSaveRecord"
 export { fallbackPresenceIntervals } from "../broadcast"

@@ -1,4 +1,4 @@
-import { queryOptions } from "@tanstack/react-query"
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query"
 import type { Client } from "../index"
 import { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
 
@@ -32,6 +32,30 @@ export const timelineQuery = (
   queryOptions({
     queryKey: recordQueryKeys.timeline(businessObject, id, options),
     queryFn: async () => (await client.audit.timeline(businessObject, id, options)).entries
+  })
+
+/** The first page's parameter: no cursor, the newest page (a string, as the later pages' cursors are). */
+const newestPage = ""
+
+/**
+ * The whole timeline, a page at a time (for `useInfiniteQuery`): the first
+ * page is the newest, `fetchNextPage` asks for the next older one with the
+ * `nextCursor` of the last, and `hasNextPage` is false once the record's
+ * first entry is loaded. An invalidation (a save, a `changed` hint) refetches
+ * the pages loaded so far, newest first.
+ */
+export const timelinePagesQuery = (
+  client: Client,
+  businessObject: string,
+  id: string,
+  options: { readonly limit?: number } = {}
+) =>
+  infiniteQueryOptions({
+    queryKey: recordQueryKeys.timelinePages(businessObject, id, options),
+    queryFn: ({ pageParam }) =>
+      client.audit.timeline(businessObject, id, pageParam === newestPage ? options : { ...options, cursor: pageParam }),
+    initialPageParam: newestPage,
+    getNextPageParam: (page) => page.nextCursor ?? undefined
   })
 
 /**

@@ -6,7 +6,8 @@
  * |---|---|
  * | records of a business object | `["crm/deal", "list", { limit }]` |
  * | one record | `["crm/deal", "record", id]` |
- * | a record's timeline | `["crm/deal", "timeline", id, { limit }]` |
+ * | a record's timeline (newest page) | `["crm/deal", "timeline", id, { limit }]` |
+ * | a record's whole timeline, page by page | `["crm/deal", "timelinePages", id, { limit }]` |
  * | live editors of a business object | `["presence", "crm/deal"]` |
  * | business object definitions | `["businessObjects"]` |
  *
@@ -24,7 +25,9 @@ export const recordQueryKeys = {
     [businessObject, "list", options] as const,
   record: (businessObject: string, id: string) => [businessObject, "record", id] as const,
   timeline: (businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
-    [businessObject, "timeline", id, options] as const
+    [businessObject, "timeline", id, options] as const,
+  timelinePages: (businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
+    [businessObject, "timelinePages", id, options] as const
 }
 
 export const presenceQueryKeys = {

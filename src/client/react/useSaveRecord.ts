@@ -7,6 +7,11 @@ import { invalidateBusinessObject } from "./invalidation"
 export interface Save {
   readonly id?: string
   readonly values: Values
+  /**
+   * An update's `If-Match`: the version the edits were made on. A record
+   * that has moved on rejects the save with a `VersionConflictError`.
+   */
+  readonly ifMatch?: number | "*"
 }
 
 /**
@@ -18,10 +23,10 @@ export interface Save {
 export const useSaveRecord = (client: Client, businessObject: string) => {
   const queryClient = useQueryClient()
   return useMutation<StoredRecord, Error, Save>({
-    mutationFn: ({ id, values }) =>
+    mutationFn: ({ id, values, ifMatch }) =>
       id === undefined
         ? client.records.create(businessObject, values)
-        : client.records.update(businessObject, id, values),
+        : client.records.update(businessObject, id, values, ifMatch === undefined ? {} : { ifMatch }),
     onSuccess: () => invalidateBusinessObject(queryClient, businessObject)
   })
 }

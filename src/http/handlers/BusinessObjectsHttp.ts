@@ -5,7 +5,7 @@ import { Access } from "../../auth/Access"
 import { BusinessObjectGuard } from "../../auth/BusinessObjectGuard"
 import { allows } from "../../auth/Grants"
 import { Api } from "../../api/Api"
-import { BusinessObjectList } from "../../api/BusinessObjectsApi"
+import { BusinessObjectList, ListedBusinessObject } from "../../api/BusinessObjectsApi"
 import { ifNoneMatchNames } from "../../api/EntityTag"
 import { canonicalJson } from "../../idempotency/fingerprint"
 import { PluginRegistry } from "../../plugins/PluginRegistry"
@@ -25,11 +25,17 @@ export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", 
         Effect.gen(function* () {
           const grants = yield* access.grants
           const list = new BusinessObjectList({
-            businessObjects: registry.businessObjects.filter((definition) => allows(grants, definition.name, "read"))
+            businessObjects: registry.businessObjects
+              .filter((definition) => allows(grants, definition.name, "read"))
+              .map(
+                (definition) =>
+                  new ListedBusinessObject({ ...definition, mayUpdate: allows(grants, definition.name, "update") })
+              )
           })
           // Encoding a list built from the registry's own definitions cannot fail; if it did, that is a bug (a 500).
           const body = Schema.encodeSync(BusinessObjectList)(list)
-          // Fetched once per page load and revalidated: the browser (or any client) sends its ETag back.
+          // Fetched once per page load and revalidated: the browser (or any client) sends its ETag back. The tag
+          // covers `mayUpdate` too, so a changed grant is a new list.
           const validators = { etag: contentTag(body), "cache-control": "private, no-cache" }
           const known = headers["if-none-match"]
           return known !== undefined && ifNoneMatchNames(known, validators.etag)

@@ -16,10 +16,10 @@ export interface Person {
 }
 
 /**
- * A new admin of `workspace` with a person's name (what the page shows of
- * an editor or an actor), deleted when the scope closes.
+ * A new member of `workspace` holding `role`, with a person's name (what the
+ * page shows of an editor or an actor), deleted when the scope closes.
  */
-export const namedAdmin = (workspace: Workspace, name: string) =>
+export const namedMember = (workspace: Workspace, name: string, role: string) =>
   Effect.gen(function* () {
     const users = yield* Users
     const sql = yield* SqlClient.SqlClient
@@ -28,7 +28,10 @@ export const namedAdmin = (workspace: Workspace, name: string) =>
       (u) => sql`DELETE FROM ${sql(`${platformSchema}.users`)} WHERE id = ${u.id}`.pipe(Effect.orDie)
     )
     yield* (yield* Memberships).add(workspace.id, user.id)
-    yield* (yield* Roles).assign(workspace, { kind: "user", id: user.id }, "admin")
+    yield* (yield* Roles).assign(workspace, { kind: "user", id: user.id }, role)
     const person: Person = { name, email: user.email, password: testPassword, workspace: workspace.slug }
     return person
   })
+
+/** A new admin of `workspace` (every grant), as `namedMember`. */
+export const namedAdmin = (workspace: Workspace, name: string) => namedMember(workspace, name, "admin")

@@ -7,6 +7,8 @@ export interface FieldEditorProps {
   readonly field: Field
   readonly value: Json | undefined
   readonly onChange: (value: Json) => void
+  /** What the field's rules refuse in its value (a member's issue included, named by its path). */
+  readonly error?: string | undefined
 }
 
 /**

@@ -11,14 +11,17 @@ interface Props {
   readonly onChange: (value: Json) => void
   /** Edits each member: `FieldEditor`. */
   readonly memberEditor: MemberEditor
+  /** What the rules refuse in one of its members, named by its path. */
+  readonly error?: string | undefined
 }
 
 /** A struct: its members in a group named after the field; a member edit replaces the whole value. */
-export const StructEditor = ({ label, fields, value, onChange, memberEditor: FieldEditor }: Props) => {
+export const StructEditor = ({ label, fields, value, onChange, memberEditor: FieldEditor, error }: Props) => {
   const members = isJsonObject(value) ? value : {}
   return (
     <fieldset className="struct">
       <legend>{label}</legend>
+      {error === undefined ? null : <p className="field-error">{error}</p>}
       {Object.entries(fields).map(([name, field]) => (
         <FieldEditor
           key={name}

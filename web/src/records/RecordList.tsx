@@ -1,7 +1,7 @@
 import { errorMessage } from "../errors"
 import { businessObjectLabel, plural } from "../labels"
-import { useCreateRecord, useDefinition, useRecords } from "../queries"
-import { Link, navigate, recordPath } from "../router"
+import { useDefinition, useRecords } from "../queries"
+import { Link, newRecordPath, recordPath } from "../router"
 import { recordTitle } from "./recordTitle"
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" })
@@ -11,28 +11,26 @@ const formatDate = (iso: string) => {
   return Number.isNaN(date.getTime()) ? iso : dateFormat.format(date)
 }
 
-/** The newest records of a business object, each a link to its page; refetched whenever one changes. */
+/**
+ * The newest records of a business object, each a link to its page;
+ * refetched whenever one changes. "New <type>" opens an empty form, for a
+ * viewer who may create them.
+ */
 export const RecordList = ({ businessObject }: { readonly businessObject: string }) => {
   const definition = useDefinition(businessObject)
   const records = useRecords(businessObject)
-  const create = useCreateRecord(businessObject)
   const label = businessObjectLabel(businessObject)
   const fields = definition.data?.fields ?? {}
-  const createOne = () =>
-    create.mutate({ values: {} }, { onSuccess: (record) => navigate(recordPath(businessObject, record.id)) })
   return (
     <section className="panel" aria-labelledby="list-heading">
       <header className="page-title">
         <h1 id="list-heading">{plural(label)}</h1>
-        <button type="button" className="secondary" onClick={createOne} disabled={create.isPending}>
-          New {label.toLowerCase()}
-        </button>
+        {definition.data?.mayUpdate === true ? (
+          <Link className="button secondary" to={newRecordPath(businessObject)}>
+            New {label.toLowerCase()}
+          </Link>
+        ) : null}
       </header>
-      {create.isError ? (
-        <p className="error" role="alert">
-          {errorMessage(create.error)}
-        </p>
-      ) : null}
       {records.isError ? (
         <p className="error" role="alert">
           {errorMessage(records.error)}

@@ -1,19 +1,25 @@
 import { useState } from "react"
 import { errorMessage } from "../errors"
-import { newEditorId } from "../presence/editorId"
 import { RecordForm } from "../form/RecordForm"
 import { businessObjectLabel, plural } from "../labels"
+import { browserEditorId } from "../presence/editorId"
 import { EditorsNotice } from "../presence/EditorsNotice"
 import { useDefinition, useRecord } from "../queries"
 import { Link, listPath } from "../router"
 import { Timeline } from "../timeline/Timeline"
+import { RecordActions } from "./RecordActions"
 import { recordTitle } from "./recordTitle"
 
-/** One record: its form with who else is editing it, beside its timeline. */
+/**
+ * One record: its form with who else is editing it and what can be done to
+ * it, beside its timeline. A viewer without the update grant sees it read
+ * only, without the controls the service would refuse; so does everyone for
+ * an archived record (restore it first).
+ */
 export const RecordPage = ({ businessObject, id }: { readonly businessObject: string; readonly id: string }) => {
   const definition = useDefinition(businessObject)
   const record = useRecord(businessObject, id)
-  const [editorId] = useState(newEditorId)
+  const [editorId] = useState(browserEditorId)
   const typeLabel = businessObjectLabel(businessObject)
   if (record.isError || definition.isError) {
     return (
@@ -23,7 +29,8 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
     )
   }
   if (record.data === undefined || definition.data === undefined) return <p className="muted">Loading…</p>
-  const title = recordTitle(definition.data.fields, record.data)
+  const { fields, actions, mayUpdate } = definition.data
+  const title = recordTitle(fields, record.data)
   return (
     <div>
       <div className="page-title">
@@ -31,26 +38,32 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
           {typeLabel}: {title}
         </h1>
         <span className="state">{record.data.state}</span>
+        {mayUpdate ? null : <span className="state read-only">read only</span>}
         <Link to={listPath(businessObject)}>All {plural(typeLabel.toLowerCase())}</Link>
       </div>
       <div className="record-page">
         <section className="panel" aria-label="Record">
           <EditorsNotice businessObject={businessObject} id={id} ownEditorId={editorId} />
+          {mayUpdate ? (
+            <RecordActions
+              businessObject={businessObject}
+              record={record.data}
+              fields={fields}
+              actions={actions}
+              typeLabel={typeLabel.toLowerCase()}
+            />
+          ) : null}
           <RecordForm
             key={record.data.id}
             businessObject={businessObject}
-            fields={definition.data.fields}
+            fields={fields}
             record={record.data}
             editorId={editorId}
             label={`${typeLabel} ${title}`}
+            readOnly={!mayUpdate || record.data.state === "archived"}
           />
         </section>
-        <Timeline
-          businessObject={businessObject}
-          id={id}
-          fields={definition.data.fields}
-          current={record.data.values}
-        />
+        <Timeline businessObject={businessObject} id={id} fields={fields} current={record.data.values} />
       </div>
     </div>
   )

@@ -1,8 +1,11 @@
 import { useId, useMemo } from "react"
 import type { Fields } from "../../../src/api/Field"
+import type { HydratedAuditEntry } from "../../../src/client"
+import { groupByUnit } from "../../../src/client/react"
 import { errorMessage } from "../errors"
-import { useTimeline } from "../queries"
-import type { EntryView } from "./entry"
+import { useTimelinePages } from "../queries"
+import { CauseText } from "./CauseText"
+import type { EntryIndex } from "./entryIndex"
 import { indexEntries } from "./entryIndex"
 import { TimelineRow } from "./TimelineRow"
 
@@ -15,13 +18,39 @@ interface Props {
   readonly current: unknown
 }
 
-const none: ReadonlyArray<EntryView> = []
+const none: ReadonlyArray<HydratedAuditEntry> = []
 
-/** The record's audit timeline, newest first (the newest page: 50 rows), refetched on every change to the record. */
+interface RowsProps {
+  readonly rows: ReadonlyArray<HydratedAuditEntry>
+  readonly loaded: ReadonlyArray<HydratedAuditEntry>
+  readonly fields: Fields
+  readonly entries: EntryIndex
+  readonly recordId: string
+}
+
+const Rows = ({ rows, loaded, fields, entries, recordId }: RowsProps) =>
+  rows.map((entry) => (
+    <li key={entry.id}>
+      <TimelineRow
+        entry={entry}
+        fields={fields}
+        entries={entries}
+        cause={<CauseText entry={entry} loaded={loaded} recordId={recordId} />}
+      />
+    </li>
+  ))
+
+/**
+ * The record's whole audit timeline, newest first: the newest page (50 rows),
+ * then "Load older" for the next older page until the record's first entry.
+ * Rows of one unit of work (same correlation id and time) are shown together.
+ * Refetched on every change to the record.
+ */
 export const Timeline = ({ businessObject, id, fields, current }: Props) => {
   const headingId = useId()
-  const timeline = useTimeline(businessObject, id)
-  const rows: ReadonlyArray<EntryView> = timeline.data ?? none
+  const timeline = useTimelinePages(businessObject, id)
+  const rows = useMemo(() => timeline.data?.pages.flatMap((page) => page.entries) ?? none, [timeline.data])
+  const units = useMemo(() => groupByUnit(rows), [rows])
   const entries = useMemo(() => indexEntries(fields, rows, current), [fields, rows, current])
   return (
     <section className="panel timeline-panel" aria-labelledby={headingId}>
@@ -37,12 +66,41 @@ export const Timeline = ({ businessObject, id, fields, current }: Props) => {
       ) : null}
       {rows.length > 0 ? (
         <ol className="timeline" aria-label="Timeline entries">
-          {rows.map((entry) => (
-            <li key={entry.id}>
-              <TimelineRow entry={entry} fields={fields} entries={entries} />
-            </li>
-          ))}
+          {units.map((unit) =>
+            unit.entries.length === 1 ? (
+              <Rows
+                key={unit.entries[0].id}
+                rows={unit.entries}
+                loaded={rows}
+                fields={fields}
+                entries={entries}
+                recordId={id}
+              />
+            ) : (
+              <li key={unit.entries[0].id} className="unit">
+                <p className="unit-note">{unit.entries.length} changes made together</p>
+                <ol className="timeline" aria-label="Changes made together">
+                  <Rows rows={unit.entries} loaded={rows} fields={fields} entries={entries} recordId={id} />
+                </ol>
+              </li>
+            )
+          )}
         </ol>
+      ) : null}
+      {timeline.hasNextPage ? (
+        <button
+          type="button"
+          className="secondary load-older"
+          disabled={timeline.isFetchingNextPage}
+          onClick={() => void timeline.fetchNextPage()}
+        >
+          {timeline.isFetchingNextPage ? "Loading older…" : "Load older"}
+        </button>
+      ) : null}
+      {timeline.isFetchNextPageError ? (
+        <p className="error" role="alert">
+          Older entries cannot be shown: {errorMessage(timeline.error)}
+        </p>
       ) : null}
     </section>
   )

@@ -1,3 +1,4 @@
+import type { ReactNode } from "react"
 import { useId } from "react"
 import type { Fields } from "../../../src/api/Field"
 import { ChangesView } from "./ChangesView"
@@ -12,10 +13,12 @@ interface Props {
   /** The record's current fields. */
   readonly fields: Fields
   readonly entries: EntryIndex
+  /** Why it was written, when the caller tells it better than the row's own `cause` (a cascade's origin). */
+  readonly cause?: ReactNode
 }
 
 /** One audit row: what happened, who, when and why; then the diff, or the snapshot. */
-export const TimelineRow = ({ entry, fields, entries }: Props) => {
+export const TimelineRow = ({ entry, fields, entries, cause }: Props) => {
   const headingId = useId()
   const time = describeTime(entry.at)
   return (
@@ -25,7 +28,8 @@ export const TimelineRow = ({ entry, fields, entries }: Props) => {
           {describeOperation(entry.operation)} by {describeActor(entry.actor)}
         </h3>
         <p className="meta">
-          <time dateTime={time.iso}>{time.text}</time> · <span className="cause">{describeCause(entry.cause)}</span>
+          <time dateTime={time.iso}>{time.text}</time> ·{" "}
+          {cause ?? <span className="cause">{describeCause(entry.cause)}</span>}
         </p>
       </header>
       {isPlain(entry.changes) ? <ChangesView changes={entry.changes} fields={fields} entries={entries} /> : null}

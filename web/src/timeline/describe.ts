@@ -9,9 +9,16 @@ const actorKinds: Record<Actor["kind"], string> = {
   agent: "agent"
 }
 
-/** Who: the name, with the kind when it is not a person signed in. */
-export const describeActor = (actor: Actor): string =>
-  actor.kind === "user" ? actor.name : `${actor.name} (${actorKinds[actor.kind]})`
+const workflowPrefix = "workflow:"
+
+/** Who: the name, with the kind when it is not a person signed in; a workflow run by its workflow. */
+export const describeActor = (actor: Actor): string => {
+  if (actor.kind === "user") return actor.name
+  if (actor.kind === "system" && actor.name.startsWith(workflowPrefix)) {
+    return `workflow ${actor.name.slice(workflowPrefix.length)}`
+  }
+  return `${actor.name} (${actorKinds[actor.kind]})`
+}
 
 /** Why, one level up: an edit made directly has no cause. */
 export const describeCause = (cause: Cause | null): string => {

@@ -7,6 +7,10 @@ import { RedisConnection } from "../../src/redis/RedisConnection"
 import { baseUrl, freshUser, freshWorkspace, TestApp, testPassword, testRedisUrl } from "../support/TestApp"
 import { browserFetch } from "../support/browserFetch"
 import { fetchEventSource } from "../support/FetchEventSource"
+import { QueryClient, QueryObserver } from "@tanstack/react-query"
+import { recordQuery } from "../../src/client/react/queries"
+import { attachBroadcast } from "../../src/client/react/sharedBroadcast"
+import { eventually } from "../broadcast/streamHelpers"
 
 /**
  * The typed client against the real service (real PostgreSQL and Redis): a
@@ -335,6 +339,67 @@ layer(Layer.merge(TestApp, RedisConnection.layer(testRedisUrl)), { excludeTestSe
 
           stream.close()
           expect(source?.readyState).toBe(2)
+        })
+    )
+    it.scoped(
+      "a hint missed while disconnected is not replayed; the binding re-reads on the next open's resync and shows the new value",
+      () =>
+        Effect.gen(function* () {
+          const { client, workspace, events } = yield* tab
+          const record = yield* call(() => client.records.create(deal, { title: "Before" }))
+          const queryClient = new QueryClient()
+          yield* Effect.addFinalizer(() => Effect.sync(() => queryClient.clear()))
+          const observer = new QueryObserver(queryClient, recordQuery(client, deal, record.id))
+          const unsubscribe = observer.subscribe(() => undefined)
+          yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+          const shown = Effect.sync(() => observer.getCurrentResult().data?.values.title)
+          yield* eventually(
+            "the record is shown",
+            Effect.map(shown, (title) => title === "Before")
+          )
+
+          // Connected, then disconnected: the binding's stream is closed.
+          const detach = attachBroadcast(client, workspace.slug, queryClient)
+          const first = events.instances.at(-1)
+          expect(yield* call(() => first?.opened ?? Promise.resolve(false))).toBe(true)
+          detach()
+          yield* eventually(
+            "the stream is closed",
+            Effect.sync(() => first?.readyState === 2)
+          )
+
+          // The write while disconnected; a witness stream sees its hint, so the hint is no longer in flight.
+          const witness = client.broadcast.open()
+          yield* Effect.addFinalizer(() => Effect.sync(() => witness.close()))
+          yield* call(() => events.instances.at(-1)?.opened ?? Promise.resolve(false))
+          const missedHint = nextHint(witness, "changed", (data) => data.businessObjectId === record.id)
+          yield* call(() => client.records.update(deal, record.id, { title: "Missed" }))
+          yield* call(() => missedHint)
+          witness.close()
+          expect(yield* shown).toBe("Before")
+
+          // A stream opened now starts with resync and never gets the missed hint: a later one arrives without it.
+          const later = client.broadcast.open()
+          yield* Effect.addFinalizer(() => Effect.sync(() => later.close()))
+          const received: Array<string> = []
+          later.on("resync", () => received.push("resync"))
+          later.on("changed", (data) => received.push(data.businessObjectId))
+          yield* call(() => events.instances.at(-1)?.opened ?? Promise.resolve(false))
+          const sentinel = yield* call(() => client.records.create(deal, { title: "Sentinel" }))
+          yield* eventually(
+            "the sentinel's hint arrives",
+            Effect.sync(() => received.includes(sentinel.id))
+          )
+          expect(received).toEqual(["resync", sentinel.id])
+          later.close()
+
+          // Connected again: the open's resync re-reads everything the cache holds.
+          const reattached = attachBroadcast(client, workspace.slug, queryClient)
+          yield* Effect.addFinalizer(() => Effect.sync(reattached))
+          yield* eventually(
+            "the record shows the value written while disconnected",
+            Effect.map(shown, (title) => title === "Missed")
+          )
         })
     )
   }

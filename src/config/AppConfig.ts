@@ -231,6 +231,27 @@ const config: Config.Config<AppConfigShape> = Config.all({
   )
 })
 
+/** How log lines are written: one JSON object a line, Effect's readable console format, or logfmt. */
+export type LogFormat = "json" | "pretty" | "logfmt"
+
+/**
+ * `LOG_FORMAT`; read on its own by src/main.ts, which sets up logging before
+ * the app. Unset: JSON in production (`NODE_ENV=production`) and whenever the
+ * output is not a terminal (a collector, a pipe, a test reading the lines),
+ * readable on a developer's terminal.
+ */
+export const logFormatConfig: Config.Config<LogFormat> = Config.all({
+  chosen: Config.option(Config.literal("json", "pretty", "logfmt")("LOG_FORMAT")),
+  production: Config.string("NODE_ENV").pipe(
+    Config.withDefault(""),
+    Config.map((env) => env === "production")
+  )
+}).pipe(
+  Config.map(({ chosen, production }) =>
+    Option.getOrElse(chosen, (): LogFormat => (!production && process.stdout.isTTY === true ? "pretty" : "json"))
+  )
+)
+
 /** The service's whole configuration, read once from the environment. */
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
   static readonly layer = Layer.effect(AppConfig, config)

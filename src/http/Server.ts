@@ -23,6 +23,7 @@ import { Api } from "../api/Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
 import { RequestGuardLive } from "./RequestGuard"
 import { drainHttpServer } from "./HttpDrain"
+import { requestIds } from "./RequestId"
 import { requestLog } from "./RequestLog"
 import { securityHeaders } from "./SecurityHeaders"
 import { WebPageLive } from "./WebPage"
@@ -69,7 +70,7 @@ export const ApiLive = DocumentedApiLive.pipe(
 const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
 
 /** The routes plus the OpenAPI document, its docs page and the web page at `/`. */
-export const HttpAppLive = HttpApiBuilder.serve((app) => securityHeaders(requestLog(app))).pipe(
+export const HttpAppLive = HttpApiBuilder.serve((app) => requestIds(securityHeaders(requestLog(app)))).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
   Layer.provide(WebPageLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),

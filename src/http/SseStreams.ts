@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { Duration, Effect, Exit, Queue, Schedule } from "effect"
+import { Duration, Effect, Exit, FiberRef, Option, Queue, Schedule } from "effect"
 import type { StreamEndReason } from "../api/Broadcast"
 import { AppConfig } from "../config/AppConfig"
+import { currentRequestId } from "./RequestId"
 import { apiPolicy, commonHeaders } from "./SecurityHeaders"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
@@ -31,7 +32,7 @@ const keepAliveComment = Buffer.from(": keep-alive\n\n")
  * after it. The stream's first event (`resync`, with its `retry:`) goes out
  * with the headers, before any hint.
  */
-const head = (security: string, first: Uint8Array) =>
+const head = (security: string, requestId: Option.Option<string>, first: Uint8Array) =>
   Buffer.concat([
     Buffer.from(
       "HTTP/1.1 200 OK\r\n" +
@@ -40,6 +41,8 @@ const head = (security: string, first: Uint8Array) =>
         "X-Accel-Buffering: no\r\n" +
         "Connection: close\r\n" +
         security +
+        // Checked to be visible ASCII (`requestIdFrom`): it cannot break the head.
+        Option.match(requestId, { onNone: () => "", onSome: (id) => `X-Request-Id: ${id}\r\n` }) +
         `Date: ${new Date().toUTCString()}\r\n` +
         "\r\n" +
         // Written at once, with the headers.
@@ -220,7 +223,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         // What the server writes for this response from now on goes nowhere.
         response.detachSocket(socket)
         const retryMs = retryDelayMs(retryRange[0], retryRange[1], Math.random())
-        writer.start(head(security, resyncEvent("open", presence, retryMs)))
+        writer.start(head(security, yield* FiberRef.get(currentRequestId), resyncEvent("open", presence, retryMs)))
         // Opened on a connection that was already open when the drain began.
         if (draining) writer.end(lastAtShutdown())
       })

@@ -153,7 +153,8 @@ layer(testApp({ databaseLockTimeout: Duration.millis(200) }), { excludeTestServi
           expect(again.status).toBe(409)
           expect(again.body).toEqual({
             _tag: "Conflict",
-            message: "the write conflicts with existing data (a duplicate key)"
+            message: "the write conflicts with existing data (a duplicate key)",
+            requestId: expect.any(String)
           })
           const list = expectStatus(200)(yield* client.get(`/api/records/${company}`)) as { records: Array<unknown> }
           expect(list.records).toHaveLength(1)

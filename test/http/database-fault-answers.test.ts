@@ -71,7 +71,8 @@ layer(FaultyServer, { excludeTestServices: true })("the one answer to database f
         expect(response.body, path).toEqual({
           _tag: "ServiceUnavailable",
           message: "the database is unavailable; retry later",
-          retryAfter: 1
+          retryAfter: 1,
+          requestId: expect.any(String)
         })
       }
     })
@@ -102,7 +103,7 @@ layer(FaultyServer, { excludeTestServices: true })("the one answer to database f
       expect(duplicate.body).toMatchObject({ _tag: "Conflict" })
       const bug = yield* request(`${yield* baseUrl}/bug`)
       expect(bug.status).toBe(500)
-      expect(bug.body).toEqual({ _tag: "InternalError", message: "internal error" })
+      expect(bug.body).toEqual({ _tag: "InternalError", message: "internal error", requestId: expect.any(String) })
       expect(bug.headers.get("retry-after")).toBeNull()
     })
   )

@@ -84,6 +84,8 @@ export interface AppConfigShape {
    * sign-in counts; none derives it from the database (see `redisPrefixOf`).
    */
   readonly redisPrefix: Option.Option<string>
+  /** `METRICS_TOKEN`: `/metrics` answers only `Authorization: Bearer <it>`; none: `/metrics` is a 404. */
+  readonly metricsToken: Option.Option<Redacted.Redacted>
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -242,6 +244,12 @@ const config: Config.Config<AppConfigShape> = Config.all({
         validation: (s) => /^[\x21-\x7a\x7c\x7e]{1,100}$/.test(s)
       })
     )
+  ),
+  metricsToken: Config.option(Config.redacted("METRICS_TOKEN")).pipe(
+    Config.validate({
+      message: "must be at least 16 characters",
+      validation: (token) => Option.isNone(token) || Redacted.value(token.value).length >= 16
+    })
   )
 })
 

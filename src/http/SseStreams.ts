@@ -16,6 +16,7 @@ import { lifetimeMs, retryDelayMs } from "../broadcast/streamTiming"
 import { StreamIndex } from "../broadcast/StreamIndex"
 import type { StreamOwner } from "../broadcast/StreamIndex"
 import { presenceIntervals } from "../presence/Presence"
+import { broadcastStreamsOpen } from "../metrics/ServiceMetrics"
 
 /**
  * The open streams are split into this many slices, and the one keep-alive
@@ -176,6 +177,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
     const adopt = (socket: Socket, writer: SseWriter, detach: Detach, release: () => void, sessionEndsAt: number) => {
       const slice = open[joined++ % slices] ?? new Set<SseWriter>()
       slice.add(writer)
+      broadcastStreamsOpen.unsafeModify(1, [])
       const deadline = deadlineOf(sessionEndsAt)
       const timer = setTimeout(() => writer.end(endEvent(deadline.reason)), deadline.ms)
       // The stream must not keep the process alive by itself.
@@ -184,6 +186,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         clearTimeout(timer)
         detach()
         slice.delete(writer)
+        broadcastStreamsOpen.unsafeModify(-1, [])
         release()
         writer.close()
         if (draining && openCount() === 0) onLastClosed?.()

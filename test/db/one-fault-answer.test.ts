@@ -48,7 +48,8 @@ const lockRow = (workspace: Workspace, id: string) =>
 const lockTimedOut = {
   _tag: "ServiceUnavailable",
   message: "the data is being changed by another write; retry later",
-  retryAfter: 1
+  retryAfter: 1,
+  requestId: expect.any(String)
 }
 
 const expectLockTimeout = (response: TestResponse, route: string) => {

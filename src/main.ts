@@ -2,7 +2,7 @@ import type { Teardown } from "@effect/platform/Runtime"
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, ConfigError, Console, Duration, Effect, Exit, Layer, LogLevel, Option } from "effect"
 import { appLayer, loggerLayer } from "./app/AppLayer"
-import { AppConfig, drainTimeoutConfig } from "./config/AppConfig"
+import { AppConfig, drainTimeoutConfig, logFormatConfig } from "./config/AppConfig"
 
 /** A start-up failure as one line: a configuration error names the variable, nothing prints a stack. */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>): string => {
@@ -30,9 +30,9 @@ const closeGrace = Duration.seconds(5)
  * terminal and relayed by npm). They also arm a last-resort exit (status 1)
  * in case closing hangs past the drain and `closeGrace`.
  */
-const guardShutdown = (level: LogLevel.LogLevel, drainTimeout: Duration.Duration) =>
+const guardShutdown = (logger: Layer.Layer<never>, drainTimeout: Duration.Duration) =>
   Effect.sync(() => {
-    const log = (effect: Effect.Effect<void>) => Effect.runSync(effect.pipe(Effect.provide(loggerLayer(level))))
+    const log = (effect: Effect.Effect<void>) => Effect.runSync(effect.pipe(Effect.provide(logger)))
     let stopping = false
     const onSignal = (signal: NodeJS.Signals) => {
       if (stopping) return log(Effect.logInfo(`shutdown: ${signal} received again; the drain goes on`))
@@ -52,8 +52,9 @@ const guardShutdown = (level: LogLevel.LogLevel, drainTimeout: Duration.Duration
 
 const main = Effect.gen(function* () {
   const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
-  yield* guardShutdown(level, yield* drainTimeoutConfig)
-  return yield* Layer.launch(appLayer(AppConfig.layer)).pipe(Effect.provide(loggerLayer(level)))
+  const logger = loggerLayer(level, yield* logFormatConfig)
+  yield* guardShutdown(logger, yield* drainTimeoutConfig)
+  return yield* Layer.launch(appLayer(AppConfig.layer)).pipe(Effect.provide(logger))
 }).pipe(
   Effect.catchAllCause((cause) =>
     Cause.isInterruptedOnly(cause)

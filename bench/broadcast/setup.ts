@@ -11,7 +11,7 @@ import { ServicesLive, StorageLive } from "../../src/app/AppLayer"
 import { Memberships } from "../../src/auth/Memberships"
 import { Roles } from "../../src/auth/Roles"
 import { Users } from "../../src/auth/Users"
-import { AppConfig } from "../../src/config/AppConfig"
+import { AppConfig, redisPrefixOf } from "../../src/config/AppConfig"
 import { withActor } from "../../src/context/Frames"
 import { PluginRegistry } from "../../src/plugins/PluginRegistry"
 import { presenceKeys } from "../../src/presence/PresenceStoreRedis"
@@ -113,8 +113,9 @@ export const dropBenchData = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const workspaces = yield* Workspaces
   const { command } = yield* RedisConnection
+  const prefix = redisPrefixOf(yield* AppConfig)
   const bench = (yield* workspaces.list).filter((w) => w.slug.startsWith(slugPrefix))
-  const keys = bench.flatMap((w) => Object.values(presenceKeys(w.id, businessObject)))
+  const keys = bench.flatMap((w) => Object.values(presenceKeys(prefix, w.id, businessObject)))
   for (let i = 0; i < keys.length; i += 500) {
     const chunk = keys.slice(i, i + 500)
     yield* Effect.promise(() => command.del(...chunk))

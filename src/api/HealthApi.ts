@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { BroadcastStatus } from "./BroadcastStatus"
+import { errorFields } from "./errors"
 
 export const ComponentHealth = Schema.Struct({
   status: Schema.Literal("up", "down"),
@@ -19,7 +20,7 @@ export class HealthReport extends Schema.Class<HealthReport>("HealthReport")(rep
 /** 503 when the database or the shared pub/sub store does not answer; the body says which. */
 export class Unhealthy extends Schema.TaggedError<Unhealthy>()(
   "Unhealthy",
-  { message: Schema.String, ...report },
+  { ...errorFields, ...report },
   HttpApiSchema.annotations({ status: 503 })
 ) {}
 
@@ -40,7 +41,7 @@ export class ReadinessReport extends Schema.Class<ReadinessReport>("ReadinessRep
 /** 503: PostgreSQL did not answer within its budget, or the instance is draining (shutting down). */
 export class NotReady extends Schema.TaggedError<NotReady>()(
   "NotReady",
-  { message: Schema.String, draining: Schema.Boolean, ...report },
+  { ...errorFields, draining: Schema.Boolean, ...report },
   HttpApiSchema.annotations({ status: 503 })
 ) {}
 

@@ -7,7 +7,7 @@ import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
 import { SignOuts } from "../auth/SignOuts"
 import { Users } from "../auth/Users"
-import type { AppConfig } from "../config/AppConfig"
+import type { AppConfig, LogFormat } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
 import { OutboundBridgeLive } from "../outbound/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
@@ -86,5 +86,12 @@ export const appLayer = (
     Layer.provideMerge(config)
   )
 
-/** JSON log lines, at `LOG_LEVEL` (default Info). */
-export const loggerLayer = (level: LogLevel.LogLevel) => Layer.merge(Logger.json, Logger.minimumLogLevel(level))
+const loggers: Record<LogFormat, Layer.Layer<never>> = {
+  json: Logger.json,
+  pretty: Logger.pretty,
+  logfmt: Logger.logFmt
+}
+
+/** Log lines in `LOG_FORMAT` (JSON in production), at `LOG_LEVEL` (default Info). */
+export const loggerLayer = (level: LogLevel.LogLevel, format: LogFormat = "json") =>
+  Layer.merge(loggers[format], Logger.minimumLogLevel(level))

@@ -3,21 +3,22 @@ import * as BroadcastBusInProcess from "../broadcast/BroadcastBusInProcess"
 import * as BroadcastBusRedis from "../broadcast/BroadcastBusRedis"
 import * as LoginThrottleInProcess from "../auth/LoginThrottleInProcess"
 import * as LoginThrottleRedis from "../auth/LoginThrottleRedis"
-import { AppConfig } from "../config/AppConfig"
+import { AppConfig, redisPrefixOf } from "../config/AppConfig"
 import * as PresenceStoreInProcess from "../presence/PresenceStoreInProcess"
 import * as PresenceStoreRedis from "../presence/PresenceStoreRedis"
 import { RedisConnection } from "../redis/RedisConnection"
 
 /**
  * The broadcast bus, the presence store and the login throttle's counters: on Redis when `REDIS_URL` is set
- * (any number of instances), in this process otherwise (single instance only).
+ * (any number of instances; every key and channel starts with the deployment's `REDIS_PREFIX`), in this
+ * process otherwise (single instance only).
  */
 export const PubSubLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Option.match(config.redisUrl, {
       onSome: (url) =>
         Layer.mergeAll(BroadcastBusRedis.layer, PresenceStoreRedis.layer, LoginThrottleRedis.layer).pipe(
-          Layer.provide(RedisConnection.layer(url))
+          Layer.provide(RedisConnection.layer(url, { prefix: redisPrefixOf(config) }))
         ),
       onNone: () =>
         Layer.mergeAll(BroadcastBusInProcess.layer, PresenceStoreInProcess.layer, LoginThrottleInProcess.layer)

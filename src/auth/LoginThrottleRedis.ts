@@ -58,17 +58,18 @@ const policyArgs = (policy: ThrottlePolicy) => [policy.maxFailures, policy.windo
 
 /**
  * The counters in Redis, shared by every instance: one hash per key, each
- * operation one Lua script, gone once forgotten. Keys are named by
- * `QUEUE_PREFIX`, like the deployment's queues, so deployments (and test
- * runs) sharing a Redis keep their own counts. While Redis cannot be
+ * operation one Lua script, gone once forgotten. Keys start with the
+ * deployment's `REDIS_PREFIX` and are named by `QUEUE_PREFIX` too, like the
+ * deployment's queues, so deployments (and test runs) sharing a Redis keep
+ * their own counts. While Redis cannot be
  * reached, each instance counts on its own (logged): sign-in stays up and
  * guesses stay limited, per instance.
  */
 const make = Effect.gen(function* () {
-  const { command } = yield* RedisConnection
+  const { command, prefix } = yield* RedisConnection
   const config = yield* AppConfig
   const local = makeInProcess()
-  const keyOf = (key: string) => `login-throttle:${config.queuePrefix}:${key}`
+  const keyOf = (key: string) => `${prefix}login-throttle:${config.queuePrefix}:${key}`
   const orLocally =
     <A>(fallback: Effect.Effect<A>) =>
     (error: unknown) =>

@@ -9,11 +9,12 @@ import { makeSubscriptionHealth } from "./BroadcastStatus"
 import { StreamRevocationJson } from "./StreamRevocation"
 import type { StreamRevocation } from "./StreamRevocation"
 
-/** The one channel every instance publishes to and subscribes to. */
-export const channel = "broadcast"
-
-/** Where stream revocations go: a channel of their own, so the hint channel's messages keep one shape. */
-export const controlChannel = "broadcast:control"
+/**
+ * The deployment's channels: `hints`, the one every instance publishes to and
+ * subscribes to, and `control`, where stream revocations go (a channel of
+ * their own, so the hint channel's messages keep one shape).
+ */
+export const channelsOf = (prefix: string) => ({ hints: `${prefix}broadcast`, control: `${prefix}broadcast:control` })
 
 const unavailable = (error: unknown) =>
   new PubSubUnavailable({ message: `redis: ${error instanceof Error ? error.message : String(error)}` })
@@ -24,7 +25,8 @@ const decodeRevocation = Schema.decodeUnknownEither(StreamRevocationJson)
 const encodeRevocation = Schema.encode(StreamRevocationJson)
 
 const make = Effect.gen(function* () {
-  const { command, subscriber } = yield* RedisConnection
+  const { command, prefix, subscriber } = yield* RedisConnection
+  const { control: controlChannel, hints: channel } = channelsOf(prefix)
   const hub = yield* BroadcastHub.make()
   const inbox = yield* makeInbox(hub)
   const revocations = yield* Effect.acquireRelease(PubSub.unbounded<StreamRevocation>(), PubSub.shutdown)
@@ -113,5 +115,5 @@ const make = Effect.gen(function* () {
   })
 })
 
-/** The bus across instances: PUBLISH on one shared channel, one SUBSCRIBE per instance. */
+/** The bus across instances: PUBLISH on the deployment's channel, one SUBSCRIBE per instance. */
 export const layer: Layer.Layer<BroadcastBus, PubSubUnavailable, RedisConnection> = Layer.scoped(BroadcastBus, make)

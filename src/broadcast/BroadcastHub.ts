@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { BroadcastEnvelope } from "./Broadcast"
 import { type Hint, makeHint } from "./Hint"
 import { acceptAll, type ReadFilter } from "./ReadFilter"
+import { hintsDelivered } from "../metrics/ServiceMetrics"
 
 /** Hints one stream may lag behind before it loses its oldest ones. */
 export const defaultCapacity = 256
@@ -78,6 +79,7 @@ export const make = (): Effect.Effect<BroadcastHub> =>
       for (const [filter, group] of sinks) {
         if (!filter(hint.data.businessObject)) continue
         for (const sink of group) sink.offer(hint)
+        hintsDelivered.unsafeUpdate(group.size, [])
       }
     }
 

@@ -1,5 +1,6 @@
 import type { Queue, Scope } from "effect"
-import { Clock, Effect, PubSub } from "effect"
+import { Clock, Effect, Metric, PubSub } from "effect"
+import { subscriptionLosses } from "../metrics/ServiceMetrics"
 import type { BroadcastStatus } from "../api/BroadcastStatus"
 
 /** The subscription is live again after an outage: whatever a tab shows may have missed hints. */
@@ -43,6 +44,7 @@ export const makeSubscriptionHealth: Effect.Effect<SubscriptionHealth, never, Sc
     lostAt = yield* Clock.currentTimeMillis
     droppedAtLoss = status.droppedPublishes
     status = { ...status, subscribed: false, lostSince: new Date(lostAt).toISOString(), outages: status.outages + 1 }
+    yield* Metric.increment(subscriptionLosses)
     yield* Effect.logWarning(
       "broadcast subscription lost: hints published meanwhile, here or by other instances, are lost"
     )

@@ -1,4 +1,5 @@
-import { Effect } from "effect"
+import { Effect, Metric } from "effect"
+import { hintsDropped, hintsPublished } from "../metrics/ServiceMetrics"
 import { BroadcastEnvelope } from "./Broadcast"
 import type { BroadcastType } from "../api/Broadcast"
 import type { BroadcastBusShape } from "./BroadcastBus"
@@ -21,8 +22,10 @@ export const publishHint = (
       })
     )
     .pipe(
+      Effect.zipRight(Metric.increment(hintsPublished)),
       Effect.catchAll((error) =>
         Effect.logWarning(`${type} broadcast publish failed`, error.message).pipe(
+          Effect.zipRight(Metric.increment(hintsDropped)),
           Effect.annotateLogs({
             workspace: hint.workspace,
             businessObject: hint.businessObject,

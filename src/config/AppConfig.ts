@@ -78,6 +78,14 @@ export interface AppConfigShape {
   readonly pruneInterval: Duration.Duration
   /** How long a completed job's or workflow run's marker is kept (at least; see `pruning.ts`). */
   readonly completedRunRetention: Duration.Duration
+  /**
+   * `REDIS_PREFIX`: starts every Redis key and channel of this deployment, so
+   * deployments sharing a Redis never see each other's hints, presence or
+   * sign-in counts; none derives it from the database (see `redisPrefixOf`).
+   */
+  readonly redisPrefix: Option.Option<string>
+  /** `METRICS_TOKEN`: `/metrics` answers only `Authorization: Bearer <it>`; none: `/metrics` is a 404. */
+  readonly metricsToken: Option.Option<Redacted.Redacted>
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -228,8 +236,66 @@ const config: Config.Config<AppConfigShape> = Config.all({
       validation: (retention) => Duration.greaterThanOrEqualTo(retention, Duration.hours(1))
     }),
     Config.withDefault(Duration.days(7))
+  ),
+  redisPrefix: Config.option(
+    Config.string("REDIS_PREFIX").pipe(
+      Config.validate({
+        message: "must be 1-100 visible ASCII characters without braces, e.g. abs:production:",
+        validation: (s) => /^[\x21-\x7a\x7c\x7e]{1,100}$/.test(s)
+      })
+    )
+  ),
+  metricsToken: Config.option(Config.redacted("METRICS_TOKEN")).pipe(
+    Config.validate({
+      message: "must be at least 16 characters",
+      validation: (token) => Option.isNone(token) || Redacted.value(token.value).length >= 16
+    })
   )
 })
+
+/** The database's name, as a key segment: characters Redis tools would trip on become `_`. */
+const databaseNameOf = (url: Redacted.Redacted): string => {
+  try {
+    const name = decodeURIComponent(new URL(Redacted.value(url)).pathname.slice(1))
+    return name.length === 0 ? "postgres" : name.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 60)
+  } catch {
+    return "postgres"
+  }
+}
+
+/**
+ * This deployment's Redis prefix: `REDIS_PREFIX`, else `abs:<database name>:`
+ * (`abs:embedded:` on the embedded database). Two deployments on one Redis
+ * are kept apart by default when their databases are named differently.
+ */
+export const redisPrefixOf = (config: Pick<AppConfigShape, "redisPrefix" | "databaseUrl">): string =>
+  Option.getOrElse(config.redisPrefix, () =>
+    Option.match(config.databaseUrl, {
+      onNone: () => "abs:embedded:",
+      onSome: (url) => `abs:${databaseNameOf(url)}:`
+    })
+  )
+
+/** How log lines are written: one JSON object a line, Effect's readable console format, or logfmt. */
+export type LogFormat = "json" | "pretty" | "logfmt"
+
+/**
+ * `LOG_FORMAT`; read on its own by src/main.ts, which sets up logging before
+ * the app. Unset: JSON in production (`NODE_ENV=production`) and whenever the
+ * output is not a terminal (a collector, a pipe, a test reading the lines),
+ * readable on a developer's terminal.
+ */
+export const logFormatConfig: Config.Config<LogFormat> = Config.all({
+  chosen: Config.option(Config.literal("json", "pretty", "logfmt")("LOG_FORMAT")),
+  production: Config.string("NODE_ENV").pipe(
+    Config.withDefault(""),
+    Config.map((env) => env === "production")
+  )
+}).pipe(
+  Config.map(({ chosen, production }) =>
+    Option.getOrElse(chosen, (): LogFormat => (!production && process.stdout.isTTY === true ? "pretty" : "json"))
+  )
+)
 
 /** The service's whole configuration, read once from the environment. */
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {

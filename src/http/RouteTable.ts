@@ -5,6 +5,8 @@ import { MaxBodyBytes } from "../api/MaxBodyBytes"
 
 /** What the edge must know of a route before its handler runs. */
 export interface RouteBody {
+  /** The endpoint's path as declared (`/api/records/:namespace/:name`): the route's name in metrics. */
+  readonly template: string
   /** The route decodes a JSON payload. */
   readonly hasPayload: boolean
   /** Its own limit; none means the configured default. */
@@ -32,6 +34,7 @@ export const routeTable = <Id extends string, Groups extends HttpApiGroup.HttpAp
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
       entries.push({
+        template: endpoint.path,
         method: endpoint.method,
         segments: segmentsOf(endpoint.path).map((segment) => (segment.startsWith(":") ? undefined : segment)),
         hasPayload: Option.isSome(endpoint.payloadSchema),

@@ -23,7 +23,10 @@ import { Api } from "../api/Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
 import { RequestGuardLive } from "./RequestGuard"
 import { drainHttpServer } from "./HttpDrain"
+import { requestIds } from "./RequestId"
 import { requestLog } from "./RequestLog"
+import { requestMetrics } from "./RequestMetrics"
+import { MetricsRouteLive } from "./MetricsRoute"
 import { securityHeaders } from "./SecurityHeaders"
 import { WebPageLive } from "./WebPage"
 import { recordsByBusinessObject } from "./openapi/recordsByBusinessObject"
@@ -68,10 +71,13 @@ export const ApiLive = DocumentedApiLive.pipe(
  */
 const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
 
-/** The routes plus the OpenAPI document, its docs page and the web page at `/`. */
-export const HttpAppLive = HttpApiBuilder.serve((app) => securityHeaders(requestLog(app))).pipe(
+/** The routes plus the OpenAPI document, its docs page, `/metrics` and the web page at `/`. */
+export const HttpAppLive = HttpApiBuilder.serve((app) =>
+  requestIds(securityHeaders(requestLog(requestMetrics(app))))
+).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
   Layer.provide(WebPageLive),
+  Layer.provide(MetricsRouteLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
   Layer.provide(ErrorResponsesLive),
   Layer.provide(RequestGuardLive),

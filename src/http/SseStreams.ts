@@ -1,8 +1,9 @@
 import type { ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { Duration, Effect, Exit, Queue, Schedule } from "effect"
+import { Duration, Effect, Exit, FiberRef, Option, Queue, Schedule } from "effect"
 import type { StreamEndReason } from "../api/Broadcast"
 import { AppConfig } from "../config/AppConfig"
+import { currentRequestId } from "./RequestId"
 import { apiPolicy, commonHeaders } from "./SecurityHeaders"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
@@ -15,6 +16,7 @@ import { lifetimeMs, retryDelayMs } from "../broadcast/streamTiming"
 import { StreamIndex } from "../broadcast/StreamIndex"
 import type { StreamOwner } from "../broadcast/StreamIndex"
 import { presenceIntervals } from "../presence/Presence"
+import { broadcastStreamsOpen } from "../metrics/ServiceMetrics"
 
 /**
  * The open streams are split into this many slices, and the one keep-alive
@@ -31,7 +33,7 @@ const keepAliveComment = Buffer.from(": keep-alive\n\n")
  * after it. The stream's first event (`resync`, with its `retry:`) goes out
  * with the headers, before any hint.
  */
-const head = (security: string, first: Uint8Array) =>
+const head = (security: string, requestId: Option.Option<string>, first: Uint8Array) =>
   Buffer.concat([
     Buffer.from(
       "HTTP/1.1 200 OK\r\n" +
@@ -40,6 +42,8 @@ const head = (security: string, first: Uint8Array) =>
         "X-Accel-Buffering: no\r\n" +
         "Connection: close\r\n" +
         security +
+        // Checked to be visible ASCII (`requestIdFrom`): it cannot break the head.
+        Option.match(requestId, { onNone: () => "", onSome: (id) => `X-Request-Id: ${id}\r\n` }) +
         `Date: ${new Date().toUTCString()}\r\n` +
         "\r\n" +
         // Written at once, with the headers.
@@ -173,6 +177,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
     const adopt = (socket: Socket, writer: SseWriter, detach: Detach, release: () => void, sessionEndsAt: number) => {
       const slice = open[joined++ % slices] ?? new Set<SseWriter>()
       slice.add(writer)
+      broadcastStreamsOpen.unsafeModify(1, [])
       const deadline = deadlineOf(sessionEndsAt)
       const timer = setTimeout(() => writer.end(endEvent(deadline.reason)), deadline.ms)
       // The stream must not keep the process alive by itself.
@@ -181,6 +186,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         clearTimeout(timer)
         detach()
         slice.delete(writer)
+        broadcastStreamsOpen.unsafeModify(-1, [])
         release()
         writer.close()
         if (draining && openCount() === 0) onLastClosed?.()
@@ -220,7 +226,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         // What the server writes for this response from now on goes nowhere.
         response.detachSocket(socket)
         const retryMs = retryDelayMs(retryRange[0], retryRange[1], Math.random())
-        writer.start(head(security, resyncEvent("open", presence, retryMs)))
+        writer.start(head(security, yield* FiberRef.get(currentRequestId), resyncEvent("open", presence, retryMs)))
         // Opened on a connection that was already open when the drain began.
         if (draining) writer.end(lastAtShutdown())
       })

@@ -7,13 +7,14 @@ import type { LiveEditor } from "./PresenceStore"
 import { PresenceStore } from "./PresenceStore"
 
 /**
- * Both keys of one business object of one workspace. The braces make them a
+ * Both keys of one business object of one workspace, after the deployment's prefix. The braces make them a
  * cluster hash tag (one slot, so one script may touch both).
  * - `:lapse`: ZSET, member = JSON `[recordId, editorId]`, score = lapse time (ms);
  * - `:holder`: HASH, member -> JSON `{userId, name}`.
  */
-export const presenceKeys = (workspace: string, businessObject: string) => {
-  const tag = `presence:{${encodeURIComponent(workspace)}|${encodeURIComponent(businessObject)}}`
+export const presenceKeys = (prefix: string, workspace: string, businessObject: string) => {
+  // The prefix has no braces (REDIS_PREFIX is checked): the hash tag stays the one below.
+  const tag = `${prefix}presence:{${encodeURIComponent(workspace)}|${encodeURIComponent(businessObject)}}`
   return { lapse: `${tag}:lapse`, holder: `${tag}:holder` } as const
 }
 
@@ -112,10 +113,10 @@ const touchOutcome = literal(TouchOutcomeSchema)
 const leaveOutcome = literal(LeaveOutcomeSchema)
 
 const make = Effect.gen(function* () {
-  const { command } = yield* RedisConnection
+  const { command, prefix } = yield* RedisConnection
   return PresenceStore.of({
     touch: (key, editor, nowMs, lapseAtMs) => {
-      const keys = presenceKeys(key.workspace, key.businessObject)
+      const keys = presenceKeys(prefix, key.workspace, key.businessObject)
       const holder = JSON.stringify({ userId: editor.userId, name: editor.name })
       return touch(
         command,
@@ -124,13 +125,13 @@ const make = Effect.gen(function* () {
       ).pipe(Effect.flatMap(touchOutcome))
     },
     leave: (key, editorId, userId, nowMs) => {
-      const keys = presenceKeys(key.workspace, key.businessObject)
+      const keys = presenceKeys(prefix, key.workspace, key.businessObject)
       return leave(command, [keys.lapse, keys.holder], [member(key.recordId, editorId), userId, nowMs]).pipe(
         Effect.flatMap(leaveOutcome)
       )
     },
     list: (workspace, businessObject, nowMs) => {
-      const keys = presenceKeys(workspace, businessObject)
+      const keys = presenceKeys(prefix, workspace, businessObject)
       return list(command, [keys.lapse, keys.holder], [nowMs]).pipe(
         Effect.flatMap(reply(ListReply)),
         Effect.flatMap((flat) =>

@@ -7,11 +7,15 @@ export interface RedisConnectionShape {
   readonly command: Redis
   /** Dedicated to SUBSCRIBE: a subscribed connection cannot run other commands. */
   readonly subscriber: Redis
+  /** Starts every key and channel this deployment uses (`REDIS_PREFIX`). */
+  readonly prefix: string
 }
 
 export interface RedisConnectionOptions {
   /** How long building the layer waits for each client to be ready. Default 5 s. */
   readonly readyTimeout?: Duration.DurationInput
+  /** The deployment's prefix for keys and channels (`redisPrefixOf`); default none. */
+  readonly prefix?: string
 }
 
 /** `redis://user:secret@host` -> `redis://host`, for messages and logs. */
@@ -91,10 +95,10 @@ const make = (url: string | Redacted.Redacted<string>, options: RedisConnectionO
       [acquireClient(plain, "command", timeout), acquireClient(plain, "subscriber", timeout)],
       { concurrency: 2 }
     )
-    return { command, subscriber } satisfies RedisConnectionShape
+    return { command, subscriber, prefix: options.prefix ?? "" } satisfies RedisConnectionShape
   })
 
-/** Two ioredis clients on one URL, quit when the layer's scope closes. */
+/** Two ioredis clients on one URL, and the deployment's prefix; the clients quit when the layer's scope closes. */
 export class RedisConnection extends Context.Tag("RedisConnection")<RedisConnection, RedisConnectionShape>() {
   static layer(
     url: string | Redacted.Redacted<string>,

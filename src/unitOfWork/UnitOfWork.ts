@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Exit, Option } from "effect"
+import { Duration, Effect, Exit, Metric, Option } from "effect"
 import { makeAuditStaging } from "../audit/AuditStaging"
 import { CommitOutcomeUnknown, databaseFaultOf } from "../db/DatabaseFault"
 import type { DatabaseFault } from "../db/DatabaseFault"
@@ -8,6 +8,10 @@ import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { OutboundBridge } from "../outbound/OutboundBridge"
 import type { Workspace } from "../api/Workspace"
 import { CurrentUnit } from "./CurrentUnit"
+import { auditRowsWritten, unitsOfWork } from "../metrics/ServiceMetrics"
+
+const committed = Metric.tagged(unitsOfWork, "outcome", "committed")
+const rolledBack = Metric.tagged(unitsOfWork, "outcome", "rolled_back")
 
 interface Retries {
   readonly connection: number
@@ -66,6 +70,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
       Effect.gen(function* () {
         const outbox: Array<BusinessObjectEvent> = []
         let committing = false
+        let auditRows = 0
         const exit = yield* Effect.acquireUseRelease(
           Effect.provideService(makeAuditStaging(workspace), SqlClient.SqlClient, sql),
           (staging) =>
@@ -76,7 +81,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
                 staging,
                 outbox
               })
-              yield* staging.flush
+              auditRows = yield* staging.flush
               yield* bridge.stage(workspace, outbox)
               return value
             }),
@@ -87,6 +92,9 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
           orDieOnSqlError,
           Effect.exit
         )
+        yield* Exit.isSuccess(exit)
+          ? Effect.zipRight(Metric.increment(committed), Metric.incrementBy(auditRowsWritten, auditRows))
+          : Metric.increment(rolledBack)
         return { exit, outbox, committing }
       })
 

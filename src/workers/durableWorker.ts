@@ -1,6 +1,7 @@
 import type * as PersistedQueue from "@effect/experimental/PersistedQueue"
 import type { Scope } from "effect"
-import { Cause, Effect, Fiber, Option } from "effect"
+import { Cause, Effect, Fiber, Metric, Option } from "effect"
+import { queueRunFailures } from "../metrics/ServiceMetrics"
 import { AppConfig } from "../config/AppConfig"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import type { Workspace } from "../api/Workspace"
@@ -75,6 +76,7 @@ export const runDurableWorker = <A, E, R>(
               gone ? Effect.logInfo(`${work.kind} stopped: its workspace was dropped`) : Effect.failCause(cause)
           )
         ),
+        Effect.tapErrorCause(() => Metric.increment(Metric.tagged(queueRunFailures, "kind", work.kind))),
         Effect.tapErrorCause((cause) =>
           meta.attempts + 1 >= config.jobMaxAttempts
             ? Effect.logError(`${work.kind} failed for good; it stays in the queue, failed`, Cause.pretty(cause))

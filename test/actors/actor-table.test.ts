@@ -63,7 +63,8 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
         expect(refused.status).toBe(403)
         expect(refused.body).toEqual({
           _tag: "Forbidden",
-          message: "service-account Importer may not update crm/company"
+          message: "service-account Importer may not update crm/company",
+          requestId: expect.any(String)
         })
         expect(yield* listOf(admin, company)).toEqual([])
       })
@@ -190,7 +191,11 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
 
       const refused = yield* refusal(recordsOf(bot, deal).create({ title: "Not mine to make" }))
       expect(refused.status).toBe(403)
-      expect(refused.body).toEqual({ _tag: "Forbidden", message: "agent Note taker may not update crm/deal" })
+      expect(refused.body).toEqual({
+        _tag: "Forbidden",
+        message: "agent Note taker may not update crm/deal",
+        requestId: expect.any(String)
+      })
       expect(yield* listOf(admin, deal)).toEqual([])
     })
   )
@@ -238,7 +243,11 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
           ])
         )
         expect(refused.status).toBe(403)
-        expect(refused.body).toEqual({ _tag: "Forbidden", message: `user ${user.name} may not update crm/company` })
+        expect(refused.body).toEqual({
+          _tag: "Forbidden",
+          message: `user ${user.name} may not update crm/company`,
+          requestId: expect.any(String)
+        })
         expect((yield* timelineOf(admin, deal, target.id)).entries).toHaveLength(2)
         expect(yield* listOf(admin, company)).toEqual([])
 

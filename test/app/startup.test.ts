@@ -63,7 +63,7 @@ const linesDuring = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 layer(appLayer(testConfig()).pipe(Layer.provideMerge(CollectedLogs)), { excludeTestServices: true })(
   "the request log",
   (it) => {
-    it.effect("one JSON line per request: method, path without the query, status, duration", () =>
+    it.effect("one JSON line per request: method, path without the query, status, duration, request id", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const [response, lines] = yield* linesDuring(request(`${base}/api/health?verbose=1`))
@@ -76,7 +76,8 @@ layer(appLayer(testConfig()).pipe(Layer.provideMerge(CollectedLogs)), { excludeT
           method: "GET",
           path: "/api/health",
           status: 200,
-          durationMs: expect.any(Number)
+          durationMs: expect.any(Number),
+          requestId: response.headers.get("x-request-id")
         })
         expect(line?.annotations.durationMs).toBeGreaterThanOrEqual(0)
       })
@@ -100,7 +101,10 @@ layer(appLayer(testConfig()).pipe(Layer.provideMerge(CollectedLogs)), { excludeT
           const [response, lines] = yield* linesDuring(request(url, init))
           expect(response.status).toBe(status)
           expect(lines.map((line) => [line.message, line.annotations])).toEqual([
-            ["request", { method, path, status, durationMs: expect.any(Number) }]
+            [
+              "request",
+              { method, path, status, durationMs: expect.any(Number), requestId: response.headers.get("x-request-id") }
+            ]
           ])
         }
       })

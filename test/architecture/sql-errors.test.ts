@@ -82,6 +82,7 @@ interface SqlModules {
   "src/idempotency/Idempotency.ts": typeof import("../../src/idempotency/Idempotency")
   "src/queue/CompletedRuns.ts": typeof import("../../src/queue/CompletedRuns")
   "src/queue/FailedWork.ts": typeof import("../../src/queue/FailedWork")
+  "src/queue/QueueDepth.ts": typeof import("../../src/queue/QueueDepth")
   "src/records/RecordStore.ts": typeof import("../../src/records/RecordStore")
   "src/seeding/Seeders.ts": typeof import("../../src/seeding/Seeders")
   "src/tenancy/Migrations.ts": typeof import("../../src/tenancy/Migrations")
@@ -108,6 +109,7 @@ const sqlModules = {
   "src/idempotency/Idempotency.ts": true,
   "src/queue/CompletedRuns.ts": true,
   "src/queue/FailedWork.ts": true,
+  "src/queue/QueueDepth.ts": true,
   "src/records/RecordStore.ts": true,
   "src/seeding/Seeders.ts": true,
   "src/tenancy/Migrations.ts": true,

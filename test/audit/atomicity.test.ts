@@ -34,7 +34,11 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
 
       const refused = yield* refusal(recordsOf(client, "test/widget").create({ name: "bad", fail: true }))
       expect(refused.status).toBe(409)
-      expect(refused.body).toEqual({ _tag: "Conflict", message: "widget refused by its listener" })
+      expect(refused.body).toEqual({
+        _tag: "Conflict",
+        message: "widget refused by its listener",
+        requestId: expect.any(String)
+      })
       expect(yield* countRows(workspace)).toEqual(before)
       const activities = (yield* recordsOf(client, "crm/activity").list()).body
       expect(activities.records).toEqual([])
@@ -133,7 +137,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
 
       const closing = yield* refusal(recordsOf(client, "crm/deal").action("close", deal.id))
       expect(closing.status).toBe(500)
-      expect(closing.body).toEqual({ _tag: "InternalError", message: "internal error" })
+      expect(closing.body).toEqual({ _tag: "InternalError", message: "internal error", requestId: expect.any(String) })
       expect(yield* countRows(workspace)).toEqual(before)
       const dealNow = (yield* recordsOf(client, "crm/deal").get(deal.id)).body
       expect(dealNow.values.stage).toBe("open")

@@ -248,7 +248,11 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       yield* deals.archive(record.id)
       const readOnly = yield* refusal(deals.update(record.id, { title: "Edited" }))
       expect(readOnly.status).toBe(409)
-      expect(readOnly.body).toEqual({ _tag: "Conflict", message: "cannot update an archived crm/deal record" })
+      expect(readOnly.body).toEqual({
+        _tag: "Conflict",
+        message: "cannot update an archived crm/deal record",
+        requestId: expect.any(String)
+      })
       expect((yield* refusal(deals.get("not-a-uuid"))).status).toBe(404)
       expect((yield* refusal(recordsOf(client, "crm/nothing").create({}))).status).toBe(404)
       expect((yield* refusal(deals.action("explode", record.id))).status).toBe(404)

@@ -383,7 +383,11 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
 
         const unknown = yield* refusal(timelineCall(client, "crm/nothing", recordId))
         expect(unknown.status).toBe(404)
-        expect(unknown.body).toEqual({ _tag: "NotFound", message: "unknown business object: crm/nothing" })
+        expect(unknown.body).toEqual({
+          _tag: "NotFound",
+          message: "unknown business object: crm/nothing",
+          requestId: expect.any(String)
+        })
         // Deliberately against the contract: the business object not encoded into one segment.
         const unencoded = yield* client.get(`/api/audit/business-object/crm/deal/${recordId}`)
         expect(unencoded.status).toBe(404)
@@ -401,7 +405,11 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
         const reader = yield* signedInMember(base, workspace, "company-reader")
         const denied = yield* refusal(timelineCall(reader.client, deal, recordId))
         expect(denied.status).toBe(403)
-        expect(denied.body).toEqual({ _tag: "Forbidden", message: `user ${reader.user.name} may not read crm/deal` })
+        expect(denied.body).toEqual({
+          _tag: "Forbidden",
+          message: `user ${reader.user.name} may not read crm/deal`,
+          requestId: expect.any(String)
+        })
         // The grant it holds does open the other business object's timelines.
         const company = yield* timelineCall(reader.client, "crm/company", recordId)
         expect(company.status).toBe(200)

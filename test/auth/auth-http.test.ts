@@ -73,7 +73,11 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       for (const attempt of attempts) {
         const response = yield* login(base, attempt)
         expect(response.status).toBe(401)
-        expect(response.body).toEqual({ _tag: "Unauthorized", message: "wrong workspace, email or password" })
+        expect(response.body).toEqual({
+          _tag: "Unauthorized",
+          message: "wrong workspace, email or password",
+          requestId: expect.any(String)
+        })
         expect(response.headers.get("set-cookie")).toBeNull()
       }
     })
@@ -100,7 +104,8 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       expect(expired.status).toBe(401)
       expect(expired.body).toEqual({
         _tag: "Unauthorized",
-        message: "the session is unknown or has expired: sign in again"
+        message: "the session is unknown or has expired: sign in again",
+        requestId: expect.any(String)
       })
     })
   )
@@ -139,7 +144,11 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       yield* apiKeys.revoke(workspace, apiKey.id)
       const revoked = yield* me(base, "", { authorization })
       expect(revoked.status).toBe(401)
-      expect(revoked.body).toEqual({ _tag: "Unauthorized", message: "the API key is invalid or has been revoked" })
+      expect(revoked.body).toEqual({
+        _tag: "Unauthorized",
+        message: "the API key is invalid or has been revoked",
+        requestId: expect.any(String)
+      })
     })
   )
 
@@ -174,12 +183,20 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       expect((yield* definition(asKey, deal)).status).toBe(200)
       const denied = yield* definition(asReader, company)
       expect(denied.status).toBe(403)
-      expect(denied.body).toEqual({ _tag: "Forbidden", message: `user ${reader.name} may not read crm/company` })
+      expect(denied.body).toEqual({
+        _tag: "Forbidden",
+        message: `user ${reader.name} may not read crm/company`,
+        requestId: expect.any(String)
+      })
       expect((yield* definition(asKey, company)).status).toBe(403)
       expect((yield* definition(asNobody, deal)).status).toBe(403)
       const unknown = yield* definition(asReader, "crm/nothing")
       expect(unknown.status).toBe(404)
-      expect(unknown.body).toEqual({ _tag: "NotFound", message: "unknown business object: crm/nothing" })
+      expect(unknown.body).toEqual({
+        _tag: "NotFound",
+        message: "unknown business object: crm/nothing",
+        requestId: expect.any(String)
+      })
 
       const list = yield* asReader.call((api) => api.businessObjects.list({ headers: {} }))
       expect(list.body).toEqual({ businessObjects: [expect.objectContaining({ name: "crm/deal" })] })

@@ -123,7 +123,8 @@ const expectThrottled = (response: TestResponse) => {
   expect(response.body).toEqual({
     _tag: "TooManyRequests",
     message: "too many sign-in attempts: wait before trying again",
-    retryAfter: expect.any(Number)
+    retryAfter: expect.any(Number),
+    requestId: expect.any(String)
   })
   const retryAfter = (response.body as { retryAfter: number }).retryAfter
   expect(response.headers.get("retry-after")).toBe(String(retryAfter))

@@ -135,9 +135,12 @@ describe("BroadcastBus (redis) across instances", () => {
       const { bus, redis } = yield* instance
       const ws = freshWorkspace()
       const stream = yield* subscribeQueue(bus, ws)
-      yield* Effect.promise(() => redis.command.publish(BroadcastBusRedis.channel, "not json"))
+      yield* Effect.promise(() => redis.command.publish(BroadcastBusRedis.channelsOf(redis.prefix).hints, "not json"))
       yield* Effect.promise(() =>
-        redis.command.publish(BroadcastBusRedis.channel, JSON.stringify({ workspace: ws, type: "nope", data: {} }))
+        redis.command.publish(
+          BroadcastBusRedis.channelsOf(redis.prefix).hints,
+          JSON.stringify({ workspace: ws, type: "nope", data: {} })
+        )
       )
       yield* bus.publish(hint(ws, "r1"))
       expect((yield* next(stream)).data.businessObjectId).toBe("r1")

@@ -130,7 +130,11 @@ describe("broadcast when the shared pub/sub store misbehaves", () => {
           })
           const refused = yield* probe(`${base}/api/broadcast`, { cookie })
           expect(refused.status).toBe(503)
-          expect(refused.body).toEqual({ _tag: "PubSubUnavailable", message: expect.any(String) })
+          expect(refused.body).toEqual({
+            _tag: "PubSubUnavailable",
+            message: expect.any(String),
+            requestId: expect.any(String)
+          })
           expect(refused.millis).toBeLessThan(1_000)
 
           // Saving still works while Redis is down; its hint is lost (logged), never replayed.

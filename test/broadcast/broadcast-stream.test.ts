@@ -231,7 +231,11 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
 
       const withKey = yield* probe(url, { authorization: `Bearer ${key}` })
       expect(withKey.status).toBe(403)
-      expect(withKey.body).toEqual({ _tag: "Forbidden", message: expect.stringMatching(/browser session/) })
+      expect(withKey.body).toEqual({
+        _tag: "Forbidden",
+        message: expect.stringMatching(/browser session/),
+        requestId: expect.any(String)
+      })
 
       const anonymous = yield* probe(url)
       expect(anonymous.status).toBe(401)

@@ -1,3 +1,4 @@
+import { AppConfig, redisPrefixOf } from "../../src/config/AppConfig"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ApiError, createClient, Decimal, PlainDate } from "../../src/client"
@@ -44,7 +45,10 @@ const tab = Effect.gen(function* () {
     client.auth.login({ workspace: workspace.slug, email: user.email, password: testPassword })
   )
   const { command } = yield* RedisConnection
-  const keys = [deal, "crm/company"].flatMap((bo) => Object.values(PresenceStoreRedis.presenceKeys(workspace.id, bo)))
+  const prefix = redisPrefixOf(yield* AppConfig)
+  const keys = [deal, "crm/company"].flatMap((bo) =>
+    Object.values(PresenceStoreRedis.presenceKeys(prefix, workspace.id, bo))
+  )
   yield* Effect.addFinalizer(() => Effect.promise(() => command.del(...keys)))
   return { base, workspace, user, me, client, events }
 })

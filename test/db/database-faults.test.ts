@@ -276,7 +276,8 @@ layer(appNamed(shortLocks, { databaseLockTimeout: Duration.millis(200) }), { exc
           expect(response.body).toEqual({
             _tag: "ServiceUnavailable",
             message: "the data is being changed by another write; retry later",
-            retryAfter: 1
+            retryAfter: 1,
+            requestId: expect.any(String)
           })
           yield* release
 

@@ -48,7 +48,8 @@ const lockRow = (workspace: Workspace, id: string) =>
 const lockTimedOut = {
   _tag: "ServiceUnavailable",
   message: "the data is being changed by another write; retry later",
-  retryAfter: 1
+  retryAfter: 1,
+  requestId: expect.any(String)
 }
 
 const expectLockTimeout = (response: TestResponse, route: string) => {
@@ -153,7 +154,8 @@ layer(testApp({ databaseLockTimeout: Duration.millis(200) }), { excludeTestServi
           expect(again.status).toBe(409)
           expect(again.body).toEqual({
             _tag: "Conflict",
-            message: "the write conflicts with existing data (a duplicate key)"
+            message: "the write conflicts with existing data (a duplicate key)",
+            requestId: expect.any(String)
           })
           const list = expectStatus(200)(yield* client.get(`/api/records/${company}`)) as { records: Array<unknown> }
           expect(list.records).toHaveLength(1)

@@ -225,7 +225,11 @@ layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs
       for (const path of ["/api/no-such-route", "/nothing-here.txt", "/api/auth/me/extra"]) {
         const response = yield* request(`${base}${path}`)
         expect(response.status, path).toBe(404)
-        expect(response.body, path).toEqual({ _tag: "NotFound", message: `no route for GET ${JSON.stringify(path)}` })
+        expect(response.body, path).toEqual({
+          _tag: "NotFound",
+          message: `no route for GET ${JSON.stringify(path)}`,
+          requestId: expect.any(String)
+        })
       }
       expect((yield* request(`${base}/api/health`, { method: "DELETE" })).status).toBe(404)
     })

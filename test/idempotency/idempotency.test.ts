@@ -115,7 +115,8 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       expect(otherBody.status).toBe(422)
       expect(otherBody.body).toEqual({
         _tag: "UnprocessableEntity",
-        message: "this Idempotency-Key was already used with another body: use a new key for a new request"
+        message: "this Idempotency-Key was already used with another body: use a new key for a new request",
+        requestId: expect.any(String)
       })
       const otherRoute = yield* refusal(deals.update(first.id, { title: "Kiosk" }, key))
       expect(otherRoute.status).toBe(422)

@@ -158,8 +158,8 @@ describe("presence lapse under TestClock (redis store)", () => {
   const redisStore = PresenceStoreRedis.layer.pipe(Layer.provideMerge(RedisConnection.layer(testRedisUrl)))
 
   const deleteKeys = (workspace: string) =>
-    Effect.flatMap(RedisConnection, ({ command }) =>
-      Effect.promise(() => command.del(...Object.values(PresenceStoreRedis.presenceKeys(workspace, deal))))
+    Effect.flatMap(RedisConnection, ({ command, prefix }) =>
+      Effect.promise(() => command.del(...Object.values(PresenceStoreRedis.presenceKeys(prefix, workspace, deal))))
     )
 
   for (const name of names) {

@@ -1,3 +1,4 @@
+import { AppConfig, redisPrefixOf } from "../../src/config/AppConfig"
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { Roles } from "../../src/auth/Roles"
@@ -59,7 +60,8 @@ const member = (base: string, workspace: Workspace, role = "admin") =>
 const presenceWorkspace = Effect.gen(function* () {
   const workspace = yield* freshWorkspace
   const { command } = yield* RedisConnection
-  const keys = businessObjects.flatMap((bo) => Object.values(PresenceStoreRedis.presenceKeys(workspace.id, bo)))
+  const prefix = redisPrefixOf(yield* AppConfig)
+  const keys = businessObjects.flatMap((bo) => Object.values(PresenceStoreRedis.presenceKeys(prefix, workspace.id, bo)))
   yield* Effect.addFinalizer(() => Effect.promise(() => command.del(...keys)))
   return workspace
 })

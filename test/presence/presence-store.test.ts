@@ -151,8 +151,8 @@ const redisStore = PresenceStoreRedis.layer.pipe(Layer.provideMerge(RedisConnect
 /** Deletes the presence keys of every business object the cases use. */
 const deleteWorkspaceKeys = (workspace: string) =>
   Effect.gen(function* () {
-    const { command } = yield* RedisConnection
-    const keys = [deal, contact].flatMap((bo) => Object.values(PresenceStoreRedis.presenceKeys(workspace, bo)))
+    const { command, prefix } = yield* RedisConnection
+    const keys = [deal, contact].flatMap((bo) => Object.values(PresenceStoreRedis.presenceKeys(prefix, workspace, bo)))
     yield* Effect.promise(() => command.del(...keys))
   })
 
@@ -162,9 +162,9 @@ describe("PresenceStore (redis) keys", () => {
   it.live("are per workspace and business object, expire after the latest lapse time, vanish when empty", () =>
     Effect.gen(function* () {
       const store = yield* PresenceStore
-      const { command } = yield* RedisConnection
+      const { command, prefix } = yield* RedisConnection
       const ws = `test-${randomUUID()}`
-      const keys = PresenceStoreRedis.presenceKeys(ws, deal)
+      const keys = PresenceStoreRedis.presenceKeys(prefix, ws, deal)
       yield* store.touch({ workspace: ws, businessObject: deal, recordId: "r1" }, alice("e1"), t0, t0 + lapse)
       yield* store.touch({ workspace: ws, businessObject: deal, recordId: "r2" }, alice("e2"), t0, t0 + 2 * lapse)
       for (const key of [keys.lapse, keys.holder]) {

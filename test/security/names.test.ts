@@ -93,7 +93,8 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
           expect(created.status, body).toBe(400)
           expect(created.body, body).toEqual({
             _tag: "BadRequest",
-            message: expect.stringMatching(/unknown field|__proto__|constructor|toString/)
+            message: expect.stringMatching(/unknown field|__proto__|constructor|toString/),
+            requestId: expect.any(String)
           })
           const updated = yield* rawJson(client, "PATCH", `/api/records/${deal}/${record.id}`, body, cookie)
           expect(updated.status, body).toBe(400)
@@ -209,7 +210,11 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
         yield* recordsOf(client, deal).archive(shelved.id)
         const archived = yield* heartbeat(shelved.id)
         expect(archived.status).toBe(409)
-        expect(archived.body).toEqual({ _tag: "Conflict", message: expect.stringContaining("archived") })
+        expect(archived.body).toEqual({
+          _tag: "Conflict",
+          message: expect.stringContaining("archived"),
+          requestId: expect.any(String)
+        })
         expect(yield* editorsOf(shelved.id)).toEqual([])
         yield* recordsOf(client, deal).restore(shelved.id)
         expect((yield* heartbeat(shelved.id)).status).toBe(204)
@@ -226,7 +231,11 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
           json: { workspace: name, email: `${name}@example.com`, password: name }
         })
         expect(response.status, name).toBe(401)
-        expect(response.body).toEqual({ _tag: "Unauthorized", message: "wrong workspace, email or password" })
+        expect(response.body).toEqual({
+          _tag: "Unauthorized",
+          message: "wrong workspace, email or password",
+          requestId: expect.any(String)
+        })
       }
     })
   )

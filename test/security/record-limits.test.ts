@@ -56,7 +56,8 @@ layer(testApp({ maxRecordBytes }, PluginRegistry.layer([crm, notes])), { exclude
           expect(response.status).toBe(422)
           expect(response.body).toEqual({
             _tag: "UnprocessableEntity",
-            message: `invalid values for limits/note: ${says}`
+            message: `invalid values for limits/note: ${says}`,
+            requestId: expect.any(String)
           })
         }
         expectStatus(201)(yield* client.post("/api/records/limits/note", { values: { code: "12345678" } }))

@@ -84,7 +84,8 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
         expect(answer.head.toLowerCase(), path).toContain("connection: close")
         expect(JSON.parse(answer.body), path).toEqual({
           _tag: "PayloadTooLarge",
-          message: `the body is over this route's limit of ${path === "/api/auth/login" ? 16384 : mib} bytes`
+          message: `the body is over this route's limit of ${path === "/api/auth/login" ? 16384 : mib} bytes`,
+          requestId: expect.any(String)
         })
       }
       expect(yield* stateOf(s.client)).toEqual(before)

@@ -73,8 +73,13 @@ export const ownRedis = Effect.gen(function* () {
     return child === undefined ? Effect.void : terminate(child, "SIGTERM")
   })
 
-  /** How many clients of this Redis are subscribed to the broadcast channel. */
-  const subscribers = Effect.map(redisCli(port, "pubsub", "numsub", "broadcast"), (out) => Number(out.split("\n")[1]))
+  /** How many clients of this Redis are subscribed to a broadcast hint channel (`<REDIS_PREFIX>broadcast`). */
+  const subscribers = Effect.gen(function* () {
+    const channels = (yield* redisCli(port, "pubsub", "channels", "*broadcast")).split("\n").filter((c) => c !== "")
+    if (channels.length === 0) return 0
+    const counts = (yield* redisCli(port, "pubsub", "numsub", ...channels)).split("\n")
+    return channels.reduce((sum, _, i) => sum + Number(counts[2 * i + 1]), 0)
+  })
 
   yield* start
   return { port, url: `redis://127.0.0.1:${port}`, start, stop, subscribers }

@@ -177,7 +177,8 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
             expect(response.status).toBe(401)
             expect(response.body).toEqual({
               _tag: "Unauthorized",
-              message: "the API key is invalid or has been revoked"
+              message: "the API key is invalid or has been revoked",
+              requestId: expect.any(String)
             })
           })
         },
@@ -198,7 +199,11 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
 
       const intoB = yield* login(base, { workspace: b.slug, email: user.email, password: testPassword })
       expect(intoB.status).toBe(401)
-      expect(intoB.body).toEqual({ _tag: "Unauthorized", message: "wrong workspace, email or password" })
+      expect(intoB.body).toEqual({
+        _tag: "Unauthorized",
+        message: "wrong workspace, email or password",
+        requestId: expect.any(String)
+      })
       expect(intoB.headers.get("set-cookie")).toBeNull()
     })
   )

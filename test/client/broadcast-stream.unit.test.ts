@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "@effect/vitest"
 import { createClient, fallbackPresenceIntervals, reconnectDelay } from "../../src/client"
 import type { FetchCall } from "./support/fakes"
 import { fakeFetch, FakeEventSource, json } from "./support/fakes"
+import { me } from "./fixtures"
 
 /**
  * The stream's events beyond hints (resync, end, shutdown), the client's own
@@ -10,13 +11,6 @@ import { fakeFetch, FakeEventSource, json } from "./support/fakes"
  * is refused). The clock is fake: delays are advanced, never slept through.
  */
 
-const me = {
-  kind: "user",
-  id: "u1",
-  name: "Ann",
-  email: "ann@example.com",
-  workspace: { id: "w1", slug: "acme", name: "Acme" }
-}
 const unauthorized = () => json(401, { _tag: "Unauthorized", message: "sign in" })
 const backoff = { baseMs: 1_000, maxMs: 8_000 }
 const random = () => 0.5

@@ -4,6 +4,7 @@ import type { BroadcastData, EventSourceConstructor } from "../../src/client"
 import { deal } from "./hydration/fixtures"
 import type { FetchCall } from "./support/fakes"
 import { fakeFetch, FakeEventSource, json, noContent } from "./support/fakes"
+import { me } from "./fixtures"
 
 /**
  * The client against a fake `fetch` and `EventSource` (the browser
@@ -23,13 +24,6 @@ const storedRecord = (values: Record<string, unknown>) => ({
   createdAt: "2026-03-01T09:30:00.123456Z",
   updatedAt: "2026-03-01T09:30:00.123456Z"
 })
-const me = {
-  kind: "user",
-  id: "u1",
-  name: "Ann",
-  email: "ann@example.com",
-  workspace: { id: "w1", slug: "acme", name: "Acme" }
-}
 const auditRow = {
   id: "a1",
   at: "2026-03-01T09:30:00.123456Z",

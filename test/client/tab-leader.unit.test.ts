@@ -3,6 +3,7 @@ import { createClient, tabLeaderName } from "../../src/client"
 import type { BroadcastStream, TabLocks, TabSharing } from "../../src/client"
 import type { FetchCall } from "./support/fakes"
 import { fakeFetch, FakeEventSource, json } from "./support/fakes"
+import { me } from "./fixtures"
 
 /**
  * The tab leader's protocol (docs/broadcast.md, "The tab leader") between
@@ -52,13 +53,6 @@ const fakeLocks = (): TabLocks & { readonly holder: (name: string) => number | u
   }
 }
 
-const me = {
-  kind: "user",
-  id: "u1",
-  name: "Ann",
-  email: "ann@example.com",
-  workspace: { id: "w1", slug: "acme", name: "Acme" }
-}
 const resync = { reason: "open", presence: { heartbeatMs: 7_000, lapseMs: 21_000 } }
 const hint = { businessObject: "crm/deal", businessObjectId: "r1" }
 

@@ -17,8 +17,12 @@ const hostileSlugs = [
   `a'); DELETE FROM platform.users; --`
 ]
 
-const badSignIn = { _tag: "Unauthorized", message: "wrong workspace, email or password" }
-const badKey = { _tag: "Unauthorized", message: "the API key is invalid or has been revoked" }
+const badSignIn = { _tag: "Unauthorized", message: "wrong workspace, email or password", requestId: expect.any(String) }
+const badKey = {
+  _tag: "Unauthorized",
+  message: "the API key is invalid or has been revoked",
+  requestId: expect.any(String)
+}
 
 const failureTag = <A, E>(exit: Exit.Exit<A, E>) =>
   Exit.isSuccess(exit)

@@ -19,6 +19,7 @@ import {
 } from "../../../src/client/react"
 import { FakeEventSource, json } from "../support/fakes"
 import { answer, flush, harness } from "./harness"
+import { me } from "../fixtures"
 
 /**
  * The spec's "Tab behaviour tied to these endpoints", rules 1-4, one block
@@ -38,13 +39,6 @@ afterEach(() => {
 
 const hint = (businessObject: string, businessObjectId = "r1") => ({ businessObject, businessObjectId })
 const resync = (reason: "open" | "resubscribed") => ({ reason, presence: { heartbeatMs: 10_000, lapseMs: 30_000 } })
-const me = {
-  kind: "user",
-  id: "u1",
-  name: "Ann",
-  email: "ann@example.com",
-  workspace: { id: "w1", slug: "acme", name: "Acme" }
-}
 
 /** What a record page reads: the deal's list, one deal, its timeline, its editors; and a company list. */
 const useRecordPage = (client: Client) => ({

@@ -20,13 +20,12 @@ describe("the admin command line's tables", () => {
           const lines = table(header, rows).split("\n")
           expect(lines).toHaveLength(rows.length + 1)
           let start = 0
-          header.forEach((_, column) => {
+          for (const column of header.keys()) {
             const cells = [header, ...rows].map((row) => row[column] ?? "")
-            lines.forEach((line, index) =>
+            for (const [index, line] of lines.entries())
               expect(line.slice(start, start + (cells[index] ?? "").length)).toBe(cells[index])
-            )
             start += Math.max(...cells.map((text) => text.length)) + 2
-          })
+          }
           for (const line of lines) expect(line).toBe(line.trimEnd())
         }
       )

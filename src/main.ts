@@ -1,15 +1,22 @@
 import type { Teardown } from "@effect/platform/Runtime"
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Config, ConfigError, Console, Duration, Effect, Exit, Layer, LogLevel, Option } from "effect"
+import { Cause, Config, ConfigError, Console, Duration, Effect, Exit, Layer, Option } from "effect"
 import { appLayer, loggerLayer } from "./app/AppLayer"
-import { AppConfig, drainTimeoutConfig, logFormatConfig } from "./config/AppConfig"
+import { AppConfig, appConfig, logFormatConfig, logLevelConfig } from "./config/AppConfig"
+import { configErrorLines } from "./config/configErrorLines"
 
-/** A start-up failure as one line: a configuration error names the variable, nothing prints a stack. */
+/**
+ * A start-up failure as one line, or one line per wrong variable of the
+ * configuration (each naming it); nothing prints a stack.
+ */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
-    if (ConfigError.isConfigError(error)) return `configuration error: ${String(error)}`
+    if (ConfigError.isConfigError(error))
+      return configErrorLines(error)
+        .map((line) => `configuration error: ${line}`)
+        .join("\n")
     if (typeof error === "object" && error !== null && "message" in error) {
       const tag = "_tag" in error ? `${String(error._tag)}: ` : ""
       return `start-up failed: ${tag}${String(error.message)}`
@@ -51,10 +58,15 @@ const guardShutdown = (logger: Layer.Layer<never>, drainTimeout: Duration.Durati
   })
 
 const main = Effect.gen(function* () {
-  const level = yield* Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
-  const logger = loggerLayer(level, yield* logFormatConfig)
-  yield* guardShutdown(logger, yield* drainTimeoutConfig)
-  return yield* Layer.launch(appLayer(AppConfig.layer)).pipe(Effect.provide(logger))
+  // Read together, so that every wrong variable is reported at once, before anything starts.
+  const { config, level, format } = yield* Config.all({
+    level: logLevelConfig,
+    format: logFormatConfig,
+    config: appConfig
+  })
+  const logger = loggerLayer(level, format)
+  yield* guardShutdown(logger, config.drainTimeout)
+  return yield* Layer.launch(appLayer(Layer.succeed(AppConfig, config))).pipe(Effect.provide(logger))
 }).pipe(
   Effect.catchAllCause((cause) =>
     Cause.isInterruptedOnly(cause)

@@ -11,6 +11,14 @@ export class Agent extends Schema.Class<Agent>("Agent")({
   name: Schema.String
 }) {}
 
+/** An agent as the admin command line lists it: its roles and how many of its keys are live. */
+export class AgentListing extends Schema.Class<AgentListing>("AgentListing")({
+  id: Schema.String,
+  name: Schema.String,
+  roles: Schema.Array(Schema.String),
+  activeKeys: Schema.Number
+}) {}
+
 const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /**
@@ -52,6 +60,19 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
           })(id).pipe(Effect.orDie)
         : Effect.succeed(Option.none<Agent>())
 
-    return { create, find } as const
+    /** Every agent of the workspace, by name. */
+    const list = (workspace: Workspace) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: AgentListing,
+        execute: () => sql`SELECT a.id, a.name,
+            COALESCE((SELECT array_agg(r.role ORDER BY r.role) FROM ${sql(workspace.table("role_assignments"))} r
+              WHERE r.principal_kind = 'agent' AND r.principal_id = a.id::text), '{}') AS roles,
+            (SELECT count(*)::int FROM ${sql(workspace.table("api_keys"))} k
+              WHERE k.agent_id = a.id AND k.revoked_at IS NULL) AS active_keys
+          FROM ${sql(workspace.table("agents"))} a ORDER BY a.name, a.id`
+      })(undefined).pipe(Effect.orDie)
+
+    return { create, find, list } as const
   })
 }) {}

@@ -66,7 +66,7 @@ export const startUp = Effect.gen(function* () {
   return true
 })
 
-/** How to sign in to the demo, printed once the server listens. */
+/** How to sign in to the demo, and how to set up one's own workspace; printed once the server listens. */
 export const printDemoHint = HttpServer.addressFormattedWith((address) =>
   Console.log(
     [
@@ -76,6 +76,15 @@ export const printDemoHint = HttpServer.addressFormattedWith((address) =>
       `    -d '{"workspace":"${demo.workspace}","email":"${demo.email}","password":"${demo.password}"}' \\`,
       `    ${address}/api/auth/login`,
       `  (workspace "${demo.workspace}", email ${demo.email}, password ${demo.password})`,
+      "",
+      "Your own workspace, on your own PostgreSQL (the admin command line works on the same DATABASE_URL;",
+      "on this embedded database only while the server is stopped):",
+      "  export DATABASE_URL=postgres://user:pass@host:5432/db",
+      "  npm run admin -- workspace create acme",
+      "  npm run admin -- user create --email you@example.com --name You --password 'a long password'",
+      "  npm run admin -- member add --workspace acme --email you@example.com --role admin",
+      "  npm start",
+      "  (npm run admin -- --help lists every command: list, roles, API keys, agents, ...)",
       ""
     ].join("\n")
   )

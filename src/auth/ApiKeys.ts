@@ -49,6 +49,17 @@ const ApiKeyRow = Schema.Struct({
   agentName: Schema.NullOr(Schema.String)
 })
 
+/** An API key as the admin command line lists it: never its secret nor its hash. */
+export class ApiKeyListing extends Schema.Class<ApiKeyListing>("ApiKeyListing")({
+  id: Schema.String,
+  name: Schema.String,
+  /** The agent the key signs in as; none for a service account's key (which holds `roles` itself). */
+  agent: Schema.NullOr(Schema.String),
+  roles: Schema.Array(Schema.String),
+  createdAt: Schema.DateFromSelf,
+  revokedAt: Schema.NullOr(Schema.DateFromSelf)
+}) {}
+
 const sameHash = (a: string, b: string) => {
   const left = Buffer.from(a, "hex")
   const right = Buffer.from(b, "hex")
@@ -119,6 +130,20 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         Effect.orDie
       )
 
-    return { create, createForAgent, revoke, verify } as const
+    /** Every key of the workspace, revoked ones too, oldest first. */
+    const list = (workspace: Workspace) =>
+      SqlSchema.findAll({
+        Request: Schema.Void,
+        Result: ApiKeyListing,
+        execute: () => read`SELECT k.id, k.name, a.name AS agent, k.created_at, k.revoked_at,
+            COALESCE(array_agg(r.role ORDER BY r.role) FILTER (WHERE r.role IS NOT NULL), '{}') AS roles
+          FROM ${sql(workspace.table("api_keys"))} k
+          LEFT JOIN ${sql(workspace.table("agents"))} a ON a.id = k.agent_id
+          LEFT JOIN ${sql(workspace.table("role_assignments"))} r
+            ON r.principal_kind = 'service-account' AND r.principal_id = k.id::text
+          GROUP BY k.id, a.name ORDER BY k.created_at, k.id`
+      })(undefined).pipe(Effect.orDie)
+
+    return { create, createForAgent, revoke, verify, list } as const
   })
 }) {}

@@ -12,6 +12,12 @@ export class User extends Schema.Class<User>("User")({
   name: Schema.String
 }) {}
 
+/** A user as the admin command line lists them: the workspaces they belong to by slug. */
+export class UserListing extends Schema.Class<UserListing>("UserListing")({
+  ...User.fields,
+  workspaces: Schema.Array(Schema.String)
+}) {}
+
 const UserWithHash = Schema.Struct({ ...User.fields, passwordHash: Schema.String })
 
 export const minimumPasswordLength = 8
@@ -81,6 +87,18 @@ export class Users extends Effect.Service<Users>()("Users", {
         )
       )
 
-    return { create, findCredentials, findByEmail, getByEmail } as const
+    /** Every user, by email, with the slugs of their workspaces. */
+    const list = SqlSchema.findAll({
+      Request: Schema.Void,
+      Result: UserListing,
+      execute: () => read`SELECT u.id, u.email, u.name,
+          COALESCE(array_agg(w.slug ORDER BY w.slug) FILTER (WHERE w.slug IS NOT NULL), '{}') AS workspaces
+        FROM ${users} u
+        LEFT JOIN ${sql(`${platformSchema}.memberships`)} m ON m.user_id = u.id
+        LEFT JOIN ${sql(`${platformSchema}.workspaces`)} w ON w.id = m.workspace_id
+        GROUP BY u.id ORDER BY u.email`
+    })(undefined).pipe(Effect.orDie)
+
+    return { create, findCredentials, findByEmail, getByEmail, list } as const
   })
 }) {}

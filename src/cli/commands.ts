@@ -12,6 +12,14 @@ import { provisionWorkspace } from "../app/Provisioning"
 import { Seeders } from "../seeding/Seeders"
 import type { SeedResult } from "../seeding/Seeders"
 import { Workspaces } from "../tenancy/Workspaces"
+import packageJson from "../../package.json" with { type: "json" }
+import { table } from "./table"
+
+/** A listing, or one line saying there is nothing to list. */
+const printTable = (nothing: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
+  Console.log(rows.length === 0 ? nothing : table(header, rows))
+
+const listOf = (items: ReadonlyArray<string>) => (items.length === 0 ? "-" : items.join(","))
 
 const workspaceOption = Options.text("workspace").pipe(Options.withDescription("workspace slug"))
 const roleOption = Options.text("role").pipe(Options.withDescription("role name"))
@@ -48,6 +56,28 @@ const workspaceSeed = Command.make("seed", { slug: Args.text({ name: "slug" }) }
   })
 ).pipe(Command.withDescription("Write the plugins' seed data that a workspace does not have yet (safe to repeat)"))
 
+const workspaceList = Command.make("list", {}, () =>
+  Effect.gen(function* () {
+    const all = yield* (yield* Workspaces).list
+    yield* printTable(
+      "no workspaces (create one: workspace create <slug>)",
+      ["SLUG", "NAME", "SCHEMA", "ID"],
+      all.map((workspace) => [workspace.slug, workspace.name, workspace.schema, workspace.id])
+    )
+  })
+).pipe(Command.withDescription("List the workspaces"))
+
+const userList = Command.make("list", {}, () =>
+  Effect.gen(function* () {
+    const users = yield* (yield* Users).list
+    yield* printTable(
+      "no users (create one: user create --email ... --name ... --password ...)",
+      ["EMAIL", "NAME", "WORKSPACES", "ID"],
+      users.map((user) => [user.email, user.name, listOf(user.workspaces), user.id])
+    )
+  })
+).pipe(Command.withDescription("List the users and the workspaces each belongs to"))
+
 const userCreate = Command.make(
   "create",
   {
@@ -71,6 +101,18 @@ const userSignOut = Command.make("sign-out", { email: Options.text("email") }, (
     )
   })
 ).pipe(Command.withDescription("Sign a user out of every session, in every workspace; their open streams end"))
+
+const memberList = Command.make("list", { workspace: workspaceOption }, ({ workspace }) =>
+  Effect.gen(function* () {
+    const target = yield* (yield* Workspaces).get(workspace)
+    const { members } = yield* (yield* Members).list(target)
+    yield* printTable(
+      `no members in ${target.slug}`,
+      ["EMAIL", "NAME", "ROLES", "USER ID"],
+      members.map((member) => [member.email, member.name, listOf(member.roles), member.userId])
+    )
+  })
+).pipe(Command.withDescription("List a workspace's members and the roles each holds"))
 
 const memberAdd = Command.make(
   "add",
@@ -145,6 +187,25 @@ const apiKeyCreate = Command.make(
     })
 ).pipe(Command.withDescription("Create an API key (a service account) holding a role; prints the key once"))
 
+const apiKeyList = Command.make("list", { workspace: workspaceOption }, ({ workspace }) =>
+  Effect.gen(function* () {
+    const target = yield* (yield* Workspaces).get(workspace)
+    const keys = yield* (yield* ApiKeys).list(target)
+    yield* printTable(
+      `no API keys in ${target.slug}`,
+      ["ID", "NAME", "HOLDER", "ROLES", "CREATED", "STATE"],
+      keys.map((key) => [
+        key.id,
+        key.name,
+        key.agent === null ? "service account" : `agent ${key.agent}`,
+        key.agent === null ? listOf(key.roles) : "(the agent's)",
+        key.createdAt.toISOString(),
+        key.revokedAt === null ? "active" : `revoked ${key.revokedAt.toISOString()}`
+      ])
+    )
+  })
+).pipe(Command.withDescription("List a workspace's API keys, revoked ones too (never their secrets)"))
+
 const apiKeyRevoke = Command.make(
   "revoke",
   { workspace: workspaceOption, id: Options.text("id").pipe(Options.withDescription("the key's id")) },
@@ -169,6 +230,18 @@ const agentCreate = Command.make(
       yield* Console.log(key)
     })
 ).pipe(Command.withDescription("Create an agent (a principal with its own roles) and the key it signs in with"))
+
+const agentList = Command.make("list", { workspace: workspaceOption }, ({ workspace }) =>
+  Effect.gen(function* () {
+    const target = yield* (yield* Workspaces).get(workspace)
+    const agents = yield* (yield* Agents).list(target)
+    yield* printTable(
+      `no agents in ${target.slug}`,
+      ["NAME", "ROLES", "ACTIVE KEYS", "ID"],
+      agents.map((agent) => [agent.name, listOf(agent.roles), String(agent.activeKeys), agent.id])
+    )
+  })
+).pipe(Command.withDescription("List a workspace's agents, their roles and live keys"))
 
 const failedList = Command.make("failed", {}, () =>
   Effect.gen(function* () {
@@ -195,15 +268,20 @@ const group = (name: string, description: string) => Command.make(name).pipe(Com
 export const adminCommand = Command.make("admin").pipe(
   Command.withDescription("Set up workspaces, users, roles, API keys and agents; look after failed jobs"),
   Command.withSubcommands([
-    group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceCreate, workspaceSeed])),
-    group("user", "Users").pipe(Command.withSubcommands([userCreate, userSignOut])),
-    group("member", "Workspace members").pipe(Command.withSubcommands([memberAdd, memberRemove, memberSetRole])),
+    group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceList, workspaceCreate, workspaceSeed])),
+    group("user", "Users").pipe(Command.withSubcommands([userList, userCreate, userSignOut])),
+    group("member", "Workspace members").pipe(
+      Command.withSubcommands([memberList, memberAdd, memberRemove, memberSetRole])
+    ),
     group("role", "Roles and their grants").pipe(Command.withSubcommands([roleGrant])),
-    group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyCreate, apiKeyRevoke])),
-    group("agent", "Agents").pipe(Command.withSubcommands([agentCreate])),
+    group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyList, apiKeyCreate, apiKeyRevoke])),
+    group("agent", "Agents").pipe(Command.withSubcommands([agentList, agentCreate])),
     group("jobs", "Background jobs and workflow runs").pipe(Command.withSubcommands([failedList, failedRetry]))
   ])
 )
 
+/** The command line's name and version (`admin --version`: the package's). */
+export const cliOptions = { name: "admin", version: packageJson.version }
+
 /** Runs the admin command line on `argv` (as `process.argv`: node, script, then the arguments). */
-export const runAdmin = Command.run(adminCommand, { name: "admin", version: "0.1.0" })
+export const runAdmin = Command.run(adminCommand, cliOptions)

@@ -1,4 +1,4 @@
-import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, Duration, Effect, Layer, LogLevel, Option, Redacted } from "effect"
 
 /** How the session cookie's Secure flag is chosen. `auto`: when the request came over HTTPS. */
 export type CookieSecure = "auto" | "always" | "never"
@@ -107,11 +107,41 @@ const isOrigin = (text: string) => {
   }
 }
 
-/** `DRAIN_TIMEOUT_MS`; read on its own by src/main.ts too, for its last-resort exit timer. */
-export const drainTimeoutConfig = positiveMillis("DRAIN_TIMEOUT_MS", 10_000)
+/** The entries of a comma-separated list, trimmed, without empty ones. */
+const originsOf = (list: string) =>
+  list
+    .split(",")
+    .map((origin) => origin.trim())
+    .filter((origin) => origin.length > 0)
 
-const config: Config.Config<AppConfigShape> = Config.all({
-  databaseUrl: Config.option(Config.redacted("DATABASE_URL")),
+/** A URL whose scheme is one of `schemes` (with the colon: `postgres:`); the host may be empty (a socket). */
+const isUrlOf = (schemes: ReadonlyArray<string>) => (text: string) => {
+  try {
+    return schemes.includes(new URL(text).protocol)
+  } catch {
+    return false
+  }
+}
+
+/** A secret URL, when set: checked for its scheme, never printed (the message names only the form it must have). */
+const optionalUrl = (name: string, schemes: ReadonlyArray<string>, example: string) =>
+  Config.option(
+    Config.string(name).pipe(
+      Config.validate({
+        message: `must be a ${schemes.map((scheme) => `${scheme}//`).join(" or ")} URL, e.g. ${example}`,
+        validation: isUrlOf(schemes)
+      }),
+      // Redacted after the check: `Config.redacted` would hide the check's message too.
+      Config.map(Redacted.make)
+    )
+  )
+
+/** `LOG_LEVEL`: read by src/main.ts with the rest, before the logger is set up. */
+export const logLevelConfig = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+
+/** Every variable of `AppConfigShape`; a failure names each wrong one (see `configErrorLines`). */
+export const appConfig: Config.Config<AppConfigShape> = Config.all({
+  databaseUrl: optionalUrl("DATABASE_URL", ["postgres:", "postgresql:"], "postgres://user:pass@host:5432/db"),
   databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
     Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
     Config.withDefault(10)
@@ -130,7 +160,7 @@ const config: Config.Config<AppConfigShape> = Config.all({
     }),
     Config.withDefault("audit-broadcast-service")
   ),
-  redisUrl: Config.option(Config.redacted("REDIS_URL")),
+  redisUrl: optionalUrl("REDIS_URL", ["redis:", "rediss:"], "redis://127.0.0.1:6379"),
   host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data/pglite")),
@@ -138,11 +168,11 @@ const config: Config.Config<AppConfigShape> = Config.all({
   cookieSecure: Config.literal("auto", "always", "never")("COOKIE_SECURE").pipe(Config.withDefault("auto" as const)),
   presenceHeartbeat: positiveMillis("PRESENCE_HEARTBEAT_MS", 10_000),
   broadcastKeepAlive: positiveMillis("BROADCAST_KEEPALIVE_MS", 15_000),
-  engineToken: Config.option(Config.redacted("ENGINE_TOKEN")).pipe(
-    Config.validate({
-      message: "must be at least 32 characters",
-      validation: (token) => Option.isNone(token) || Redacted.value(token.value).length >= 32
-    })
+  engineToken: Config.option(
+    Config.string("ENGINE_TOKEN").pipe(
+      Config.validate({ message: "must be at least 32 characters", validation: (token) => token.length >= 32 }),
+      Config.map(Redacted.make)
+    )
   ),
   queuePrefix: Config.string("QUEUE_PREFIX").pipe(
     Config.validate({
@@ -179,18 +209,13 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.withDefault(256 * 1024)
   ),
   allowedOrigins: Config.string("ALLOWED_ORIGINS").pipe(
-    Config.withDefault(""),
-    Config.map((list) =>
-      list
-        .split(",")
-        .map((origin) => origin.trim())
-        .filter((origin) => origin.length > 0)
-    ),
+    // Checked on the text as read, so that the message names the variable.
     Config.validate({
       message: "must be a comma-separated list of origins, e.g. https://app.example.com",
-      validation: (origins) => origins.every(isOrigin)
+      validation: (list) => originsOf(list).every(isOrigin)
     }),
-    Config.map((origins) => origins.map((origin) => new URL(origin).origin))
+    Config.withDefault(""),
+    Config.map((list) => originsOf(list).map((origin) => new URL(origin).origin))
   ),
   requestTimeout: positiveMillis("REQUEST_TIMEOUT_MS", 30_000),
   hstsMaxAge: Config.option(
@@ -228,7 +253,7 @@ const config: Config.Config<AppConfigShape> = Config.all({
     Config.withDefault(20)
   ),
   trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
-  drainTimeout: drainTimeoutConfig,
+  drainTimeout: positiveMillis("DRAIN_TIMEOUT_MS", 10_000),
   pruneInterval: positiveMillis("PRUNE_INTERVAL_MS", 3_600_000),
   completedRunRetention: Config.duration("COMPLETED_RUN_RETENTION").pipe(
     Config.validate({
@@ -299,10 +324,10 @@ export const logFormatConfig: Config.Config<LogFormat> = Config.all({
 
 /** The service's whole configuration, read once from the environment. */
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
-  static readonly layer = Layer.effect(AppConfig, config)
+  static readonly layer = Layer.effect(AppConfig, appConfig)
   static readonly make = (overrides: Partial<AppConfigShape> = {}) =>
     Layer.effect(
       AppConfig,
-      Effect.map(config, (c) => ({ ...c, ...overrides }))
+      Effect.map(appConfig, (c) => ({ ...c, ...overrides }))
     )
 }

@@ -1,0 +1,107 @@
+import { expect, layer } from "@effect/vitest"
+import { describe, it } from "@effect/vitest"
+import { Effect, Exit } from "effect"
+import { Agents } from "../../src/agents/Agents"
+import { ApiKeys } from "../../src/auth/ApiKeys"
+import packageJson from "../../package.json" with { type: "json" }
+import { runCli } from "../support/cli"
+import { meaningfulLines, runProcess } from "../support/subprocess"
+import { freshUser, freshWorkspace, TestServices } from "../support/TestApp"
+
+/** The columns of a listing's line, split where the table put two spaces or more. */
+const columns = (line: string) => line.split(/ {2,}/)
+
+/** The lines of a listing (header first) whose first column is `key`. */
+const rowOf = (stdout: ReadonlyArray<string>, column: number, value: string) =>
+  stdout
+    .join("\n")
+    .split("\n")
+    .map(columns)
+    .find((cells) => cells[column] === value)
+
+describe("admin command line without a database", () => {
+  // A database that is not there: --help and --version must not try it.
+  const noDatabase = { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", REDIS_URL: undefined }
+
+  it.effect(
+    "--help lists every command, --version prints the package's version, no command prints the help",
+    () =>
+      Effect.gen(function* () {
+        const help = yield* runProcess("node", ["--import", "tsx", "src/cli/main.ts", "--help"], noDatabase)
+        expect(help.code, help.stderr).toBe(0)
+        for (const command of ["workspace list", "user list", "member list", "apikey list", "agent list"])
+          expect(help.stdout).toContain(command)
+        const version = yield* runProcess("node", ["--import", "tsx", "src/cli/main.ts", "--version"], noDatabase)
+        expect(version.code, version.stderr).toBe(0)
+        expect(meaningfulLines(version.stdout)).toEqual([packageJson.version])
+        const bare = yield* runProcess("node", ["--import", "tsx", "src/cli/main.ts"], noDatabase)
+        expect(bare.code, bare.stderr).toBe(0)
+        expect(bare.stdout).toContain("workspace create")
+      }),
+    120_000
+  )
+})
+
+layer(TestServices, { excludeTestServices: true })("admin list commands", (it) => {
+  it.scoped("workspaces, users with their workspaces, members with their roles", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const user = yield* freshUser({ workspace, role: "admin" })
+
+      const workspaces = yield* runCli("workspace", "list")
+      expect(Exit.isSuccess(workspaces.exit)).toBe(true)
+      expect(columns(workspaces.stdout.join("\n").split("\n")[0] ?? "")).toEqual(["SLUG", "NAME", "SCHEMA", "ID"])
+      expect(rowOf(workspaces.stdout, 0, workspace.slug)).toEqual([
+        workspace.slug,
+        workspace.name,
+        workspace.schema,
+        workspace.id
+      ])
+
+      const users = yield* runCli("user", "list")
+      expect(rowOf(users.stdout, 0, user.email)).toEqual([user.email, user.name, workspace.slug, user.id])
+
+      const members = yield* runCli("member", "list", "--workspace", workspace.slug)
+      expect(members.stdout.join("\n").split("\n")).toEqual([
+        expect.stringMatching(/^EMAIL +NAME +ROLES +USER ID$/),
+        expect.stringMatching(new RegExp(`^${user.email} +${user.name} +admin +${user.id}$`))
+      ])
+    })
+  )
+
+  it.scoped("API keys (never their secret) with their holder, roles and state; agents with roles and live keys", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const service = yield* (yield* ApiKeys).create(workspace, "importer", "admin")
+      const revoked = yield* (yield* ApiKeys).create(workspace, "old importer", "admin")
+      yield* (yield* ApiKeys).revoke(workspace, revoked.apiKey.id)
+      const agent = yield* (yield* Agents).create(workspace, "Night shift", "admin")
+
+      const keys = yield* runCli("apikey", "list", "--workspace", workspace.slug)
+      expect(Exit.isSuccess(keys.exit)).toBe(true)
+      const text = keys.stdout.join("\n")
+      for (const key of [service.key, revoked.key, agent.key]) expect(text).not.toContain(key.split(".")[2])
+      expect(rowOf(keys.stdout, 0, service.apiKey.id)).toEqual([
+        service.apiKey.id,
+        "importer",
+        "service account",
+        "admin",
+        expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        "active"
+      ])
+      expect(rowOf(keys.stdout, 0, revoked.apiKey.id)?.[5]).toMatch(/^revoked \d{4}-/)
+      const agentKey = text
+        .split("\n")
+        .map(columns)
+        .find((cells) => cells[2] === "agent Night shift")
+      expect(agentKey?.[3]).toBe("(the agent's)")
+
+      const agents = yield* runCli("agent", "list", "--workspace", workspace.slug)
+      expect(rowOf(agents.stdout, 0, "Night shift")).toEqual(["Night shift", "admin", "1", agent.agent.id])
+
+      const empty = yield* freshWorkspace
+      const none = yield* runCli("agent", "list", "--workspace", empty.slug)
+      expect(none.stdout).toEqual([`no agents in ${empty.slug}`])
+    })
+  )
+})

@@ -1,6 +1,8 @@
 import { HttpApp, HttpBody, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, FiberRef, Option } from "effect"
 import { randomUUID } from "node:crypto"
+import { isJsonObject } from "../api/Json"
+import type { Json } from "../api/Json"
 
 /** The header a request id comes in and goes out with. */
 export const requestIdHeader = "x-request-id"
@@ -22,9 +24,6 @@ export const requestIdFrom = (incoming: string | undefined, generate: () => stri
 /** The id of the request this fiber serves; none outside a request. */
 export const currentRequestId: FiberRef.FiberRef<Option.Option<string>> = FiberRef.unsafeMake(Option.none())
 
-const isJsonObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const isJsonResponse = (response: HttpServerResponse.HttpServerResponse) =>
   response.body._tag === "Uint8Array" && (response.body.contentType.split(";")[0] ?? "").trim() === "application/json"
 
@@ -41,7 +40,7 @@ export const withRequestId = (
 ): HttpServerResponse.HttpServerResponse => {
   const stamped = HttpServerResponse.setHeader(response, requestIdHeader, id)
   if (response.status < 400 || response.body._tag !== "Uint8Array" || !isJsonResponse(response)) return stamped
-  let body: unknown
+  let body: Json
   try {
     body = JSON.parse(new TextDecoder().decode(response.body.body))
   } catch {

@@ -19,10 +19,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { cpus } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { ServicesLive, StorageLive } from "../src/app/AppLayer"
 import { decodeCursor } from "../src/audit/Cursor"
 import type { CursorPosition } from "../src/audit/Cursor"
@@ -40,12 +37,12 @@ import { platformMigrations, platformSchema } from "../src/tenancy/migrations/pl
 import type { Workspace } from "../src/api/Workspace"
 import { Workspaces } from "../src/tenancy/Workspaces"
 import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
+import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
 
 // ---------------------------------------------------------------- settings
 
 const databaseUrl =
   process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-const benchmarksFile = join(dirname(fileURLToPath(import.meta.url)), "..", "BENCHMARKS.md")
 
 const commit = { warmUp: 300, iterations: 2_000 }
 const unitSizes = [1, 10, 1_000] as const
@@ -537,29 +534,6 @@ Plans (\`EXPLAIN (FORMAT JSON)\` of the statement \`Timeline.compiledQuery\` giv
 `
 }
 
-const intro = `# Benchmarks
-
-Numbers measured by the scripts in \`bench/\`, each run on the test database (real PostgreSQL).
-Every section is (re)written by its script; the others are left as they are.
-
-`
-
-/** Replaces the "## Audit" section (up to the next "## " heading), or appends it. */
-const writeSection = (section: string) =>
-  Effect.sync(() => {
-    const current = existsSync(benchmarksFile) ? readFileSync(benchmarksFile, "utf8") : intro
-    const start = current.search(/^## Audit\s*$/m)
-    let next: string
-    if (start === -1) {
-      next = `${current.trimEnd()}\n\n${section}`
-    } else {
-      const rest = current.slice(start + 1)
-      const end = rest.search(/^## /m)
-      next = current.slice(0, start) + section + (end === -1 ? "" : `\n${rest.slice(end)}`)
-    }
-    writeFileSync(benchmarksFile, `${next.trimEnd()}\n`)
-  })
-
 // ---------------------------------------------------------------- main
 
 const main = Effect.gen(function* () {
@@ -580,17 +554,20 @@ const main = Effect.gen(function* () {
   const pages = yield* timelinePages(workspace)
 
   const seconds = (performance.now() - runStart) / 1000
-  yield* writeSection(
-    auditSection(
-      {
-        date: new Date().toISOString().slice(0, 10),
-        postgres: version?.version ?? "PostgreSQL",
-        database: redactedUrl(databaseUrl),
-        seconds
-      },
-      commitResult,
-      statements,
-      pages
+  yield* Effect.sync(() =>
+    writeBenchmarkSection(
+      "Audit",
+      auditSection(
+        {
+          date: new Date().toISOString().slice(0, 10),
+          postgres: version?.version ?? "PostgreSQL",
+          database: redactedUrl(databaseUrl),
+          seconds
+        },
+        commitResult,
+        statements,
+        pages
+      )
     )
   )
   yield* say(`[bench] wrote the Audit section of ${benchmarksFile} (${seconds.toFixed(0)} s)`)

@@ -19,7 +19,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { spawn } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { createServer } from "node:net"
 import { dirname, join } from "node:path"
@@ -33,12 +33,12 @@ import { AppConfig } from "../src/config/AppConfig"
 import { PluginRegistry } from "../src/plugins/PluginRegistry"
 import { platformSchema } from "../src/tenancy/migrations/platform"
 import { Workspaces } from "../src/tenancy/Workspaces"
+import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
 
 const databaseUrl =
   process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const redisUrl = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..")
-const benchmarksFile = join(repo, "BENCHMARKS.md")
 
 const parallel = 8
 const bodyBytes = 100 * 1024 * 1024
@@ -278,7 +278,7 @@ const main = async () => {
     console.log(
       `[bench] worst growth ${worst.toFixed(1)} MiB over a ${mib(floor).toFixed(1)} MiB floor (${((floor + worst * 1024 * 1024) / floor).toFixed(2)}×): ${pass ? "PASS" : "FAIL"} (< ${passMiB} MiB, every answer a 413 or a reset)`
     )
-    writeSection(section(rows, floor, worst, pass))
+    writeBenchmarkSection("Limits", section(rows, floor, worst, pass))
     console.log(`[bench] wrote the Limits section of ${benchmarksFile}`)
     if (!pass) process.exitCode = 1
   } finally {
@@ -316,21 +316,6 @@ bench's client writes its whole body before reading, so its next write after
 the service closed the connection can fail before it reads the 413 (curl and
 browsers read the early answer).
 `
-
-/** Replaces the "## Limits" section (up to the next "## " heading), or appends it. */
-const writeSection = (text: string) => {
-  const current = existsSync(benchmarksFile) ? readFileSync(benchmarksFile, "utf8") : "# Benchmarks\n"
-  const start = current.search(/^## Limits\s*$/m)
-  let next: string
-  if (start === -1) {
-    next = `${current.trimEnd()}\n\n${text}`
-  } else {
-    const rest = current.slice(start + 1)
-    const end = rest.search(/^## /m)
-    next = current.slice(0, start) + text + (end === -1 ? "" : `\n${rest.slice(end)}`)
-  }
-  writeFileSync(benchmarksFile, `${next.trimEnd()}\n`)
-}
 
 main().catch((error: unknown) => {
   console.error(error)

@@ -19,10 +19,8 @@ import { HttpServer } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { randomBytes } from "node:crypto"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer, connect } from "node:net"
 import type { Socket } from "node:net"
-import { join } from "node:path"
 import { appLayer } from "../src/app/AppLayer"
 import { Members } from "../src/auth/Members"
 import { Sessions } from "../src/auth/Sessions"
@@ -30,8 +28,8 @@ import { Users } from "../src/auth/Users"
 import { AppConfig } from "../src/config/AppConfig"
 import { platformSchema } from "../src/tenancy/migrations/platform"
 import { Workspaces } from "../src/tenancy/Workspaces"
+import { writeBenchmarkSection } from "./benchmarksFile"
 
-const benchmarksFile = join(import.meta.dirname, "..", "BENCHMARKS.md")
 const databaseUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379"
 const argv = process.argv.slice(2)
@@ -228,7 +226,7 @@ const main = async () => {
     console.log(`\nReconnects after the drop, per ${bucketMs} ms:\n${chart}\n`)
     log(summary)
     log(pass ? `PASS: spread over at least ${requiredSpreadMs} ms` : `FAIL: spread under ${requiredSpreadMs} ms`)
-    if (writesReport) writeSection(section(chart, summary, pass))
+    if (writesReport) writeBenchmarkSection("Reconnect spread", section(chart, summary, pass))
     if (!pass) process.exitCode = 1
   } finally {
     for (const client of all) client.stop()
@@ -261,21 +259,6 @@ ${summary}: **${pass ? "PASS" : "FAIL"}** (at least ${requiredSpreadMs / 1_000} 
 ${chart}
 \`\`\`
 `
-
-/** Replaces the "## Reconnect spread" section (up to the next "## " heading), or appends it. */
-const writeSection = (text: string) => {
-  const current = existsSync(benchmarksFile) ? readFileSync(benchmarksFile, "utf8") : "# Benchmarks\n"
-  const start = current.search(/^## Reconnect spread\s*$/m)
-  let next: string
-  if (start === -1) {
-    next = `${current.trimEnd()}\n\n${text}`
-  } else {
-    const rest = current.slice(start + 1)
-    const end = rest.search(/^## /m)
-    next = current.slice(0, start) + text + (end === -1 ? "" : `\n${rest.slice(end)}`)
-  }
-  writeFileSync(benchmarksFile, `${next.trimEnd()}\n`)
-}
 
 main().catch((error: unknown) => {
   console.error(error)

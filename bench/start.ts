@@ -12,13 +12,13 @@
  * and written into the "Start" section of BENCHMARKS.md.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { readFileSync, } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
+import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
 
 const repo = join(import.meta.dirname, "..")
-const benchmarksFile = join(repo, "BENCHMARKS.md")
 const databaseUrl =
   process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const redisUrl = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
@@ -138,17 +138,6 @@ ${table}
 **${pass ? "PASS" : "FAIL"}** (worst start <= 2 s and worst base RSS <= 120 MiB).
 `
 
-/** Replaces the "## Start" section (up to the next "## " heading), or appends it. */
-const writeSection = (text: string) => {
-  const current = existsSync(benchmarksFile) ? readFileSync(benchmarksFile, "utf8") : "# Benchmarks\n"
-  const start = current.search(/^## Start\s*$/m)
-  if (start < 0) return writeFileSync(benchmarksFile, `${current.trimEnd()}\n\n${text}`)
-  const rest = current.slice(start + 1)
-  const nextHeading = rest.search(/^## /m)
-  const end = nextHeading < 0 ? current.length : start + 1 + nextHeading
-  const next = `${current.slice(0, start)}${text}\n${current.slice(end).trimStart()}`
-  writeFileSync(benchmarksFile, `${next.trimEnd()}\n`)
-}
-writeSection(section)
+writeBenchmarkSection("Start", section)
 console.log(`[bench] wrote the Start section of ${benchmarksFile}`)
 process.exit(pass ? 0 : 1)

@@ -19,7 +19,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
 import { spawn } from "node:child_process"
-import { readFileSync, } from "node:fs"
+import { readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { createServer } from "node:net"
 import { dirname, join } from "node:path"

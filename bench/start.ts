@@ -12,7 +12,7 @@
  * and written into the "Start" section of BENCHMARKS.md.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
-import { readFileSync, } from "node:fs"
+import { readFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"

@@ -127,7 +127,7 @@ describe("traces", () => {
     }).pipe(
       Effect.provide(TracingLive),
       Effect.provide(AppConfig.make({ otelEndpoint: Option.none() })),
-      Effect.map(({ enabled, span }) => {
+      Effect.tap(({ enabled, span }) => {
         expect(enabled).toBe(false)
         // The no-op span is never sampled; a recorded one always is.
         expect(span.sampled).toBe(false)

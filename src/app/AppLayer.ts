@@ -28,6 +28,7 @@ import { DrainOnShutdownLive, GracefulShutdown } from "../shutdown/GracefulShutd
 import { BackgroundWorkersLive } from "../workers/BackgroundWorkers"
 import { WorkflowQueue } from "../workflows/WorkflowQueue"
 import { printDemoHint, startUp } from "./Provisioning"
+import { TracingLive } from "./TracingLive"
 
 /** The producers of durable work: background jobs and workflow runs. */
 const QueuesLive = Layer.merge(JobQueue.Default, WorkflowQueue.Default).pipe(Layer.provide(DurableQueuesLive))
@@ -71,6 +72,7 @@ const StartedServerLive = Layer.unwrapEffect(
 /**
  * The whole service, given its configuration (and, for tests, other plugins or
  * pub/sub ports). When its scope closes it drains first (`GracefulShutdown`).
+ * Traces are exported when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (`TracingLive`).
  */
 export const appLayer = (
   config: Layer.Layer<AppConfig, unknown>,
@@ -83,6 +85,8 @@ export const appLayer = (
     Layer.provideMerge(plugins),
     Layer.provideMerge(Layer.merge(DatabaseLive, pubsub)),
     Layer.provideMerge(Layer.merge(GracefulShutdown.Default, Readiness.Default)),
+    // First, so that everything built after it (server, workers, pools) runs with its tracer, and last to close (a final flush).
+    Layer.provideMerge(TracingLive),
     Layer.provideMerge(config)
   )
 

@@ -7,6 +7,7 @@ import type { BroadcastBusShape } from "./BroadcastBus"
 /**
  * Publishes one hint, fire-and-forget: a failure is logged with the
  * workspace and the object, never retried, never passed to the caller.
+ * The publish (to Redis, or the in-process bus) is a `broadcast publish` span.
  */
 export const publishHint = (
   bus: BroadcastBusShape,
@@ -22,6 +23,15 @@ export const publishHint = (
       })
     )
     .pipe(
+      Effect.withSpan("broadcast publish", {
+        kind: "producer",
+        attributes: {
+          "workspace.slug": hint.workspace,
+          "broadcast.type": type,
+          "business_object.name": hint.businessObject,
+          "business_object.id": hint.businessObjectId
+        }
+      }),
       Effect.zipRight(Metric.increment(hintsPublished)),
       Effect.catchAll((error) =>
         Effect.logWarning(`${type} broadcast publish failed`, error.message).pipe(

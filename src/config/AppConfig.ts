@@ -86,6 +86,15 @@ export interface AppConfigShape {
   readonly redisPrefix: Option.Option<string>
   /** `METRICS_TOKEN`: `/metrics` answers only `Authorization: Bearer <it>`; none: `/metrics` is a 404. */
   readonly metricsToken: Option.Option<Redacted.Redacted>
+  /**
+   * `OTEL_EXPORTER_OTLP_ENDPOINT`: the OTLP/HTTP collector spans are sent to
+   * (as JSON, to `<it>/v1/traces`); none: no tracing at all (see `TracingLive`).
+   */
+  readonly otelEndpoint: Option.Option<string>
+  /** `OTEL_SERVICE_NAME`: the `service.name` of the exported spans. */
+  readonly otelServiceName: string
+  /** `OTEL_BSP_SCHEDULE_DELAY` (OpenTelemetry's name): how often finished spans are sent, in one batch. */
+  readonly otelExportInterval: Duration.Duration
 }
 
 const positiveMillis = (name: string, fallback: number) =>
@@ -275,7 +284,21 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
       message: "must be at least 16 characters",
       validation: (token) => Option.isNone(token) || Redacted.value(token.value).length >= 16
     })
-  )
+  ),
+  otelEndpoint: Config.option(
+    Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+      Config.validate({
+        message: "must be an http:// or https:// URL, e.g. http://127.0.0.1:4318",
+        validation: isUrlOf(["http:", "https:"])
+      }),
+      Config.map((url) => url.replace(/\/+$/, ""))
+    )
+  ),
+  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(
+    Config.validate({ message: "must not be empty", validation: (name) => name.trim().length > 0 }),
+    Config.withDefault("audit-broadcast-service")
+  ),
+  otelExportInterval: positiveMillis("OTEL_BSP_SCHEDULE_DELAY", 5_000)
 })
 
 /** The database's name, as a key segment: characters Redis tools would trip on become `_`. */

@@ -64,6 +64,8 @@ export const requestIds = HttpMiddleware.make((app) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const id = requestIdFrom(request.headers[requestIdHeader])
     yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(withRequestId(response, id)))
+    // On the request's server span (when traced), so a trace can be found from a log line or an error body.
+    yield* Effect.annotateCurrentSpan("http.request.id", id)
     return yield* app.pipe(Effect.locally(currentRequestId, Option.some(id)), Effect.annotateLogs("requestId", id))
   })
 )

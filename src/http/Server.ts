@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
@@ -28,6 +28,7 @@ import { requestLog } from "./RequestLog"
 import { requestMetrics } from "./RequestMetrics"
 import { MetricsRouteLive } from "./MetricsRoute"
 import { securityHeaders } from "./SecurityHeaders"
+import { isProbe, untracedProbes } from "./UntracedProbes"
 import { WebPageLive } from "./WebPage"
 import { recordsByBusinessObject } from "./openapi/recordsByBusinessObject"
 import { PluginRegistry } from "../plugins/PluginRegistry"
@@ -73,7 +74,7 @@ const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
 
 /** The routes plus the OpenAPI document, its docs page, `/metrics` and the web page at `/`. */
 export const HttpAppLive = HttpApiBuilder.serve((app) =>
-  requestIds(securityHeaders(requestLog(requestMetrics(app))))
+  requestIds(securityHeaders(requestLog(requestMetrics(untracedProbes(app)))))
 ).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
   Layer.provide(WebPageLive),
@@ -111,5 +112,13 @@ export const HttpServerLive = Layer.unwrapEffect(
   })
 )
 
-/** The running server; its `HttpServer` stays visible so tests can read the bound address. */
-export const ServerLive = HttpAppLive.pipe(HttpServer.withLogAddress, Layer.provideMerge(HttpServerLive))
+/**
+ * The running server; its `HttpServer` stays visible so tests can read the
+ * bound address. Every request but the probes is a server span when tracing
+ * is on (the platform's tracer middleware, see src/app/TracingLive.ts).
+ */
+export const ServerLive = HttpAppLive.pipe(
+  HttpServer.withLogAddress,
+  HttpMiddleware.withTracerDisabledWhen(isProbe),
+  Layer.provideMerge(HttpServerLive)
+)

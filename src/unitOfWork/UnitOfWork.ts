@@ -8,6 +8,8 @@ import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { OutboundBridge } from "../outbound/OutboundBridge"
 import type { Workspace } from "../api/Workspace"
 import { CurrentUnit } from "./CurrentUnit"
+import { CurrentActor } from "../context/Frames"
+import { actorSpanAttributes } from "../context/actorSpanAttributes"
 import { auditRowsWritten, unitsOfWork } from "../metrics/ServiceMetrics"
 
 const committed = Metric.tagged(unitsOfWork, "outcome", "committed")
@@ -54,6 +56,9 @@ const nextRetry = (
  * connection, up to twice after a serialization failure or deadlock. A
  * connection lost during COMMIT leaves the outcome unknown: never retried, it
  * dies with `CommitOutcomeUnknown` (answered 503, docs/reliability.md).
+ *
+ * A unit is one span, `unit of work`, with the workspace, the correlation id
+ * and the actor as attributes; its statements (and retries) are under it.
  */
 export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
   effect: Effect.gen(function* () {
@@ -107,6 +112,12 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         const correlationId = crypto.randomUUID()
         // Inside a transaction opened by hand (provisioning) the unit is a savepoint: the owner retries, not the unit.
         const ownsTransaction = Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+        yield* Effect.annotateCurrentSpan({
+          "workspace.slug": workspace.slug,
+          "workspace.id": workspace.id,
+          "correlation.id": correlationId,
+          ...actorSpanAttributes(yield* CurrentActor)
+        })
         for (let retries: Retries = { connection: 0, serialization: 0 }; ; ) {
           const { exit, outbox, committing } = yield* attempt(workspace, correlationId, effect)
           if (Exit.isSuccess(exit)) {
@@ -126,7 +137,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
           if (Duration.greaterThan(next.value.delay, Duration.zero)) yield* Effect.sleep(next.value.delay)
           retries = next.value.retries
         }
-      })
+      }).pipe(Effect.withSpan("unit of work"))
 
     /**
      * Runs `effect` in a unit of work on `workspace`, or in the one already in

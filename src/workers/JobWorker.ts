@@ -1,4 +1,5 @@
 import { Effect, Layer, Option } from "effect"
+import { actorSpanAttributes } from "../context/actorSpanAttributes"
 import { CurrentActor, withCause } from "../context/Frames"
 import { JobQueue } from "../jobs/JobQueue"
 import { PluginRegistry } from "../plugins/PluginRegistry"
@@ -28,6 +29,7 @@ export const JobWorkerLive = Layer.scopedDiscard(
         Effect.gen(function* () {
           const job = registry.job(envelope.job)
           if (Option.isNone(job)) return yield* Effect.dieMessage(`no plugin declares the job ${envelope.job}`)
+          yield* Effect.annotateCurrentSpan(actorSpanAttributes(yield* CurrentActor))
           yield* units.run(
             envelope.workspace,
             Effect.gen(function* () {

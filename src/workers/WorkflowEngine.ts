@@ -1,4 +1,6 @@
 import { Effect, Layer, Option } from "effect"
+import { actorSpanAttributes } from "../context/actorSpanAttributes"
+import { CurrentActor } from "../context/Frames"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { claimRun } from "../queue/CompletedRuns"
 import { Records } from "../records/Records"
@@ -30,15 +32,16 @@ export const WorkflowEngineLive = Layer.scopedDiscard(
           const workflow = registry.workflow(run.workflowId)
           if (Option.isNone(workflow))
             return yield* Effect.dieMessage(`no plugin declares the workflow ${run.workflowId}`)
-          yield* units
-            .run(
+          yield* Effect.gen(function* () {
+            yield* Effect.annotateCurrentSpan(actorSpanAttributes(yield* CurrentActor))
+            yield* units.run(
               run.workspace,
               Effect.gen(function* () {
                 if (!(yield* claimRun(id, "workflow", run.workflowId))) return
                 yield* records.runPlugin(workflow.value.declaration.run(run.event))
               })
             )
-            .pipe(asWorkflowRun(run.workflowId, triggerCause(run.event)))
+          }).pipe(asWorkflowRun(run.workflowId, triggerCause(run.event)))
         })
     })
   })

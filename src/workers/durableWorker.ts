@@ -1,6 +1,6 @@
 import type * as PersistedQueue from "@effect/experimental/PersistedQueue"
 import type { Scope } from "effect"
-import { Cause, Effect, Fiber, Metric, Option } from "effect"
+import { Cause, Effect, Fiber, FiberRef, Metric, Option } from "effect"
 import { queueRunFailures } from "../metrics/ServiceMetrics"
 import { AppConfig } from "../config/AppConfig"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
@@ -29,6 +29,9 @@ export interface DurableWork<A, E, R> {
  * gone or being dropped is skipped, stopped by the drop, or (when it failed
  * because the workspace went away under it) finished quietly: done, not failed.
  *
+ * Each run is the root of a trace: a span named `work.kind` with the
+ * element's name, id, attempt and workspace (the worker adds the actor).
+ *
  * On shutdown (its drain step) it takes nothing new and lets what runs
  * finish; at the drain's deadline what still runs is interrupted: its unit
  * rolls back and the queue releases the element at once (the persisted
@@ -46,6 +49,8 @@ export const runDurableWorker = <A, E, R>(
     /** One permit per element being run: the drain takes them all to wait for the running ones. */
     const running = yield* Effect.makeSemaphore(concurrency)
     let stopping = false
+    /** Whether this service traces at all (`TracingLive`): the runs are traced then, the idle polling never. */
+    const tracing = yield* FiberRef.get(FiberRef.currentTracerEnabled)
 
     const handle = (element: A, meta: { readonly id: string; readonly attempts: number }) => {
       const { name, workspace } = work.describe(element)
@@ -82,7 +87,17 @@ export const runDurableWorker = <A, E, R>(
             ? Effect.logError(`${work.kind} failed for good; it stays in the queue, failed`, Cause.pretty(cause))
             : Effect.logWarning(`${work.kind} failed; it will be tried again`, Cause.pretty(cause))
         ),
-        Effect.annotateLogs(annotations)
+        Effect.annotateLogs(annotations),
+        Effect.withSpan(work.kind, {
+          root: true,
+          attributes: {
+            "queue.element.name": name,
+            "queue.element.id": meta.id,
+            "queue.attempt": meta.attempts + 1,
+            "workspace.slug": workspace.slug
+          }
+        }),
+        Effect.withTracerEnabled(tracing)
       )
     }
 
@@ -95,7 +110,9 @@ export const runDurableWorker = <A, E, R>(
       Effect.catchAllCause(() => Effect.void),
       // A taker that finishes its element during the drain stops by itself. (It must: an interruption
       // that reaches it while the queue marks the element done, an uninterruptible step, was seen to be lost.)
-      Effect.repeat({ while: () => !stopping })
+      Effect.repeat({ while: () => !stopping }),
+      // Polling for work every `QUEUE_POLL_MS` would be a trace of its own each time: only the runs are traced.
+      Effect.withTracerEnabled(false)
     )
     const takers: Array<Fiber.RuntimeFiber<void>> = []
     for (let i = 0; i < concurrency; i++) takers.push(yield* Effect.forkScoped(taker))

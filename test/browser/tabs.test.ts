@@ -117,16 +117,22 @@ const everyTabShows = (tabs: ReadonlyArray<Page>, title: string) =>
     .poll(async () => (await Promise.all(tabs.map(shownTitle))).filter((shown) => shown !== title).length, live)
     .toBe(0)
 
+/** A fresh browser context with its tabs open, once they share one stream. */
+const openSharingTabs = async () => {
+  requireChromium()
+  if (harness === undefined) throw new Error("not set up")
+  const context = await harness.browser.newContext()
+  const streams = watchStreams(context)
+  const tabs = await openTabs(context)
+  await expect.poll(() => streams.count(), live).toBe(1)
+  return { context, streams, tabs }
+}
+
 describe("ten tabs of one workspace over HTTP/1.1 (Chromium, PostgreSQL, Redis)", () => {
   it("one stream for all tabs: every tab gets the hints, a save goes through, and the leader's close hands over", {
     timeout: 240_000
   }, async () => {
-    requireChromium()
-    if (harness === undefined) throw new Error("not set up")
-    const context = await harness.browser.newContext()
-    const streams = watchStreams(context)
-    const tabs = await openTabs(context)
-    await expect.poll(() => streams.count(), live).toBe(1)
+    const { context, streams, tabs } = await openSharingTabs()
 
     // A change made elsewhere: every tab shows it, by the hint its leader relayed.
     const shownAt = await noteWhenShown(tabs, "Deal 1")
@@ -164,12 +170,7 @@ describe("ten tabs of one workspace over HTTP/1.1 (Chromium, PostgreSQL, Redis)"
   it("signing out in one tab closes the stream and shows the sign-in page in every tab; signing in again in one brings them all back", {
     timeout: 240_000
   }, async () => {
-    requireChromium()
-    if (harness === undefined) throw new Error("not set up")
-    const context = await harness.browser.newContext()
-    const streams = watchStreams(context)
-    const tabs = await openTabs(context)
-    await expect.poll(() => streams.count(), live).toBe(1)
+    const { context, streams, tabs } = await openSharingTabs()
     const [leader] = streams.holders()
     // Not the leader: the others learn of it from the stream's 401 and from the tab that signed out.
     const signingOut = tabAt(

@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Predicate } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, Scope } from "effect"
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -7,7 +7,10 @@ import { join } from "node:path"
 import { maxAdminRequestBytes } from "../../src/api/AdminSocket"
 import { adminCommand } from "../../src/app/admin/commands"
 import { demo } from "../../src/app/Provisioning"
-import { ended, opened } from "../broadcast/streamHelpers"
+import { askServer } from "../../src/cli/askServer"
+import { Readiness } from "../../src/health/Readiness"
+import { GracefulShutdown } from "../../src/shutdown/GracefulShutdown"
+import { ended, eventually, opened } from "../broadcast/streamHelpers"
 import { bearerClient, clientFor, healthOf } from "../support/api"
 import { signIn } from "../support/http"
 import { login } from "../support/login"
@@ -16,7 +19,7 @@ import type { RunningService } from "../support/service"
 import { openSse } from "../support/sse"
 import type { SseStream } from "../support/sse"
 import { meaningfulLines, runProcess } from "../support/subprocess"
-import { uniqueSuffix } from "../support/TestApp"
+import { testApp, uniqueSuffix } from "../support/TestApp"
 
 /**
  * The admin command line against the embedded database while the embedded
@@ -334,5 +337,44 @@ describe("admin command line and an embedded server without an admin socket", ()
         `error: the embedded database in ${dataDir} is in use by process ${process.pid}: stop it, or set DATABASE_URL`
       ])
     })
+  )
+})
+
+describe("admin socket while the embedded server drains", () => {
+  it.scopedLive(
+    "a request during the drain is refused, saying why; the socket goes with the server",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* freshDataDir
+        const appScope = yield* Scope.make()
+        yield* Effect.addFinalizer(() => Scope.close(appScope, Exit.void))
+        const app = yield* Layer.buildWithScope(
+          testApp({ databaseUrl: Option.none(), redisUrl: Option.none(), dataDir, drainTimeout: Duration.seconds(30) }),
+          appScope
+        )
+        const path = join(dataDir, "admin.sock")
+        const ask = askServer(path, ["workspace", "list"])
+        expect(yield* ask).toMatchObject(Option.some({ _tag: "Ran", exitCode: 0 }))
+
+        // A part of the app with work to finish holds the drain open until released.
+        const release = yield* Deferred.make<void>()
+        yield* Effect.flatMap(GracefulShutdown, (shutdown) => shutdown.onDrain("test", Deferred.await(release))).pipe(
+          Effect.provide(app)
+        )
+        const closing = yield* Effect.fork(Scope.close(appScope, Exit.void))
+        yield* eventually("the app drains", Effect.flatMap(Readiness, (r) => r.isDraining).pipe(Effect.provide(app)))
+        expect(yield* ask).toEqual(
+          Option.some({
+            _tag: "Refused",
+            message:
+              "the server is shutting down: run the command again once it has stopped (the command line then opens the data directory itself)"
+          })
+        )
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(closing)
+        expect(existsSync(path)).toBe(false)
+        expect(yield* ask).toEqual(Option.none())
+      }),
+    120_000
   )
 })

@@ -56,14 +56,18 @@ const serveConnection =
     let size = 0
     let read = false
     const reply = (answer: AdminAnswer) => {
-      if (!socket.destroyed) socket.end(`${encodeAnswer(answer)}\n`)
+      if (socket.destroyed) return
+      socket.end(`${encodeAnswer(answer)}\n`)
+      // A client that keeps its end open (or goes on sending) after the answer is cut off in time.
+      socket.setTimeout(requestTimeoutMs)
     }
     const refuse = (message: string) => {
       read = true
       reply(refused(message))
     }
     socket.on("timeout", () => {
-      if (!read) refuse(`no request line within ${requestTimeoutMs / 1000} s`)
+      if (read) socket.destroy()
+      else refuse(`no request line within ${requestTimeoutMs / 1000} s`)
     })
     socket.on("end", () => {
       if (!read) refuse("the connection ended before a complete request line")

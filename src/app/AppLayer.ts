@@ -29,6 +29,7 @@ import { BackgroundWorkersLive } from "../workers/BackgroundWorkers"
 import { WorkflowQueue } from "../workflows/WorkflowQueue"
 import { printDemoHint, startUp } from "./Provisioning"
 import { TracingLive } from "./TracingLive"
+import { AdminSocketLive } from "./admin/AdminSocketLive"
 
 /** The producers of durable work: background jobs and workflow runs. */
 const QueuesLive = Layer.merge(JobQueue.Default, WorkflowQueue.Default).pipe(Layer.provide(DurableQueuesLive))
@@ -62,9 +63,10 @@ type PubSubPorts = Layer.Layer.Success<typeof PubSubLive>
 /** Migrations (and the demo, on a fresh embedded database) before the server listens and the workers start. */
 const StartedServerLive = Layer.unwrapEffect(
   Effect.map(startUp, (provisionedDemo) =>
-    Layer.merge(
+    Layer.mergeAll(
       provisionedDemo ? ServerLive.pipe(Layer.tap((context) => Effect.provide(printDemoHint, context))) : ServerLive,
-      BackgroundWorkersLive
+      BackgroundWorkersLive,
+      AdminSocketLive
     )
   )
 )

@@ -24,13 +24,25 @@ const isAlive = (pid: number) => {
   }
 }
 
+const lockFileOf = (dataDir: string) => join(dataDir, "service.lock")
+
+/** The live process that holds the data directory (the embedded server), if any: a stale lock names none. */
+const holderOf = (dataDir: string): number | undefined => {
+  try {
+    const holder = Number(readFileSync(lockFileOf(dataDir), "utf8"))
+    return Number.isInteger(holder) && holder > 0 && isAlive(holder) ? holder : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * PGlite has no lock of its own: two processes opening one data directory
  * corrupt it (and so do two opens in one process). A pid file guards it; a
  * stale one, whose process is gone, is taken over.
  */
 const lockDataDir = (dataDir: string) => {
-  const lockFile = join(dataDir, "service.lock")
+  const lockFile = lockFileOf(dataDir)
   return Effect.acquireRelease(
     Effect.suspend(() => {
       try {
@@ -91,4 +103,4 @@ const start = (dataDir: string): Effect.Effect<EmbeddedPostgres, EmbeddedPostgre
     return { host, port }
   })
 
-export const EmbeddedPostgres = { start }
+export const EmbeddedPostgres = { start, holderOf }

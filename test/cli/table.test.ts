@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { table } from "../../src/cli/table"
+import { table } from "../../src/app/admin/table"
 
 const cell = fc.stringMatching(/^[a-z0-9@.-]{1,12}$/)
 

@@ -1,7 +1,7 @@
 import { NodeContext } from "@effect/platform-node"
 import { Effect } from "effect"
 import type { Console } from "effect"
-import { runAdmin } from "../../src/cli/commands"
+import { runAdmin } from "../../src/app/admin/commands"
 
 /**
  * Runs the admin command line in this process, as `admin <args>`, over the

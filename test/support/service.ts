@@ -42,12 +42,13 @@ export const groupAlive = (pgid: number): boolean => {
 /**
  * Starts `command` (by default the service as `npm start` ends up running it:
  * `node --import tsx src/main.ts`) in a process group of its own, on a free
- * port, over the tests' PostgreSQL and Redis, with `env` on top; resolves once
+ * port, over the tests' PostgreSQL and Redis, with `env` on top (an `undefined`
+ * value removes a variable: no `DATABASE_URL` is the embedded mode); resolves once
  * it logs that it listens. Whatever of its group is still running when the
  * scope closes is killed.
  */
 export const startService = (
-  env: Record<string, string> = {},
+  env: Record<string, string | undefined> = {},
   command: ReadonlyArray<string> = ["node", "--import", "tsx", "src/main.ts"]
 ): Effect.Effect<RunningService, Error, Scope.Scope> =>
   Effect.gen(function* () {

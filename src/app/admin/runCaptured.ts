@@ -1,0 +1,48 @@
+import type { CliApp } from "@effect/cli"
+import { Effect, Exit } from "effect"
+import type { Console } from "effect"
+import { AdminRan } from "../../api/AdminSocket"
+import type { AdminOutput } from "../../api/AdminSocket"
+import { runAdmin } from "./commands"
+import { reportFailure } from "./reportFailure"
+
+type AdminRequirements = Effect.Effect.Context<ReturnType<typeof runAdmin>>
+
+/**
+ * Runs the admin command line on `args` (as typed after `admin`) over the
+ * services in context, as the command line itself would, but with what it
+ * prints captured instead of written to this process's stdout and stderr:
+ * its output in order and its exit code (0 on success, 1 on any failure,
+ * whose one-line message is part of the output, as on a terminal).
+ */
+export const runCaptured = (
+  args: ReadonlyArray<string>
+): Effect.Effect<AdminRan, never, AdminRequirements | CliApp.CliApp.Environment> =>
+  Effect.gen(function* () {
+    const output: Array<AdminOutput> = []
+    const base = yield* Effect.console
+    const to =
+      (stream: AdminOutput["stream"]) =>
+      (...parts: ReadonlyArray<unknown>) =>
+        void output.push({ stream, text: parts.map(String).join(" ") })
+    const console: Console.Console = {
+      ...base,
+      log: (...parts) => Effect.sync(() => to("stdout")(...parts)),
+      info: (...parts) => Effect.sync(() => to("stdout")(...parts)),
+      error: (...parts) => Effect.sync(() => to("stderr")(...parts)),
+      warn: (...parts) => Effect.sync(() => to("stderr")(...parts)),
+      unsafe: {
+        ...base.unsafe,
+        log: to("stdout"),
+        info: to("stdout"),
+        error: to("stderr"),
+        warn: to("stderr")
+      }
+    }
+    const exit = yield* runAdmin(["node", "admin", ...args]).pipe(
+      Effect.tapErrorCause(reportFailure),
+      Effect.withConsole(console),
+      Effect.exit
+    )
+    return AdminRan.make({ output, exitCode: Exit.isSuccess(exit) ? 0 : 1 })
+  })

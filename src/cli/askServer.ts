@@ -1,0 +1,69 @@
+import { Data, Effect, Either, Option, Schema } from "effect"
+import { connect } from "node:net"
+import { AdminAnswer, AdminRequest } from "../api/AdminSocket"
+
+export class AdminSocketError extends Data.TaggedError("AdminSocketError")<{ readonly message: string }> {}
+
+const encodeRequest = Schema.encodeSync(Schema.parseJson(AdminRequest))
+const decodeAnswer = Schema.decodeUnknownEither(Schema.parseJson(AdminAnswer))
+
+/** How long the server may take to accept the connection (not to run the command: that takes what it takes). */
+const connectTimeoutMs = 5_000
+
+/** Errors of a connection attempt that mean no server listens there (a socket file left by one that crashed, or none). */
+const nobodyListens = new Set(["ENOENT", "ECONNREFUSED"])
+
+/**
+ * Sends `args` (as typed after `admin`) to the embedded server's admin socket
+ * at `path` and returns its answer; none when no server listens there. Fails
+ * when a server listens but the exchange goes wrong (it stopped midway, or
+ * the socket is not this user's to use).
+ */
+export const askServer = (
+  path: string,
+  args: ReadonlyArray<string>
+): Effect.Effect<Option.Option<AdminAnswer>, AdminSocketError> =>
+  Effect.async<Option.Option<AdminAnswer>, AdminSocketError>((resume) => {
+    const socket = connect(path)
+    let connected = false
+    let received = ""
+    let settled = false
+    const settle = (result: Effect.Effect<Option.Option<AdminAnswer>, AdminSocketError>) => {
+      if (settled) return
+      settled = true
+      socket.destroy()
+      resume(result)
+    }
+    const fail = (message: string) => settle(Effect.fail(new AdminSocketError({ message })))
+    const timer = setTimeout(
+      () => fail(`the server's admin socket ${path} did not accept the connection within ${connectTimeoutMs / 1000} s`),
+      connectTimeoutMs
+    )
+    socket.setEncoding("utf8")
+    socket.on("connect", () => {
+      connected = true
+      clearTimeout(timer)
+      socket.write(`${encodeRequest({ args })}\n`)
+    })
+    socket.on("data", (chunk: string) => {
+      received += chunk
+      const newline = received.indexOf("\n")
+      if (newline === -1) return
+      const answer = decodeAnswer(received.slice(0, newline))
+      if (Either.isLeft(answer)) return fail("the server's admin socket sent an answer this command line cannot read")
+      settle(Effect.succeed(Option.some(answer.right)))
+    })
+    socket.on("close", () => {
+      clearTimeout(timer)
+      fail("the server closed its admin socket without an answer (is it stopping?)")
+    })
+    socket.on("error", (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer)
+      if (!connected && nobodyListens.has(error.code ?? "")) return settle(Effect.succeed(Option.none()))
+      fail(`cannot use the server's admin socket ${path}: ${error.message}`)
+    })
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      socket.destroy()
+    })
+  })

@@ -88,11 +88,13 @@ export * from "./hydration"
 export type { EditorsByRecord, PresenceClient } from "./presence"
 export { randomId } from "./randomId"
 export { VersionConflictError } from "./versionConflict"
-export type { RecordsClient, Values, WriteOptions } from "./records"
+export { ChangedSinceError } from "./changedSince"
+export type { RecordsClient, Revert, Values, WriteOptions } from "./records"
 export type { RetryOptions } from "./retry"
 export type { ClientOptions, EventSourceConstructor, EventSourceLike } from "./transport"
 export type {
   Actor,
+  AsOfEntry,
   AuditEntry,
   BroadcastData,
   BroadcastType,
@@ -109,8 +111,10 @@ export type {
   Me,
   Operation,
   PresenceIntervals,
+  RecordAsOf,
   RecordState,
   Resync,
+  RevertMode,
   StoredRecord,
   StreamEnd,
   StreamEndReason,

@@ -19,7 +19,7 @@ export type AsOfPoint =
 const entryId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const instant = /^(?!0000)(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?(Z|[+-](\d{2}):(\d{2}))$/
 
-/** A calendar day that exists (2026-02-30 does not), and a time of day and offset in range. */
+/** A calendar day that exists (2026-02-30 does not), a time of day, and an offset real zones have (±14:00 at most). */
 const isRealInstant = (match: RegExpExecArray): boolean => {
   const [, day = "", hours = "", minutes = "", seconds = "", , , offsetHours = "0", offsetMinutes = "0"] = match
   const parsed = new Date(`${day}T00:00:00Z`)
@@ -29,8 +29,8 @@ const isRealInstant = (match: RegExpExecArray): boolean => {
     Number(hours) < 24 &&
     Number(minutes) < 60 &&
     Number(seconds) < 60 &&
-    Number(offsetHours) < 24 &&
-    Number(offsetMinutes) < 60
+    Number(offsetMinutes) < 60 &&
+    Number(offsetHours) * 60 + Number(offsetMinutes) <= 14 * 60
   )
 }
 
@@ -54,7 +54,7 @@ export const AsOf = Schema.String.pipe(
   identifier: "AsOf",
   description:
     "Read the record as it was: just after the timeline entry with this `id`, or at this ISO-8601 instant " +
-    "(with Z or an offset; to the microsecond). Answers a RecordAsOf instead of the record, without an ETag."
+    "(with Z or an offset up to ±14:00; to the microsecond). Answers a RecordAsOf instead of the record, without an ETag."
 })
 
 /** The timeline entry a record as of a point stands on: the last one at or before it. */

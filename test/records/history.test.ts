@@ -122,7 +122,14 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
       const { client } = yield* member(workspace)
       const { id } = yield* threeVersions(client)
       const other = yield* threeVersions(client)
-      for (const asOf of ["yesterday", "2026-02-30T00:00:00Z", "2026-11-23T20:10:15", "2026-11-23T24:00:00Z", "1"]) {
+      for (const asOf of [
+        "yesterday",
+        "2026-02-30T00:00:00Z",
+        "2026-11-23T20:10:15",
+        "2026-11-23T24:00:00Z",
+        "1",
+        "2026-11-23T20:10:15+20:00"
+      ]) {
         const response = yield* client.get(`/api/records/${deal}/${id}?asOf=${encodeURIComponent(asOf)}`)
         expect([asOf, response.status, response.body]).toEqual([
           asOf,

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, FastCheck as fc } from "effect"
 import { RevertRecord } from "../../src/api/RecordHistory"
 import type { Workspace } from "../../src/api/Workspace"
 import { Roles } from "../../src/auth/Roles"
@@ -42,7 +42,67 @@ const threeVersions = (client: Client) =>
     return { id: created.id, after, entries: yield* entriesOf(client, created.id) }
   })
 
+const absentOr = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: null, freq: 3 })
+
+/** A PATCH of a deal: some of its fields, each maybe cleared (never the required title). */
+const dealPatch = fc.record(
+  {
+    title: fc.constantFrom("Kiosk", "Kiosk rollout"),
+    stage: absentOr(fc.constantFrom("open", "won")),
+    amount: absentOr(fc.constantFrom("100.00", "250.00")),
+    address: absentOr(fc.record({ city: fc.constantFrom("Lyon", "Paris") }, { requiredKeys: [] })),
+    lineItems: absentOr(
+      fc.uniqueArray(fc.record({ id: fc.constantFrom("l1", "l2", "l3"), quantity: fc.integer({ min: 1, max: 3 }) }), {
+        selector: (entry) => entry.id,
+        maxLength: 3
+      })
+    )
+  },
+  { requiredKeys: [] }
+)
+
+/** Values compared as the timeline keeps them: collection entries by id, an empty collection as none. */
+const canonical = (values: Readonly<Record<string, unknown>>) =>
+  Object.fromEntries(
+    Object.entries(values).flatMap(([name, value]) =>
+      Array.isArray(value)
+        ? value.length === 0
+          ? []
+          : [[name, [...value].sort((a, b) => String(a.id).localeCompare(String(b.id)))]]
+        : [[name, value]]
+    )
+  )
+
 layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts", (it) => {
+  it.scoped("property: for random updates, the deal as of every entry is the deal read right after that write", () =>
+    Effect.gen(function* () {
+      const { client } = yield* member(yield* freshWorkspace)
+      const records = recordsOf(client, deal)
+      const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(Effect.orDie(effect))
+      yield* Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(fc.array(dealPatch, { minLength: 1, maxLength: 6 }), async (patches) => {
+            const created = await run(createRecord(client, deal, { title: "Kiosk" }))
+            const read = [created.values]
+            for (const patch of patches) {
+              const before = (await run(records.get(created.id))).body.version
+              const written = (await run(records.update(created.id, patch))).body
+              // A write that changed nothing wrote no entry.
+              if (written.version !== before) read.push((await run(records.get(created.id))).body.values)
+            }
+            const entries = await run(entriesOf(client, created.id))
+            expect(entries.length).toBe(read.length)
+            for (const [i, entry] of entries.entries()) {
+              const asOf = (await run(records.asOf(created.id, entry.id))).body
+              expect(canonical(asOf.values)).toEqual(canonical(read[i] ?? {}))
+            }
+          }),
+          { numRuns: 8 }
+        )
+      )
+    })
+  )
+
   it.scoped("asOf an entry or an instant answers the values just after it, with the entry it stands on", () =>
     Effect.gen(function* () {
       const { client, user } = yield* member(yield* freshWorkspace)

@@ -89,6 +89,8 @@ export type { EditorsByRecord, PresenceClient } from "./presence"
 export { randomId } from "./randomId"
 export { VersionConflictError } from "./versionConflict"
 export { ChangedSinceError } from "./changedSince"
+/** The record as it was (`records.asOf`): a class, so `instanceof` tells it from a `StoredRecord`. */
+export { RecordAsOf } from "./wire"
 export type { RecordsClient, Revert, Values, WriteOptions } from "./records"
 export type { RetryOptions } from "./retry"
 export type { ClientOptions, EventSourceConstructor, EventSourceLike } from "./transport"
@@ -111,7 +113,6 @@ export type {
   Me,
   Operation,
   PresenceIntervals,
-  RecordAsOf,
   RecordState,
   Resync,
   RevertMode,

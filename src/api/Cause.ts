@@ -11,9 +11,18 @@ export const EventCause = Schema.Struct({
   operation: Operation
 })
 
+/** How a revert treats the entry it names: back to the state as of it, or only its own changes taken back. */
+export const RevertMode = Schema.Literal("restore", "undo")
+export type RevertMode = typeof RevertMode.Type
+
+/**
+ * An action cause. A revert (`<ns>/<name>/revert`, docs/history.md) is an
+ * action of the service's own: it also names the entry it reverts and how.
+ */
 export const ActionCause = Schema.Struct({
   kind: Schema.Literal("action"),
-  action: Schema.String
+  action: Schema.String,
+  revert: Schema.optionalWith(Schema.Struct({ entry: Schema.String, mode: RevertMode }), { exact: true })
 })
 
 export const JobCause = Schema.Struct({

@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
 import { Forbidden, NotFound } from "./errors"
 import { queryLimit } from "./QueryLimit"
+import { AsOf, ChangedSince, RecordAsOf, RevertRecord } from "./RecordHistory"
 import { StoredRecord } from "./StoredRecord"
 import { ValuesInput } from "./ValuesInput"
 import { conditionalWriteEndpoint, writeEndpoint } from "./WriteEndpoint"
@@ -62,10 +63,15 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(
     HttpApiEndpoint.get("get", "/records/:namespace/:name/:id")
       .setPath(RecordPath)
+      .setUrlParams(Schema.Struct({ asOf: Schema.optionalWith(AsOf, { exact: true }) }))
       .addSuccess(StoredRecord)
+      .addSuccess(RecordAsOf)
       .addError(Forbidden)
       .addError(NotFound)
-      .annotate(OpenApi.Summary, "One record; needs read permission")
+      .annotate(
+        OpenApi.Summary,
+        "One record; with `asOf` (an entry id or an instant) the record as it was then, a RecordAsOf; needs read permission"
+      )
   )
   .add(
     conditionalWriteEndpoint(
@@ -84,6 +90,18 @@ export class RecordsApi extends HttpApiGroup.make("records")
         .setPath(RecordPath)
         .addSuccess(HttpApiSchema.NoContent)
     ).annotate(OpenApi.Summary, "Delete a record; needs update permission")
+  )
+  .add(
+    conditionalWriteEndpoint(
+      HttpApiEndpoint.post("revert", "/records/:namespace/:name/:id/revert")
+        .setPath(RecordPath)
+        .setPayload(RevertRecord)
+        .addSuccess(StoredRecord)
+        .addError(ChangedSince)
+    ).annotate(
+      OpenApi.Summary,
+      "Restore the values as of a timeline entry, or undo one update's changes: one update, its cause naming the entry; needs update permission"
+    )
   )
   .add(lifecycle("publish", "Publish a draft: it becomes operational and its timeline opens with created"))
   .add(lifecycle("archive", "Archive an operational record"))

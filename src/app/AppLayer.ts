@@ -15,6 +15,7 @@ import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Presence } from "../presence/Presence"
 import { Readiness } from "../health/Readiness"
 import { Records } from "../records/Records"
+import { RecordHistory } from "../records/RecordHistory"
 import { Seeders } from "../seeding/Seeders"
 import { PubSubLive } from "./PubSubLive"
 import { Idempotency } from "../idempotency/Idempotency"
@@ -46,6 +47,7 @@ const CoreServicesLive = Layer.mergeAll(
   Roles.Default,
   ApiKeys.Default,
   Records.Default,
+  RecordHistory.Default,
   Timeline.Default,
   UnitOfWork.Default,
   Idempotency.Default,

@@ -88,11 +88,15 @@ export * from "./hydration"
 export type { EditorsByRecord, PresenceClient } from "./presence"
 export { randomId } from "./randomId"
 export { VersionConflictError } from "./versionConflict"
-export type { RecordsClient, Values, WriteOptions } from "./records"
+export { ChangedSinceError } from "./changedSince"
+/** The record as it was (`records.asOf`): a class, so `instanceof` tells it from a `StoredRecord`. */
+export { RecordAsOf } from "./wire"
+export type { RecordsClient, Revert, Values, WriteOptions } from "./records"
 export type { RetryOptions } from "./retry"
 export type { ClientOptions, EventSourceConstructor, EventSourceLike } from "./transport"
 export type {
   Actor,
+  AsOfEntry,
   AuditEntry,
   BroadcastData,
   BroadcastType,
@@ -111,6 +115,7 @@ export type {
   PresenceIntervals,
   RecordState,
   Resync,
+  RevertMode,
   StoredRecord,
   StreamEnd,
   StreamEndReason,

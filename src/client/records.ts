@@ -1,4 +1,6 @@
 import { versionTag } from "../api/EntityTag"
+import { asChangedSince } from "./changedSince"
+import { ResponseShapeError } from "./errors"
 import type { Definitions } from "./businessObjects"
 import type { HydratedObject } from "./hydration/HydratedValue"
 import { toWireObject } from "./hydration/toWire"
@@ -6,8 +8,16 @@ import { encoded, typeParams } from "./pathParams"
 import { randomId } from "./randomId"
 import type { Transport } from "./transport"
 import { asVersionConflict } from "./versionConflict"
-import { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "./wire"
-import type { StoredRecord } from "./wire"
+import {
+  CreateRecord,
+  RecordAsOf,
+  RevertRecord,
+  RunAction,
+  recordsDefaultLimit,
+  StoredRecord,
+  UpdateRecord
+} from "./wire"
+import type { RevertMode } from "./wire"
 
 /**
  * Values of a record to write. Wire form (decimals as strings, dates as
@@ -30,10 +40,34 @@ export interface WriteOptions {
   readonly ifMatch?: number | "*"
 }
 
+/** What a revert asks for (docs/history.md). */
+export interface Revert {
+  /** The id of an entry on the record's timeline. */
+  readonly entry: string
+  /** `restore`: the values as they were just after the entry; `undo`: only that update's changes taken back. */
+  readonly mode: RevertMode
+  /** Undo even when fields it changed were changed again since (else a `ChangedSinceError`). */
+  readonly force?: boolean
+}
+
 export interface RecordsClient {
   /** `GET /api/records/:ns/:name`: the newest records (limit 1..500, default 100). Values stay in wire form. */
   readonly list: (businessObject: string, options?: { readonly limit?: number }) => Promise<ReadonlyArray<StoredRecord>>
   readonly get: (businessObject: string, id: string) => Promise<StoredRecord>
+  /**
+   * `GET /api/records/:ns/:name/:id?asOf=`: the record as it was just after
+   * the timeline entry `asOf` (its id) or at the instant `asOf` (a `Date`, or
+   * an ISO-8601 string with its zone), rebuilt from its timeline, with the
+   * entry it stands on. Rejects with a 404 `ApiError` when the record did
+   * not exist then (not yet, or deleted). Values stay in wire form.
+   */
+  readonly asOf: (businessObject: string, id: string, asOf: string | Date) => Promise<RecordAsOf>
+  /**
+   * `POST .../:id/revert`: one update restoring the values as of an entry or
+   * undoing one; a stale `ifMatch` rejects with a `VersionConflictError`, an
+   * undo of fields changed again since with a `ChangedSinceError`.
+   */
+  readonly revert: (businessObject: string, id: string, revert: Revert, options?: WriteOptions) => Promise<StoredRecord>
   /** Operational by default; `{ draft: true }` makes a draft (no timeline rows until published). */
   readonly create: (
     businessObject: string,
@@ -95,7 +129,34 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
           })
         )
       ).records,
-    get: (businessObject, id) => transport.call((api) => api.records.get({ path: recordPath(businessObject, id) })),
+    get: async (businessObject, id) => {
+      const record = await transport.call((api) =>
+        api.records.get({ path: recordPath(businessObject, id), urlParams: {} })
+      )
+      if (record instanceof StoredRecord) return record
+      throw new ResponseShapeError("GET", `records/${businessObject}/${id}`, "a record as it was, not the record")
+    },
+    asOf: async (businessObject, id, asOf) => {
+      const urlParams = { asOf: typeof asOf === "string" ? asOf : asOf.toISOString() }
+      const record = await transport.call((api) => api.records.get({ path: recordPath(businessObject, id), urlParams }))
+      if (record instanceof RecordAsOf) return record
+      throw new ResponseShapeError(
+        "GET",
+        `records/${businessObject}/${id}?asOf`,
+        "the record, not the record as it was"
+      )
+    },
+    revert: async (businessObject, id, revert, options = {}) => {
+      const payload = new RevertRecord({ entry: revert.entry, mode: revert.mode, force: revert.force ?? false })
+      const write = transport.call((api) =>
+        api.records.revert({ path: recordPath(businessObject, id), payload, headers: conditionalHeaders(options) })
+      )
+      try {
+        return await conditional(businessObject, write)
+      } catch (error) {
+        throw asChangedSince(error)
+      }
+    },
     create: (businessObject, values, options = {}) =>
       transport.call((api) =>
         api.records.create({

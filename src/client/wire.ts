@@ -18,7 +18,8 @@ export {
   StreamShutdown
 } from "../api/Broadcast"
 export type { Actor } from "../api/Actor"
-export type { Cause, Operation } from "../api/Cause"
+export type { Cause, Operation, RevertMode } from "../api/Cause"
+export { AsOfEntry, ChangedSince, RecordAsOf, RevertRecord } from "../api/RecordHistory"
 export type {
   AddedEntry,
   Changes,

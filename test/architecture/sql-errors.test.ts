@@ -72,6 +72,7 @@ interface SqlModules {
   "src/agents/Agents.ts": typeof import("../../src/agents/Agents")
   "src/app/Provisioning.ts": typeof import("../../src/app/Provisioning")
   "src/audit/AuditStaging.ts": typeof import("../../src/audit/AuditStaging")
+  "src/audit/History.ts": typeof import("../../src/audit/History")
   "src/audit/Timeline.ts": typeof import("../../src/audit/Timeline")
   "src/auth/ApiKeys.ts": typeof import("../../src/auth/ApiKeys")
   "src/auth/Members.ts": typeof import("../../src/auth/Members")
@@ -99,6 +100,7 @@ const sqlModules = {
   "src/agents/Agents.ts": true,
   "src/app/Provisioning.ts": true,
   "src/audit/AuditStaging.ts": true,
+  "src/audit/History.ts": true,
   "src/audit/Timeline.ts": true,
   "src/auth/ApiKeys.ts": true,
   "src/auth/Members.ts": true,

@@ -159,8 +159,33 @@ layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs
       )
 
       // Answers: the object's record with its ETag; a stale If-Match is a 412 with the entries since.
+      // One record, or with asOf the record as it was (no ETag: a past version is not one to write on).
+      expect(jsonBody(dealRoute?.get, 200)?.anyOf?.map(componentName)).toEqual([
+        "crm.deal.Record",
+        "crm.deal.RecordAsOf"
+      ])
+      expect(Object.keys(dealRoute?.get?.responses[200]?.headers ?? {})).toEqual(["ETag"])
+      expect(dealRoute?.get?.parameters.map((parameter) => parameter.name)).toEqual(["id", "asOf"])
+      expect(schemas["crm.deal.RecordAsOf"]?.properties?.values).toEqual({
+        $ref: "#/components/schemas/crm.deal.Values"
+      })
+      expect(schemas["crm.deal.RecordAsOf"]?.required).toEqual([
+        "id",
+        "businessObject",
+        "state",
+        "version",
+        "values",
+        "entry"
+      ])
+      const revert = document.paths["/api/records/crm/deal/{id}/revert"]?.post
+      expect(Object.keys(revert?.requestBody?.content["application/json"].schema.properties ?? {})).toEqual([
+        "entry",
+        "mode",
+        "force"
+      ])
+      expect(JSON.stringify(jsonBody(revert, 409))).toContain("#/components/schemas/ChangedSince")
       for (const [operation, status] of [
-        [dealRoute?.get, 200],
+        [revert, 200],
         [update, 200],
         [document.paths["/api/records/crm/deal"]?.post, 201],
         [document.paths["/api/records/crm/deal/{id}/archive"]?.post, 200],

@@ -3,10 +3,12 @@ import { Effect, Schema } from "effect"
 import { timelineDefaultLimit } from "../../src/api/AuditApi"
 import { TimelinePage } from "../../src/api/AuditEntry"
 import { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../../src/api/RecordsApi"
+import { RecordAsOf, type RevertRecord } from "../../src/api/RecordHistory"
+import { StoredRecord } from "../../src/api/StoredRecord"
 import type { Workspace } from "../../src/api/Workspace"
 import { encoded, typeParams } from "../../src/client/pathParams"
 import { apiCaller, recordPath, settled, timelinePath, typePath } from "./apiCaller"
-import type { Call } from "./apiCaller"
+import type { Answer, Call } from "./apiCaller"
 import { freshUser, testPassword } from "./TestApp"
 import { request, signIn } from "./http"
 import type { TestResponse } from "./http"
@@ -81,6 +83,14 @@ export interface WriteOptions {
 const writeHeaders = (options: WriteOptions) =>
   options.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }
 
+/** The answer's body when it is an instance of `schema` (the record GET answers one of two shapes); else a defect. */
+const narrowed =
+  <A>(is: (body: unknown) => body is A) =>
+  <B>(answer: Answer<B>): Effect.Effect<Answer<A>> =>
+    is(answer.body) ? Effect.succeed({ ...answer, body: answer.body }) : Effect.dieMessage("unexpected answer shape")
+const isStoredRecord = (body: unknown): body is StoredRecord => body instanceof StoredRecord
+const isRecordAsOf = (body: unknown): body is RecordAsOf => body instanceof RecordAsOf
+
 /**
  * The records routes of one business object, called through the contract
  * (`client.call`): each succeeds with the 2xx answer and fails with the
@@ -95,7 +105,26 @@ export const recordsOf = (client: Client, businessObject: string) => {
       client.call((api) => api.records[step]({ path: at(id), headers: writeHeaders(options) }))
   return {
     list: (limit = recordsDefaultLimit) => client.call((api) => api.records.list({ path: type, urlParams: { limit } })),
-    get: (id: string) => client.call((api) => api.records.get({ path: at(id) })),
+    get: (id: string) =>
+      client
+        .call((api) => api.records.get({ path: at(id), urlParams: {} }))
+        .pipe(Effect.flatMap(narrowed(isStoredRecord))),
+    /** The record as it was: `asOf` an entry id or an ISO-8601 instant. */
+    asOf: (id: string, asOf: string) =>
+      client
+        .call((api) => api.records.get({ path: at(id), urlParams: { asOf } }))
+        .pipe(Effect.flatMap(narrowed(isRecordAsOf))),
+    revert: (id: string, body: RevertRecord, options: WriteOptions & { readonly ifMatch?: string } = {}) =>
+      client.call((api) =>
+        api.records.revert({
+          path: at(id),
+          payload: body,
+          headers: {
+            ...writeHeaders(options),
+            ...(options.ifMatch === undefined ? {} : { "if-match": options.ifMatch })
+          }
+        })
+      ),
     create: (values: Values, options: WriteOptions & { readonly draft?: boolean } = {}) =>
       client.call((api) =>
         api.records.create({

@@ -36,7 +36,7 @@ const build = (base: string, headers: Readonly<Record<string, string>>) =>
 export type ApiClient = Effect.Effect.Success<ReturnType<typeof build>>
 
 /**
- * Calls one endpoint of the contract: `call((api) => api.records.get({ path: recordPath(deal, id) }))`.
+ * Calls one endpoint of the contract: `call((api) => api.records.get({ path: recordPath(deal, id), urlParams: {} }))`.
  * Succeeds with the 2xx answer, fails with the `Refusal` of any other; a
  * request that cannot be built or an answer that does not decode is a defect.
  */

@@ -5,6 +5,7 @@ import type { Credentials, Values } from "../../src/client"
 import {
   businessObjectsQuery,
   invalidateBusinessObject,
+  recordAsOfQuery,
   recordQuery,
   recordsQuery,
   timelinePagesQuery,
@@ -13,6 +14,7 @@ import {
   useRecordCommand as useBindingCommand,
   useEditors,
   usePresenceHeartbeat,
+  useRevertRecord as useBindingRevert,
   useSaveRecord as useBindingSave
 } from "../../src/client/react"
 import { client } from "./client"
@@ -91,6 +93,13 @@ export const useDefinition = (businessObject: string) =>
 export const useRecords = (businessObject: string) => useQuery(recordsQuery(client, businessObject))
 
 export const useRecord = (businessObject: string, id: string) => useQuery(recordQuery(client, businessObject, id))
+
+/** The record as it was just after the timeline entry `entry`. */
+export const useRecordAsOf = (businessObject: string, id: string, entry: string) =>
+  useQuery({ ...recordAsOfQuery(client, businessObject, id, entry), retry: false })
+
+/** Reverts to an entry, or undoes one, on the version shown. */
+export const useRevertRecord = (businessObject: string) => useBindingRevert(client, businessObject)
 
 /** The record a link names, when it is not among the live ones listed (it may be archived or gone: a 404). */
 export const useLinkedRecord = (businessObject: string, id: string, enabled: boolean) =>

@@ -25,6 +25,7 @@ export { LiveUpdates, type LiveUpdatesProps } from "./LiveUpdates"
 export {
   businessObjectsQuery,
   editorsQuery,
+  recordAsOfQuery,
   recordQuery,
   recordsQuery,
   timelinePagesQuery,
@@ -37,5 +38,6 @@ export { type BroadcastInvalidationOptions, useBroadcastInvalidation } from "./u
 export { useEditors, type UseEditorsOptions } from "./useEditors"
 export { type PresenceHeartbeatOptions, usePresenceHeartbeat } from "./usePresenceHeartbeat"
 export { type RecordCommand, useRecordCommand } from "./useRecordCommand"
+export { type RevertCommand, useRevertRecord } from "./useRevertRecord"
 export { type Save, useSaveRecord } from "./useSaveRecord"
 export { fallbackPresenceIntervals } from "../broadcast"

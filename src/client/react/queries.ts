@@ -22,6 +22,18 @@ export const recordQuery = (client: Client, businessObject: string, id: string) 
     queryFn: () => client.records.get(businessObject, id)
   })
 
+/**
+ * The record as it was just after the timeline entry `asOf` (its id) or at
+ * the instant `asOf` (`client.records.asOf`). An entry's past never changes:
+ * it is not refetched while cached.
+ */
+export const recordAsOfQuery = (client: Client, businessObject: string, id: string, asOf: string) =>
+  queryOptions({
+    queryKey: recordQueryKeys.asOf(businessObject, id, asOf),
+    queryFn: () => client.records.asOf(businessObject, id, asOf),
+    staleTime: Number.POSITIVE_INFINITY
+  })
+
 /** The newest page's rows, hydrated (`client.audit.timeline`): a `HydrationError` is the query's error. */
 export const timelineQuery = (
   client: Client,

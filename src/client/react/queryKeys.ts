@@ -8,6 +8,7 @@
  * | one record | `["crm/deal", "record", id]` |
  * | a record's timeline (newest page) | `["crm/deal", "timeline", id, { limit }]` |
  * | a record's whole timeline, page by page | `["crm/deal", "timelinePages", id, { limit }]` |
+ * | a record as it was (`asOf`: an entry id or an instant) | `["crm/deal", "asOf", id, asOf]` |
  * | live editors of a business object | `["presence", "crm/deal"]` |
  * | business object definitions | `["businessObjects"]` |
  *
@@ -27,7 +28,8 @@ export const recordQueryKeys = {
   timeline: (businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
     [businessObject, "timeline", id, options] as const,
   timelinePages: (businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
-    [businessObject, "timelinePages", id, options] as const
+    [businessObject, "timelinePages", id, options] as const,
+  asOf: (businessObject: string, id: string, asOf: string) => [businessObject, "asOf", id, asOf] as const
 }
 
 export const presenceQueryKeys = {

@@ -21,6 +21,9 @@ import type { CurrentUnit } from "../../unitOfWork/CurrentUnit"
 import { UnitOfWork } from "../../unitOfWork/UnitOfWork"
 import { RecordList } from "../../api/RecordsApi"
 import { Records } from "../../records/Records"
+import { RecordHistory } from "../../records/RecordHistory"
+import { parseAsOf, RecordAsOf } from "../../api/RecordHistory"
+import type { ChangedSince } from "../../api/RecordHistory"
 import { StoredRecord } from "../../api/StoredRecord"
 import type { WriteError } from "../../plugins/PluginRecords"
 import type { PreconditionFailed } from "../../api/errors"
@@ -31,6 +34,8 @@ import type { VersionPrecondition } from "../../api/EntityTag"
 const withETag = (record: StoredRecord) => ({ etag: versionTag(record.version) })
 const recordAnswer = ok(StoredRecord, withETag)
 const createdAnswer = created(StoredRecord, withETag)
+/** A record as it was carries no ETag: its version is not one a write could be made on. */
+const asOfAnswer = ok(RecordAsOf)
 
 /** What `If-Match` asks for; none: any version. (The header passed `IfMatch`, which takes what `parseIfMatch` parses.) */
 const expectedVersion = (headers: { readonly "if-match"?: string | undefined }): VersionPrecondition =>
@@ -39,6 +44,7 @@ const expectedVersion = (headers: { readonly "if-match"?: string | undefined }):
 export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
   Effect.gen(function* () {
     const records = yield* Records
+    const history = yield* RecordHistory
     const guard = yield* BusinessObjectGuard
     const units = yield* UnitOfWork
     const idempotency = yield* Idempotency
@@ -50,7 +56,7 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
      * A write: one unit of work in the principal's workspace, with the
      * principal as actor, run once per `Idempotency-Key` when it has one.
      */
-    const write = <A, I, E extends WriteError | PreconditionFailed>(
+    const write = <A, I, E extends WriteError | PreconditionFailed | ChangedSince>(
       businessObject: string,
       call: WriteCall,
       answer: Answer<A, I>,
@@ -65,12 +71,12 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
       })
 
     /** A write on the record `id` that first checks its version against `If-Match`, in the same unit. */
-    const writeOn = <A, I>(
+    const writeOn = <A, I, E extends WriteError | ChangedSince>(
       businessObject: string,
       id: string,
       call: WriteCall & { readonly headers: { readonly "if-match"?: string | undefined } },
       answer: Answer<A, I>,
-      effect: Effect.Effect<A, WriteError, CurrentUnit>
+      effect: Effect.Effect<A, E, CurrentUnit>
     ) =>
       write(
         businessObject,
@@ -92,13 +98,29 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
           return new RecordList({ records: yield* records.list(workspace, businessObject, urlParams.limit) })
         })
       )
-      .handle("get", ({ path }) =>
+      .handle("get", ({ path, urlParams }) =>
         Effect.gen(function* () {
           const businessObject = `${path.namespace}/${path.name}`
           const workspace = yield* authorize(businessObject, "read")
+          // The parameter passed `AsOf`, which takes what `parseAsOf` parses.
+          const point = urlParams.asOf === undefined ? undefined : parseAsOf(urlParams.asOf)
+          if (point !== undefined) {
+            return yield* respond(asOfAnswer, yield* history.asOf(workspace, businessObject, path.id, point))
+          }
           return yield* respond(recordAnswer, yield* records.get(workspace, businessObject, path.id))
         })
       )
+      .handle("revert", (call) => {
+        const businessObject = `${call.path.namespace}/${call.path.name}`
+        const { entry, mode, force } = call.payload
+        return writeOn(
+          businessObject,
+          call.path.id,
+          call,
+          recordAnswer,
+          history.revert(businessObject, call.path.id, { entry: entry.toLowerCase(), mode, force })
+        )
+      })
       .handle("update", (call) => {
         const businessObject = `${call.path.namespace}/${call.path.name}`
         return writeOn(

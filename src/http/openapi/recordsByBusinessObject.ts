@@ -35,20 +35,26 @@ const isObjectSchema = (schema: JsonSchema | undefined): schema is OpenApiJsonSc
   schema !== undefined && "type" in schema && schema.type === "object"
 
 /** The per-object components: values as sent and as stored, the record, its list and the request bodies. */
-const componentsFor = (registered: RegisteredBusinessObject, storedRecord: JsonSchema | undefined) => {
+const componentsFor = (
+  registered: RegisteredBusinessObject,
+  storedRecord: JsonSchema | undefined,
+  recordAsOf: JsonSchema | undefined
+) => {
   const { name, fields } = registered.definition
   const prefix = componentPrefix(name)
   const names = {
     values: `${prefix}.Values`,
     valuesInput: `${prefix}.ValuesInput`,
     record: `${prefix}.Record`,
+    recordAsOf: `${prefix}.RecordAsOf`,
     list: `${prefix}.RecordList`,
     create: `${prefix}.CreateRecord`,
     update: `${prefix}.UpdateRecord`
   }
-  const generic = isObjectSchema(storedRecord)
-    ? storedRecord
-    : { type: "object" as const, required: [], properties: {}, additionalProperties: false }
+  const objectOr = (schema: JsonSchema | undefined): OpenApiJsonSchema.Object =>
+    isObjectSchema(schema) ? schema : { type: "object", required: [], properties: {}, additionalProperties: false }
+  const generic = objectOr(storedRecord)
+  const genericAsOf = objectOr(recordAsOf)
   const schemas: Record<string, JsonSchema> = {
     [names.values]: { ...valuesJsonSchema(fields, "stored"), description: `The values of a ${name} record` },
     [names.valuesInput]: {
@@ -59,6 +65,15 @@ const componentsFor = (registered: RegisteredBusinessObject, storedRecord: JsonS
       ...generic,
       description: `A ${name} record`,
       properties: { ...generic.properties, businessObject: { type: "string", enum: [name] }, values: ref(names.values) }
+    },
+    [names.recordAsOf]: {
+      ...genericAsOf,
+      description: `A ${name} record as it was just after a timeline entry (asOf)`,
+      properties: {
+        ...genericAsOf.properties,
+        businessObject: { type: "string", enum: [name] },
+        values: ref(names.values)
+      }
     },
     [names.list]: {
       type: "object",
@@ -84,6 +99,7 @@ const componentsFor = (registered: RegisteredBusinessObject, storedRecord: JsonS
   }
   const retargets = new Map([
     [ref("StoredRecord").$ref, names.record],
+    [ref("RecordAsOf").$ref, names.recordAsOf],
     [ref("RecordList").$ref, names.list],
     [ref("CreateRecord").$ref, names.create],
     [ref("UpdateRecord").$ref, names.update]
@@ -91,11 +107,27 @@ const componentsFor = (registered: RegisteredBusinessObject, storedRecord: JsonS
   return { names, schemas, retargets }
 }
 
-/** The JSON body `content` with its schema pointed at the object's own component, if it is a generic one. */
+/** A union of schemas (a union success body); not an enum's or `object`'s own `anyOf`. */
+const isUnion = (schema: JsonSchema): schema is OpenApiJsonSchema.AnyOf =>
+  "anyOf" in schema && !("$comment" in schema) && !("type" in schema)
+
+/** A schema pointed at the object's own component if it names a generic one; each member of an `anyOf` too. */
+const retargetSchema = (schema: JsonSchema, retargets: ReadonlyMap<string, string>): JsonSchema => {
+  if ("$ref" in schema) {
+    const target = retargets.get(schema.$ref)
+    return target === undefined ? schema : ref(target)
+  }
+  return isUnion(schema)
+    ? { ...schema, anyOf: schema.anyOf.map((member) => retargetSchema(member, retargets)) }
+    : schema
+}
+
+/** The JSON body `content` with its schema pointed at the object's own components. */
 const retarget = (content: Content | undefined, retargets: ReadonlyMap<string, string>): Content | undefined => {
   const schema = content?.["application/json"]?.schema
-  const target = schema !== undefined && "$ref" in schema ? retargets.get(schema.$ref) : undefined
-  return target === undefined ? content : { ...content, "application/json": { schema: ref(target) } }
+  return schema === undefined
+    ? content
+    : { ...content, "application/json": { schema: retargetSchema(schema, retargets) } }
 }
 
 /** A generic records operation made the one of a business object (and action). */
@@ -107,9 +139,11 @@ const specialize = (
 ): Operation => {
   const { name } = registered.definition
   const recordRef = ref(components.names.record).$ref
+  const namesRecord = (schema: JsonSchema): boolean =>
+    "$ref" in schema ? schema.$ref === recordRef : isUnion(schema) && schema.anyOf.some(namesRecord)
   const isRecord = (content: Content | undefined) => {
     const schema = content?.["application/json"]?.schema
-    return schema !== undefined && "$ref" in schema && schema.$ref === recordRef
+    return schema !== undefined && namesRecord(schema)
   }
   const responses = Object.fromEntries(
     Object.entries(operation.responses).map(([status, response]): [string, ResponseWithHeaders] => {
@@ -176,8 +210,11 @@ const withBusinessObjectsValidators = (paths: OpenApi.OpenAPISpecPaths): OpenApi
 export const recordsByBusinessObject =
   (objects: ReadonlyArray<RegisteredBusinessObject>) =>
   (spec: Spec): Spec => {
-    const storedRecord = spec.components.schemas.StoredRecord
-    const perObject = objects.map((registered) => ({ registered, components: componentsFor(registered, storedRecord) }))
+    const { StoredRecord: storedRecord, RecordAsOf: recordAsOf } = spec.components.schemas
+    const perObject = objects.map((registered) => ({
+      registered,
+      components: componentsFor(registered, storedRecord, recordAsOf)
+    }))
     const generic = Object.entries(spec.paths).filter(([path]) => isRecordsPath(path))
     const paths: OpenApi.OpenAPISpecPaths = {}
     for (const [path, item] of Object.entries(spec.paths)) {

@@ -188,6 +188,11 @@ const queryValue = fc.oneof(
     "0x10",
     "1.5",
     "%205",
+    "2026-02-30T00:00:00Z",
+    "0000-01-01T00:00:00Z",
+    "9999-12-31T23:59:59.999999-14:00",
+    "2026-11-23T20:10:15%2B15:59",
+    "0190a3b4-0000-7000-8000-000000000e17",
     "99999999999999999999999",
     "abc",
     "%00",
@@ -201,6 +206,7 @@ const queryValue = fc.oneof(
 )
 
 const queryName = fc.constantFrom(
+  "asOf",
   "limit",
   "cursor",
   "limit",
@@ -328,6 +334,8 @@ const template = (fixture: Fixture, route: Route): Record<string, unknown> => {
       return { values: { name: "Renamed", title: "Renamed" } }
     case "records.action":
       return { id: fixture.ids.deal }
+    case "records.revert":
+      return { entry: "0190a3b4-0000-7000-8000-000000000e17", mode: "undo", force: false }
     case "chat.toolCalls":
       return {
         agent: fixture.agentId,

@@ -1,6 +1,6 @@
 import { Duration, Effect } from "effect"
 import { Sessions } from "../../../src/auth/Sessions"
-import { bearerClient, createRecord, recordsOf } from "../../support/api"
+import { bearerClient, createRecord, recordsOf, timelineOf } from "../../support/api"
 import { freshUser, testEngineToken } from "../../support/TestApp"
 import type { Fixture } from "./fixture"
 import type { RawResponse } from "./rawHttp"
@@ -41,6 +41,14 @@ const freshArchived = async (fixture: Fixture) => {
   const id = await fresh(fixture, "crm/company", { name: "To restore" })
   await Effect.runPromise(recordsOf(apiKeyClient(fixture), "crm/company").archive(id))
   return id
+}
+
+/** A company renamed once: its id and its `created` entry, to revert to. */
+const freshRenamed = async (fixture: Fixture) => {
+  const id = await fresh(fixture, "crm/company", { name: "Before" })
+  await Effect.runPromise(recordsOf(apiKeyClient(fixture), "crm/company").update(id, { name: "After" }))
+  const page = await Effect.runPromise(timelineOf(apiKeyClient(fixture), "crm/company", id))
+  return { id, created: page.entries[page.entries.length - 1]?.id ?? "" }
 }
 
 /**
@@ -129,6 +137,15 @@ export const validRequestFor = async (
         json: undefined,
         credential: "cookie"
       }
+    case "records.revert": {
+      const { id, created } = await freshRenamed(fixture)
+      return {
+        method: "POST",
+        path: `/api/records/crm/company/${id}/revert`,
+        json: { entry: created, mode: "restore" },
+        credential: "cookie"
+      }
+    }
     case "records.action":
       return {
         method: "POST",

@@ -1,5 +1,7 @@
 import { useState } from "react"
 import { errorMessage } from "../errors"
+import { AsOfView } from "../history/AsOfView"
+import { EntryActions } from "../history/EntryActions"
 import { RecordForm } from "../form/RecordForm"
 import { businessObjectLabel, plural } from "../labels"
 import { browserEditorId } from "../presence/editorId"
@@ -20,6 +22,8 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
   const definition = useDefinition(businessObject)
   const record = useRecord(businessObject, id)
   const [editorId] = useState(browserEditorId)
+  /** The timeline entry the record is shown as of; none: as it is. */
+  const [asOf, setAsOf] = useState<string | undefined>(undefined)
   const typeLabel = businessObjectLabel(businessObject)
   if (record.isError || definition.isError) {
     return (
@@ -31,6 +35,8 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
   if (record.data === undefined || definition.data === undefined) return <p className="muted">Loading…</p>
   const { fields, actions, mayUpdate } = definition.data
   const title = recordTitle(fields, record.data)
+  const current = record.data
+  const mayRevert = mayUpdate && current.state === "operational"
   return (
     <div>
       <div className="page-title">
@@ -43,27 +49,55 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
       </div>
       <div className="record-page">
         <section className="panel" aria-label="Record">
-          <EditorsNotice businessObject={businessObject} id={id} ownEditorId={editorId} />
-          {mayUpdate ? (
-            <RecordActions
+          {asOf !== undefined ? (
+            <AsOfView
               businessObject={businessObject}
-              record={record.data}
+              id={id}
+              entry={asOf}
               fields={fields}
-              actions={actions}
               typeLabel={typeLabel.toLowerCase()}
+              onBack={() => setAsOf(undefined)}
             />
           ) : null}
-          <RecordForm
-            key={record.data.id}
-            businessObject={businessObject}
-            fields={fields}
-            record={record.data}
-            editorId={editorId}
-            label={`${typeLabel} ${title}`}
-            readOnly={!mayUpdate || record.data.state === "archived"}
-          />
+          {/* Hidden, not unmounted, while the past is shown: unsaved edits stay. */}
+          <div hidden={asOf !== undefined}>
+            <EditorsNotice businessObject={businessObject} id={id} ownEditorId={editorId} />
+            {mayUpdate ? (
+              <RecordActions
+                businessObject={businessObject}
+                record={record.data}
+                fields={fields}
+                actions={actions}
+                typeLabel={typeLabel.toLowerCase()}
+              />
+            ) : null}
+            <RecordForm
+              key={record.data.id}
+              businessObject={businessObject}
+              fields={fields}
+              record={record.data}
+              editorId={editorId}
+              label={`${typeLabel} ${title}`}
+              readOnly={!mayUpdate || record.data.state === "archived"}
+            />
+          </div>
         </section>
-        <Timeline businessObject={businessObject} id={id} fields={fields} current={record.data.values} />
+        <Timeline
+          businessObject={businessObject}
+          id={id}
+          fields={fields}
+          current={record.data.values}
+          entryActions={(entry) => (
+            <EntryActions
+              businessObject={businessObject}
+              entry={entry}
+              record={current}
+              mayRevert={mayRevert}
+              onViewAsOf={setAsOf}
+              typeLabel={typeLabel.toLowerCase()}
+            />
+          )}
+        />
       </div>
     </div>
   )

@@ -4,7 +4,7 @@ import { useTimeline } from "../queries"
 import { Link, recordPath } from "../router"
 import type { Traceable } from "./causeEntry"
 import { findCauseEntry } from "./causeEntry"
-import { describeActor, describeCause } from "./describe"
+import { describeActor, describeCause, describeRevert } from "./describe"
 import type { EntryView } from "./entry"
 
 type Row = EntryView & Traceable
@@ -67,6 +67,11 @@ const LookedUp = ({
  */
 export const CauseText = ({ entry, loaded, recordId }: Props) => {
   const cause = entry.cause
+  if (cause?.kind === "action" && cause.revert !== undefined) {
+    const { revert } = cause
+    const reverted = loaded.find((row) => row.id === revert.entry)
+    return <span className="cause">{describeRevert(revert, reverted)}</span>
+  }
   if (cause === null || cause.kind !== "event") return <span className="cause">{describeCause(cause)}</span>
   const causing = findCauseEntry(entry, loaded)
   if (causing !== undefined) return <Because cause={cause} causing={causing} recordId={recordId} />

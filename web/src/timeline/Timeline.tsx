@@ -1,3 +1,4 @@
+import type { ReactNode } from "react"
 import { useId, useMemo } from "react"
 import type { Fields } from "../../../src/api/Field"
 import type { HydratedAuditEntry } from "../../../src/client"
@@ -16,6 +17,8 @@ interface Props {
   readonly fields: Fields
   /** The record's values now: names collection entries that rows give only by id. */
   readonly current: unknown
+  /** What can be done from each entry (view as of it, revert), shown under it. */
+  readonly entryActions?: (entry: HydratedAuditEntry) => ReactNode
 }
 
 const none: ReadonlyArray<HydratedAuditEntry> = []
@@ -26,9 +29,10 @@ interface RowsProps {
   readonly fields: Fields
   readonly entries: EntryIndex
   readonly recordId: string
+  readonly entryActions: ((entry: HydratedAuditEntry) => ReactNode) | undefined
 }
 
-const Rows = ({ rows, loaded, fields, entries, recordId }: RowsProps) =>
+const Rows = ({ rows, loaded, fields, entries, recordId, entryActions }: RowsProps) =>
   rows.map((entry) => (
     <li key={entry.id}>
       <TimelineRow
@@ -36,6 +40,7 @@ const Rows = ({ rows, loaded, fields, entries, recordId }: RowsProps) =>
         fields={fields}
         entries={entries}
         cause={<CauseText entry={entry} loaded={loaded} recordId={recordId} />}
+        actions={entryActions?.(entry)}
       />
     </li>
   ))
@@ -46,7 +51,7 @@ const Rows = ({ rows, loaded, fields, entries, recordId }: RowsProps) =>
  * Rows of one unit of work (same correlation id and time) are shown together.
  * Refetched on every change to the record.
  */
-export const Timeline = ({ businessObject, id, fields, current }: Props) => {
+export const Timeline = ({ businessObject, id, fields, current, entryActions }: Props) => {
   const headingId = useId()
   const timeline = useTimelinePages(businessObject, id)
   const rows = useMemo(() => timeline.data?.pages.flatMap((page) => page.entries) ?? none, [timeline.data])
@@ -75,12 +80,20 @@ export const Timeline = ({ businessObject, id, fields, current }: Props) => {
                 fields={fields}
                 entries={entries}
                 recordId={id}
+                entryActions={entryActions}
               />
             ) : (
               <li key={unit.entries[0].id} className="unit">
                 <p className="unit-note">{unit.entries.length} changes made together</p>
                 <ol className="timeline" aria-label="Changes made together">
-                  <Rows rows={unit.entries} loaded={rows} fields={fields} entries={entries} recordId={id} />
+                  <Rows
+                    rows={unit.entries}
+                    loaded={rows}
+                    fields={fields}
+                    entries={entries}
+                    recordId={id}
+                    entryActions={entryActions}
+                  />
                 </ol>
               </li>
             )

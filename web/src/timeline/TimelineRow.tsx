@@ -15,10 +15,12 @@ interface Props {
   readonly entries: EntryIndex
   /** Why it was written, when the caller tells it better than the row's own `cause` (a cascade's origin). */
   readonly cause?: ReactNode
+  /** What can be done from this entry (view the record as of it, revert to it). */
+  readonly actions?: ReactNode
 }
 
 /** One audit row: what happened, who, when and why; then the diff, or the snapshot. */
-export const TimelineRow = ({ entry, fields, entries, cause }: Props) => {
+export const TimelineRow = ({ entry, fields, entries, cause, actions }: Props) => {
   const headingId = useId()
   const time = describeTime(entry.at)
   return (
@@ -34,6 +36,7 @@ export const TimelineRow = ({ entry, fields, entries, cause }: Props) => {
       </header>
       {isPlain(entry.changes) ? <ChangesView changes={entry.changes} fields={fields} entries={entries} /> : null}
       {isPlain(entry.record) ? <SnapshotView record={entry.record} fields={fields} /> : null}
+      {actions}
     </article>
   )
 }

@@ -27,7 +27,7 @@ export const describeCause = (cause: Cause | null): string => {
     case "event":
       return `after ${businessObjectLabel(cause.businessObject).toLowerCase()} ${shortId(cause.businessObjectId)} was ${cause.operation}`
     case "action":
-      return `action ${cause.action}`
+      return cause.revert === undefined ? `action ${cause.action}` : describeRevert(cause.revert)
     case "job":
       return `job ${cause.job}`
     case "conversation":
@@ -44,4 +44,16 @@ export const describeTime = (at: string | Date): { readonly text: string; readon
   const date = typeof at === "string" ? new Date(at) : at
   if (Number.isNaN(date.getTime())) return { text: String(at), iso: String(at) }
   return { text: timeFormat.format(date), iso: typeof at === "string" ? at : date.toISOString() }
+}
+
+/** What a revert's cause says: which entry it went back to or undid, by its row when known, else by its id. */
+export const describeRevert = (
+  revert: { readonly entry: string; readonly mode: "restore" | "undo" },
+  reverted?: { readonly operation: string; readonly actor: Actor; readonly at: string | Date }
+): string => {
+  const what =
+    reverted === undefined
+      ? `entry ${shortId(revert.entry)}`
+      : `"${describeOperation(reverted.operation)} by ${describeActor(reverted.actor)}" of ${describeTime(reverted.at).text}`
+  return revert.mode === "restore" ? `reverted to ${what}` : `undid ${what}`
 }

@@ -72,7 +72,10 @@ interface SqlModules {
   "src/agents/Agents.ts": typeof import("../../src/agents/Agents")
   "src/app/Provisioning.ts": typeof import("../../src/app/Provisioning")
   "src/audit/AuditStaging.ts": typeof import("../../src/audit/AuditStaging")
+  "src/audit/Correlation.ts": typeof import("../../src/audit/Correlation")
+  "src/audit/Feed.ts": typeof import("../../src/audit/Feed")
   "src/audit/Timeline.ts": typeof import("../../src/audit/Timeline")
+  "src/audit/entryJson.ts": typeof import("../../src/audit/entryJson")
   "src/auth/ApiKeys.ts": typeof import("../../src/auth/ApiKeys")
   "src/auth/Members.ts": typeof import("../../src/auth/Members")
   "src/auth/Memberships.ts": typeof import("../../src/auth/Memberships")
@@ -99,7 +102,10 @@ const sqlModules = {
   "src/agents/Agents.ts": true,
   "src/app/Provisioning.ts": true,
   "src/audit/AuditStaging.ts": true,
+  "src/audit/Correlation.ts": true,
+  "src/audit/Feed.ts": true,
   "src/audit/Timeline.ts": true,
+  "src/audit/entryJson.ts": true,
   "src/auth/ApiKeys.ts": true,
   "src/auth/Members.ts": true,
   "src/auth/Memberships.ts": true,

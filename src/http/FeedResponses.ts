@@ -24,7 +24,6 @@ const retryMs = 2_000
  * commit hints of its workspace (`FeedWake`) and queries again.
  */
 export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponses", {
-  dependencies: [Feed.Default, FeedWake.Default],
   effect: Effect.gen(function* () {
     const feed = yield* Feed
     const wake = yield* FeedWake

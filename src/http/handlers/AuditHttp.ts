@@ -86,8 +86,4 @@ const handlers = HttpApiBuilder.group(Api, "audit", (handlers) =>
   })
 )
 
-export const AuditHttp = handlers.pipe(
-  Layer.provide(FeedResponses.Default),
-  Layer.provide(Feed.Default),
-  Layer.provide(Correlation.Default)
-)
+export const AuditHttp = handlers.pipe(Layer.provide(FeedResponses.Default))

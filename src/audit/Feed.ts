@@ -138,6 +138,14 @@ export class Feed extends Effect.Service<Feed>()("Feed", {
     const page = (workspace: Workspace, after: FeedPosition, filter: FeedFilter, limit: number) =>
       Effect.flatMap(batch(workspace, after, filter, limit), toPage)
 
-    return { batch, page, toPage } as const
+    /** How many rows follow `after`: an index-only count, for an export's progress. */
+    const countAfter = (workspace: Workspace, after: FeedPosition) =>
+      Effect.map(
+        sql<{ readonly n: string }>`SELECT count(*)::text AS n FROM ${sql(workspace.table("audit_entries"))}
+          WHERE position > ${after.position.toString()}::bigint`,
+        (rows) => Number(rows[0]?.n ?? "0")
+      ).pipe(Effect.orDie)
+
+    return { batch, page, toPage, countAfter } as const
   })
 }) {}

@@ -102,7 +102,9 @@ export class Feed extends Effect.Service<Feed>()("Feed", {
           FROM (SELECT max(position) AS last, count(*)::int AS scanned FROM scanned) AS b
           LEFT JOIN LATERAL (
             SELECT e.position, ${entryText} AS json
-            FROM matched AS m JOIN ${table} AS e ON e.position = m.position
+            FROM ${table} AS e
+            -- A lookup of each kept position on the index (a join here may hash the whole table).
+            WHERE e.position = ANY (ARRAY(SELECT position FROM matched))
           ) AS x ON true
           ORDER BY x.position`
         const first = rows[0]

@@ -10,6 +10,8 @@
  * | a record's whole timeline, page by page | `["crm/deal", "timelinePages", id, { limit }]` |
  * | live editors of a business object | `["presence", "crm/deal"]` |
  * | business object definitions | `["businessObjects"]` |
+ * | the workspace feed, page by page | `["feed", { filters }]` |
+ * | one unit of work and its cascade | `["correlation", correlationId]` |
  *
  * Everything read about one business object starts with its full name
  * (`<namespace>/<name>`), so the prefix `["crm/deal"]` invalidates all of it
@@ -37,3 +39,10 @@ export const presenceQueryKeys = {
 }
 
 export const definitionsQueryKey = ["businessObjects"] as const
+
+/** The workspace feed and correlation views: about every business object, so a `changed` hint refreshes them all. */
+export const feedQueryKeys = {
+  all: ["feed"] as const,
+  pages: (filters: object) => ["feed", filters] as const,
+  correlation: (correlationId: string) => ["correlation", correlationId] as const
+}

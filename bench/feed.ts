@@ -234,13 +234,17 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN
 
 /** `writers` loops of one unit after another for `seconds`, each unit `unit(writer, i)`; units/s and latency. */
-const concurrentUnits = (seconds: number, unit: (writer: number, i: number) => Effect.Effect<unknown, unknown>) =>
+const concurrentUnits = (
+  seconds: number,
+  unit: (writer: number, i: number) => Effect.Effect<unknown, unknown>,
+  writers: number = writes.writers
+) =>
   Effect.gen(function* () {
     const latencies: Array<number> = []
     const deadline = performance.now() + seconds * 1_000
     const started = performance.now()
     yield* Effect.forEach(
-      Array.from({ length: writes.writers }, (_, n) => n),
+      Array.from({ length: writers }, (_, n) => n),
       (n) =>
         Effect.gen(function* () {
           for (let i = 0; performance.now() < deadline; i++) {
@@ -301,11 +305,16 @@ const writesBench = Effect.gen(function* () {
   yield* sql`ALTER TABLE ${table} DISABLE TRIGGER audit_entries_feed_position`
   yield* concurrentUnits(2, rawUnit(false))
   const without = yield* concurrentUnits(writes.seconds, rawUnit(false))
+  const withoutFew = yield* concurrentUnits(writes.seconds, rawUnit(false), 4)
   yield* sql`ALTER TABLE ${table} ENABLE TRIGGER audit_entries_feed_position`
   yield* say(
     `[writes] without the feed position: ${int(without.units / without.seconds)} units/s, p50 ${without.p50.toFixed(1)} ms, p99 ${without.p99.toFixed(1)} ms`
   )
   const withFeed = yield* concurrentUnits(writes.seconds, rawUnit(true))
+  const withFeedFew = yield* concurrentUnits(writes.seconds, rawUnit(true), 4)
+  yield* say(
+    `[writes] 4 writers: without ${int(withoutFew.units / withoutFew.seconds)} units/s, with ${int(withFeedFew.units / withFeedFew.seconds)} units/s`
+  )
   yield* say(
     `[writes] with the feed position:    ${int(withFeed.units / withFeed.seconds)} units/s, p50 ${withFeed.p50.toFixed(1)} ms, p99 ${withFeed.p99.toFixed(1)} ms`
   )
@@ -338,11 +347,14 @@ the workspace's feed counter on and locks it to COMMIT, so the units of a worksp
 
 | series | units/s | p50 | p99 |
 |---|---|---|---|
-${row("without the feed position", without)}
-${row("with the feed position", withFeed)}
+${row(`${writes.writers} writers, without the feed position`, without)}
+${row(`${writes.writers} writers, with the feed position`, withFeed)}
+${row("4 writers, without the feed position", withoutFew)}
+${row("4 writers, with the feed position", withFeedFew)}
 ${row("the service (UnitOfWork + Records.update, with)", service)}
 
-Ratio without / with: **${ratio.toFixed(2)}**. The cost is the per-workspace serialization of flush + COMMIT (the
+Ratio without / with at ${writes.writers} writers: **${ratio.toFixed(2)}**; at 4 writers:
+**${(withoutFew.units / withoutFew.seconds / (withFeedFew.units / withFeedFew.seconds)).toFixed(2)}**. The cost is the per-workspace serialization of flush + COMMIT (the
 commit's WAL flush included): it bounds one workspace's commit rate by its commit latency, while other workspaces
 are not affected (each has its own counter). Why this and not a snapshot horizon: docs/feed.md, "Order".
 `

@@ -210,7 +210,14 @@ const queryName = fc.constantFrom(
   "x",
   "limit[]",
   "__proto__[limit]",
-  "limit%00"
+  "limit%00",
+  // The feed's filters (GET /api/audit/feed); never `wait`, which may rightly hold a request for 30 s.
+  "businessObject",
+  "record",
+  "actor",
+  "correlationId",
+  "from",
+  "to"
 )
 
 const query = fc
@@ -296,6 +303,7 @@ const headers = (principal: Principal): fc.Arbitrary<HeaderChoice> =>
       fc.constantFrom<readonly [string, string]>(
         ["accept", "text/event-stream"],
         ["accept", "*/*"],
+        ["accept", "application/x-ndjson"],
         ["accept-encoding", "gzip, deflate, br"],
         ["x-forwarded-proto", "https"],
         ["x-forwarded-for", "10.0.0.1, 127.0.0.1"],

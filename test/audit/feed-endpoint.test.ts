@@ -9,7 +9,9 @@ import { clientFor, createRecord, recordsOf, signedInMember } from "../support/a
 import type { Client } from "../support/api"
 import { request } from "../support/http"
 import { openSse } from "../support/sse"
-import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
+import { ApiError, createClient } from "../../src/client"
+import { browserFetch } from "../support/browserFetch"
+import { baseUrl, freshUser, freshWorkspace, TestApp, testPassword } from "../support/TestApp"
 
 const deal = "crm/deal"
 const company = "crm/company"
@@ -354,5 +356,38 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/correlation/:id", 
         [noted.correlationId, archived.correlationId, [noted.id]]
       ])
     })
+  )
+
+  it.scoped(
+    "the typed client: audit.feed pages with filters and cursors, audit.correlation; a bad cursor is a 400 ApiError",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const user = yield* freshUser({ workspace, role: "admin" })
+        const client = createClient({ baseUrl: base, fetch: browserFetch() })
+        yield* Effect.promise(() =>
+          client.auth.login({ workspace: workspace.slug, email: user.email, password: testPassword })
+        )
+        const made = yield* Effect.promise(() => client.records.create(company, { name: "Typed" }))
+        const first = yield* Effect.promise(() => client.audit.feed({ record: made.id, limit: 1 }))
+        expect(first).toBeInstanceOf(FeedPage)
+        expect(first.entries.map((entry) => [entry.businessObjectId, entry.operation])).toEqual([[made.id, "created"]])
+        yield* Effect.promise(() => client.records.update(company, made.id, { name: "Typed 2" }))
+        const next = yield* Effect.promise(() =>
+          client.audit.feed({ record: made.id, cursor: first.nextCursor, wait: 5 })
+        )
+        expect(next.entries.map((entry) => entry.operation)).toEqual(["updated"])
+        const view = yield* Effect.promise(() => client.audit.correlation(next.entries[0]?.correlationId ?? ""))
+        expect(view.groups.flatMap((group) => group.entries.map((entry) => entry.id))).toEqual([next.entries[0]?.id])
+        const refused = yield* Effect.promise(() =>
+          client.audit.feed({ cursor: "nope" }).then(
+            () => undefined,
+            (error: unknown) => error
+          )
+        )
+        expect(refused).toBeInstanceOf(ApiError)
+        expect(refused).toMatchObject({ status: 400 })
+      })
   )
 })

@@ -22,7 +22,7 @@
  * needed (in-process bus).
  */
 import { spawn } from "node:child_process"
-import { cpus } from "node:os"
+import { cpus, loadavg } from "node:os"
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
@@ -71,7 +71,7 @@ const environment = Effect.gen(function* () {
   return {
     date: new Date().toISOString().slice(0, 10),
     postgres: version?.version ?? "PostgreSQL",
-    machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"}`,
+    machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? "CPU"} (load average ${loadavg()[0]?.toFixed(1) ?? "?"} at the start)`,
     node: process.version
   }
 })

@@ -272,5 +272,39 @@ layer(testServices({ databasePoolSize: 16 }), { excludeTestServices: true })(
           expect(after.rows.map((row) => seenOf(row).businessObjectId)).toEqual([first?.id, second?.id])
         }).pipe(withActor(someone))
     )
+
+    it.scoped("rows inserted by hand get the next positions too, in order, and the service goes on after them", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const workspace = yield* freshWorkspace
+        const records = yield* Records
+        const units = yield* UnitOfWork
+        const table = sql(workspace.table("audit_entries"))
+        const first = yield* units.run(workspace, records.create(deal, { title: "by the service", stage: "lead" }))
+        const highest = sql<{ readonly n: string }>`SELECT max(position)::text AS n FROM ${table}`
+        const before = BigInt((yield* highest)[0]?.n ?? "0")
+        // Two statements in one transaction, 5,000 rows each: per-row work stays constant (no pile of counter versions).
+        yield* Effect.forEach(
+          [0, 1],
+          (chunk) =>
+            sql`INSERT INTO ${table} (id, actor, correlation_id, business_object, business_object_id, operation)
+            SELECT gen_random_uuid(), '{"kind":"system","name":"seeder:test"}'::jsonb, gen_random_uuid(), ${deal},
+              ${`by-hand-${chunk}`}, 'archived'
+            FROM generate_series(1, 5000)`
+        ).pipe(sql.withTransaction)
+        const byHand = yield* sql<{ readonly position: string; readonly record: string }>`
+          SELECT e.position::text AS position, e.business_object_id AS record FROM ${table} AS e
+          WHERE e.business_object_id LIKE 'by-hand-%' ORDER BY e.position`
+        expect(byHand.map((row) => BigInt(row.position))).toEqual(
+          Array.from({ length: 10_000 }, (_, i) => before + 1n + BigInt(i))
+        )
+        expect(byHand.slice(0, 5_000).every((row) => row.record === "by-hand-0")).toBe(true)
+        const [counter] = yield* sql<{ readonly position: string }>`
+          SELECT position::text AS position FROM ${sql(workspace.table("feed_position"))}`
+        expect(counter?.position).toBe((before + 10_000n).toString())
+        yield* units.run(workspace, records.update(deal, first.id, { title: "after them" }))
+        expect(BigInt((yield* highest)[0]?.n ?? "0")).toBe(before + 10_001n)
+      }).pipe(withActor(someone))
+    )
   }
 )

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { SchemaMigration } from "../Migrations"
@@ -175,13 +176,33 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
       yield* sql`CREATE INDEX audit_entries_parent_correlation ON ${t("audit_entries")} (parent_correlation_id)
         WHERE parent_correlation_id IS NOT NULL`
       // The service's flush sets the position itself (one UPDATE per unit). Any other INSERT (by hand, a bulk
-      // load) gets its positions here, one row at a time, under the same lock: no row is ever left out of the feed.
+      // load) gets its positions here, under the same lock: no row is ever left out of the feed. Per row, the
+      // counter is only locked and read (updating one row once per inserted row would pile up its versions in
+      // the transaction: quadratic); the row's position is kept in a transaction-local setting, and the counter
+      // is written once per statement, after it.
+      const counter = sql.literal(`${schema}.feed_position`)
+      const setting = `abs.feed_${createHash("md5").update(schema).digest("hex")}`
       yield* sql`CREATE FUNCTION ${t("audit_entries_feed_position")}() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          stored bigint;
         BEGIN
-          UPDATE ${sql.literal(`${schema}.feed_position`)} SET position = position + 1 RETURNING position INTO NEW.position;
+          SELECT position INTO stored FROM ${counter} FOR UPDATE;
+          NEW.position := greatest(stored, coalesce(nullif(current_setting(${sql.literal(`'${setting}'`)}, true), '')::bigint, 0)) + 1;
+          PERFORM set_config(${sql.literal(`'${setting}'`)}, NEW.position::text, true);
           RETURN NEW;
         END $$`
       yield* sql`CREATE TRIGGER audit_entries_feed_position BEFORE INSERT ON ${t("audit_entries")}
         FOR EACH ROW WHEN (NEW.position IS NULL) EXECUTE FUNCTION ${t("audit_entries_feed_position")}()`
+      yield* sql`CREATE FUNCTION ${t("audit_entries_feed_position_store")}() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          taken bigint := nullif(current_setting(${sql.literal(`'${setting}'`)}, true), '')::bigint;
+        BEGIN
+          IF taken IS NOT NULL THEN
+            UPDATE ${counter} SET position = greatest(position, taken);
+          END IF;
+          RETURN NULL;
+        END $$`
+      yield* sql`CREATE TRIGGER audit_entries_feed_position_store AFTER INSERT ON ${t("audit_entries")}
+        FOR EACH STATEMENT EXECUTE FUNCTION ${t("audit_entries_feed_position_store")}()`
     })
 }

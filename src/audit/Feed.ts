@@ -33,6 +33,9 @@ export interface FeedBatch {
   readonly more: boolean
 }
 
+/** A date alone is UTC midnight (PostgreSQL would read it in the session's time zone); a date-time names its offset. */
+const utc = (instant: string) => (instant.length === 10 ? `${instant}T00:00:00Z` : instant)
+
 /** Rows a filtered request scans at most: bounded work per request however rare the matches. */
 export const scanWindow = 5_000
 
@@ -74,8 +77,8 @@ export class Feed extends Effect.Service<Feed>()("Feed", {
         )
       }
       if (filter.correlationId !== undefined) clauses.push(sql`s.correlation_id = ${filter.correlationId}::uuid`)
-      if (filter.from !== undefined) clauses.push(sql`s.at >= ${filter.from}::timestamptz`)
-      if (filter.to !== undefined) clauses.push(sql`s.at < ${filter.to}::timestamptz`)
+      if (filter.from !== undefined) clauses.push(sql`s.at >= ${utc(filter.from)}::timestamptz`)
+      if (filter.to !== undefined) clauses.push(sql`s.at < ${utc(filter.to)}::timestamptz`)
       return clauses
     }
 

@@ -5,6 +5,7 @@ import { CorrelationView, FeedEntry, FeedPage } from "../../src/api/Feed"
 import type { Workspace } from "../../src/api/Workspace"
 import { decodeFeedCursor, encodeFeedCursor } from "../../src/audit/FeedCursor"
 import { Roles } from "../../src/auth/Roles"
+import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import { clientFor, createRecord, recordsOf, signedInMember } from "../support/api"
 import type { Client } from "../support/api"
 import { request } from "../support/http"
@@ -220,6 +221,8 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
       const { client, cookie } = yield* signedInMember(base, workspace)
       const { cursor } = yield* readAll(client, "", 500)
       const url = `${base}/api/audit/feed?cursor=${cursor}`
+      const bus = yield* BroadcastBus
+      const subscribedBefore = yield* bus.subscriberCount
       const first = yield* openSse(url, { cookie, accept: "text/event-stream" })
       expect(first.status).toBe(200)
       expect(first.headers.get("content-type")).toContain("text/event-stream")
@@ -233,6 +236,8 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
       const ids = [...(yield* first.raw).matchAll(/^id: (.+)$/gm)].map((match) => match[1])
       expect(ids).toEqual(entries.map((entry) => entry.cursor))
       yield* first.close
+      // The closed stream let go of its wake-up subscription.
+      while ((yield* bus.subscriberCount) > subscribedBefore) yield* Effect.sleep("10 millis")
 
       const again = yield* openSse(url, {
         cookie,

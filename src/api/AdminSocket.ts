@@ -11,7 +11,9 @@ export const maxAdminRequestBytes = 64 * 1024
 
 /** A command to run: its arguments as typed after `admin` (`["workspace", "list"]`). */
 export const AdminRequest = Schema.Struct({
-  args: Schema.Array(Schema.String)
+  args: Schema.Array(Schema.String),
+  /** The command line's working directory: a relative file name in the command is resolved against it. */
+  cwd: Schema.optional(Schema.String)
 })
 export type AdminRequest = typeof AdminRequest.Type
 

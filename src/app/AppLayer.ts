@@ -1,5 +1,8 @@
 import { Effect, Layer, Logger, type LogLevel } from "effect"
 import { Agents } from "../agents/Agents"
+import { Correlation } from "../audit/Correlation"
+import { Feed } from "../audit/Feed"
+import { FeedWake } from "../audit/FeedWake"
 import { Timeline } from "../audit/Timeline"
 import { ApiKeys } from "../auth/ApiKeys"
 import { Members } from "../auth/Members"
@@ -49,6 +52,9 @@ const CoreServicesLive = Layer.mergeAll(
   Records.Default,
   RecordHistory.Default,
   Timeline.Default,
+  Feed.Default,
+  FeedWake.Default,
+  Correlation.Default,
   UnitOfWork.Default,
   Idempotency.Default,
   Presence.Default

@@ -36,8 +36,19 @@ export interface AuditStaging {
  * under PostgreSQL's bind-parameter limit and cheap to plan. The function
  * yields the rows in array order, so `seq` follows the staging order; `at`
  * defaults to `now()`, the transaction timestamp, the same for every row.
+ *
+ * The same statement takes the unit's feed positions: the CTE moves the
+ * workspace's one-row counter on by the number of rows and locks it until
+ * COMMIT, so the units of a workspace pass this point one at a time and
+ * their positions follow their commit order (docs/feed.md, "Order"). It adds
+ * no round trip: the counter is read and written inside the INSERT.
  */
-const insertAll = (sql: SqlClient.SqlClient, workspace: Workspace, rows: ReadonlyArray<StagedRow>) => {
+const insertAll = (
+  sql: SqlClient.SqlClient,
+  workspace: Workspace,
+  parentCorrelationId: string | null,
+  rows: ReadonlyArray<StagedRow>
+) => {
   const payload = JSON.stringify(
     rows.map((row) => ({
       id: row.id,
@@ -49,18 +60,26 @@ const insertAll = (sql: SqlClient.SqlClient, workspace: Workspace, rows: Readonl
       operation: row.operation,
       cause: row.cause,
       record: row.record ?? null,
-      changes: row.changes ?? null
+      changes: row.changes ?? null,
+      parent_correlation_id: parentCorrelationId
     }))
   )
   const table = sql(workspace.table("audit_entries"))
-  return sql`INSERT INTO ${table}
-      (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes)
-    SELECT id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes
-    FROM jsonb_populate_recordset(NULL::${table}, ${payload}::jsonb)`.pipe(Effect.orDie)
+  return sql`WITH taken AS (
+      UPDATE ${sql(workspace.table("feed_position"))} SET position = position + ${rows.length}
+      RETURNING position - ${rows.length} AS base
+    )
+    INSERT INTO ${table}
+      (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes,
+       parent_correlation_id, position)
+    SELECT r.id, r.actor, r.correlation_id, r.business_object, r.business_object_id, r.record_version, r.operation,
+      r.cause, r.record, r.changes, r.parent_correlation_id, taken.base + r.ordinality
+    FROM taken, jsonb_populate_recordset(NULL::${table}, ${payload}::jsonb) WITH ORDINALITY AS r
+    ORDER BY r.ordinality`.pipe(Effect.orDie)
 }
 
-/** A fresh staging area for one unit of work in `workspace`. */
-export const makeAuditStaging = (workspace: Workspace) =>
+/** A fresh staging area for one unit of work in `workspace` (run for the unit `parentCorrelationId`, if any). */
+export const makeAuditStaging = (workspace: Workspace, parentCorrelationId: string | null) =>
   Effect.map(SqlClient.SqlClient, (sql): AuditStaging => {
     let staged: Array<StagedRow> = []
     return {
@@ -68,7 +87,9 @@ export const makeAuditStaging = (workspace: Workspace) =>
       flush: Effect.suspend(() => {
         const rows = staged
         staged = []
-        return rows.length > 0 ? Effect.as(insertAll(sql, workspace, rows), rows.length) : Effect.succeed(0)
+        return rows.length > 0
+          ? Effect.as(insertAll(sql, workspace, parentCorrelationId, rows), rows.length)
+          : Effect.succeed(0)
       }),
       discard: Effect.sync(() => {
         staged = []

@@ -25,3 +25,12 @@ export const allows = (grants: ReadonlyArray<Grant>, businessObject: string, per
       (grant.businessObject === businessObject || grant.businessObject === "*") &&
       (grant.permission === permission || grant.permission === "update")
   )
+
+/**
+ * The business objects a set of grants lets its holder read, for a query
+ * that keeps only those rows: "all" with a grant on `*`.
+ */
+export const readableBusinessObjects = (grants: ReadonlyArray<Grant>): "all" | ReadonlyArray<string> =>
+  grants.some((grant) => grant.businessObject === "*")
+    ? "all"
+    : [...new Set(grants.map((grant) => grant.businessObject))].sort()

@@ -43,7 +43,7 @@ export const askServer = (
     socket.on("connect", () => {
       connected = true
       clearTimeout(timer)
-      socket.write(`${encodeRequest({ args })}\n`)
+      socket.write(`${encodeRequest({ args, cwd: process.cwd() })}\n`)
     })
     socket.on("data", (chunk: string) => {
       received += chunk

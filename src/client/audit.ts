@@ -1,4 +1,5 @@
 import type { AuditEntry } from "../api/AuditEntry"
+import type { CorrelationView, FeedPage } from "../api/Feed"
 import type { Definitions } from "./businessObjects"
 import type { HydratedAuditEntry } from "./hydration/HydratedValue"
 import { HydrationError } from "./hydration/HydrationError"
@@ -6,7 +7,7 @@ import { hydrateTimeline } from "./hydration/hydrateTimeline"
 import type { Definition } from "./hydration/hydrateTimeline"
 import { encoded } from "./pathParams"
 import type { Transport } from "./transport"
-import { timelineDefaultLimit } from "./wire"
+import { feedDefaultLimit, timelineDefaultLimit } from "./wire"
 
 export interface TimelineOptions {
   /** Rows of the page: 1..200 (another number rejects with a TypeError), default 50. */
@@ -23,6 +24,25 @@ export interface HydratedTimelinePage {
   readonly nextCursor: string | null
 }
 
+/** Which rows of the workspace feed to read (docs/feed.md); every filter given must hold. */
+export interface FeedOptions {
+  /** A page's `nextCursor` or an entry's `cursor`; none starts at the beginning of the feed. */
+  readonly cursor?: string
+  /** Rows of the page: clamped into 1..500 by the service, default 100. */
+  readonly limit?: number
+  readonly businessObject?: string
+  readonly record?: string
+  /** An actor's id, or a system actor's name. */
+  readonly actor?: string
+  readonly correlationId?: string
+  /** ISO-8601: rows at or after it. */
+  readonly from?: string
+  /** ISO-8601: rows before it. */
+  readonly to?: string
+  /** Seconds (up to 30) the service may hold the request until a row is there. */
+  readonly wait?: number
+}
+
 export interface AuditClient {
   /**
    * A page of a record's timeline, newest first (the newest page without a
@@ -32,6 +52,14 @@ export interface AuditClient {
    * when a field's kind changed since a row was written.
    */
   readonly timeline: (businessObject: string, id: string, options?: TimelineOptions) => Promise<HydratedTimelinePage>
+  /**
+   * A page of the workspace change feed, oldest first after `cursor`, only
+   * rows the caller may read; go on with `nextCursor` (`more`: at once).
+   * Rows are as stored (not hydrated).
+   */
+  readonly feed: (options?: FeedOptions) => Promise<FeedPage>
+  /** Every row of one unit of work and of its cascade, grouped by unit and cause. */
+  readonly correlation: (correlationId: string) => Promise<CorrelationView>
 }
 
 /**
@@ -69,5 +97,8 @@ export const auditClient = (transport: Transport, definitions: Definitions): Aud
     // Asked together: the definitions cost nothing once kept, and the first page waits for neither.
     const [{ entries, nextCursor }, kept] = await Promise.all([page, definitions.current(businessObject)])
     return { entries: await hydrateWithDefinitions(definitions, kept, entries), nextCursor }
-  }
+  },
+  feed: ({ limit, ...filters } = {}) =>
+    transport.call((api) => api.audit.feed({ urlParams: { limit: limit ?? feedDefaultLimit, ...filters } })),
+  correlation: (correlationId) => transport.call((api) => api.audit.correlation({ path: { id: correlationId } }))
 })

@@ -70,7 +70,7 @@ export const createClient = (options: ClientOptions = {}): Client => {
   }
 }
 
-export type { AuditClient, HydratedTimelinePage, TimelineOptions } from "./audit"
+export type { AuditClient, FeedOptions, HydratedTimelinePage, TimelineOptions } from "./audit"
 export type { AuthClient, Credentials } from "./auth"
 export {
   type BroadcastClient,
@@ -103,7 +103,11 @@ export type {
   BusinessObjectDefinition,
   Cause,
   Changes,
+  CorrelationGroup,
+  CorrelationView,
   Editor,
+  FeedEntry,
+  FeedPage,
   Field,
   FieldKind,
   Fields,

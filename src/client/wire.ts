@@ -5,6 +5,7 @@
  */
 export { AuditEntry } from "../api/AuditEntry"
 export { timelineDefaultLimit } from "../api/AuditApi"
+export { CorrelationGroup, CorrelationView, FeedEntry, FeedPage, feedDefaultLimit } from "../api/Feed"
 export { Me, SignIn } from "../api/AuthApi"
 export {
   Broadcast,

@@ -12,6 +12,8 @@ export const JobEnvelope = Schema.Struct({
   workspace: Workspace,
   job: Schema.String,
   payload: JsonObject,
-  actor: Schema.NullOr(Actor)
+  actor: Schema.NullOr(Actor),
+  /** The unit that enqueued the job (absent on jobs queued before it was kept). */
+  parentCorrelationId: Schema.optional(Schema.String)
 })
 export type JobEnvelope = typeof JobEnvelope.Type

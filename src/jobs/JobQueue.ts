@@ -24,10 +24,12 @@ export class JobQueue extends Effect.Service<JobQueue>()("JobQueue", {
       Effect.gen(function* () {
         if (Option.isNone(registry.job(job))) return yield* Effect.dieMessage(`unknown job: ${job}`)
         // Required: enqueueing outside a unit of work would not be atomic with anything.
-        const { workspace } = yield* CurrentUnit
+        const { workspace, correlationId } = yield* CurrentUnit
         const actor = yield* CurrentActor
         if (Option.isNone(actor)) return yield* Effect.die(new MissingActor({ while: `enqueueing job ${job}` }))
-        return yield* queue.offer({ workspace, job, payload, actor: actor.value }).pipe(Effect.orDie)
+        return yield* queue
+          .offer({ workspace, job, payload, actor: actor.value, parentCorrelationId: correlationId })
+          .pipe(Effect.orDie)
       })
 
     return { enqueue, queue } as const

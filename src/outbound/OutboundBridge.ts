@@ -9,10 +9,15 @@ import type { Workspace } from "../api/Workspace"
  */
 export interface OutboundBridgeShape {
   /**
-   * Inside the transaction, as its last step: hands the events to the
-   * workflow engine durably, so they are committed (or rolled back) with the change.
+   * Inside the transaction, just before the audit flush: hands the events to the
+   * workflow engine durably, so they are committed (or rolled back) with the
+   * change; each run remembers the unit (`correlationId`) as its parent.
    */
-  readonly stage: (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>) => Effect.Effect<void>
+  readonly stage: (
+    workspace: Workspace,
+    events: ReadonlyArray<BusinessObjectEvent>,
+    correlationId: string
+  ) => Effect.Effect<void>
   /** After COMMIT: the broadcast hints. Never fails and never makes the writer wait. */
   readonly handOff: (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>) => Effect.Effect<void>
 }

@@ -8,6 +8,7 @@ import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { OutboundBridge } from "../outbound/OutboundBridge"
 import type { Workspace } from "../api/Workspace"
 import { CurrentUnit } from "./CurrentUnit"
+import { ParentCorrelation } from "./ParentCorrelation"
 import { CurrentActor } from "../context/Frames"
 import { actorSpanAttributes } from "../context/actorSpanAttributes"
 import { auditRowsWritten, unitsOfWork } from "../metrics/ServiceMetrics"
@@ -45,7 +46,8 @@ const nextRetry = (
  * A unit of work: one database transaction with one correlation id, given
  * to the code it runs as `CurrentUnit` (workspace, correlation id, audit
  * staging, event outbox). Audit rows are staged as events happen and written
- * by one INSERT as the last statement before COMMIT; the staging area is
+ * by one INSERT as the last statement before COMMIT (after the workflow runs
+ * are staged: the INSERT takes the workspace's feed-position lock, held to COMMIT); the staging area is
  * acquired inside the transaction and, on any failure, discarded unflushed.
  * The unit's events reach the workflow engine durably inside the transaction
  * and the broadcast publisher after COMMIT; after ROLLBACK neither.
@@ -71,13 +73,18 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
      * has succeeded, i.e. when the only statement left is COMMIT: a fault
      * after that may have committed.
      */
-    const attempt = <A, E, R>(workspace: Workspace, correlationId: string, effect: Effect.Effect<A, E, R>) =>
+    const attempt = <A, E, R>(
+      workspace: Workspace,
+      correlationId: string,
+      parentCorrelationId: string | null,
+      effect: Effect.Effect<A, E, R>
+    ) =>
       Effect.gen(function* () {
         const outbox: Array<BusinessObjectEvent> = []
         let committing = false
         let auditRows = 0
         const exit = yield* Effect.acquireUseRelease(
-          Effect.provideService(makeAuditStaging(workspace), SqlClient.SqlClient, sql),
+          Effect.provideService(makeAuditStaging(workspace, parentCorrelationId), SqlClient.SqlClient, sql),
           (staging) =>
             Effect.gen(function* () {
               const value = yield* Effect.provideService(effect, CurrentUnit, {
@@ -86,8 +93,9 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
                 staging,
                 outbox
               })
+              yield* bridge.stage(workspace, outbox, correlationId)
+              // Last before COMMIT: the flush locks the workspace's feed position until COMMIT (docs/feed.md).
               auditRows = yield* staging.flush
-              yield* bridge.stage(workspace, outbox)
               return value
             }),
           (staging, exit) => (Exit.isFailure(exit) ? staging.discard : Effect.void)
@@ -110,6 +118,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
       Effect.gen(function* () {
         // Kept across retries: the attempts that rolled back left nothing under it but log lines.
         const correlationId = crypto.randomUUID()
+        const parentCorrelationId = Option.getOrNull(yield* ParentCorrelation)
         // Inside a transaction opened by hand (provisioning) the unit is a savepoint: the owner retries, not the unit.
         const ownsTransaction = Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))
         yield* Effect.annotateCurrentSpan({
@@ -119,7 +128,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
           ...actorSpanAttributes(yield* CurrentActor)
         })
         for (let retries: Retries = { connection: 0, serialization: 0 }; ; ) {
-          const { exit, outbox, committing } = yield* attempt(workspace, correlationId, effect)
+          const { exit, outbox, committing } = yield* attempt(workspace, correlationId, parentCorrelationId, effect)
           if (Exit.isSuccess(exit)) {
             yield* bridge.handOff(workspace, outbox)
             return exit.value

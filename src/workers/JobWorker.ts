@@ -5,6 +5,7 @@ import { JobQueue } from "../jobs/JobQueue"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { claimRun } from "../queue/CompletedRuns"
 import { Records } from "../records/Records"
+import { ParentCorrelation } from "../unitOfWork/ParentCorrelation"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { runDurableWorker } from "./durableWorker"
 
@@ -39,7 +40,8 @@ export const JobWorkerLive = Layer.scopedDiscard(
           )
         }).pipe(
           withCause({ kind: "job", job: envelope.job, jobId: id }),
-          Effect.provideService(CurrentActor, Option.fromNullable(envelope.actor))
+          Effect.provideService(CurrentActor, Option.fromNullable(envelope.actor)),
+          Effect.provideService(ParentCorrelation, Option.fromNullable(envelope.parentCorrelationId))
         )
     })
   })

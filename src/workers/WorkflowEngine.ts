@@ -4,6 +4,7 @@ import { CurrentActor } from "../context/Frames"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { claimRun } from "../queue/CompletedRuns"
 import { Records } from "../records/Records"
+import { ParentCorrelation } from "../unitOfWork/ParentCorrelation"
 import { UnitOfWork } from "../unitOfWork/UnitOfWork"
 import { asWorkflowRun } from "../workflows/asWorkflowRun"
 import { triggerCause } from "../workflows/WorkflowRun"
@@ -41,7 +42,10 @@ export const WorkflowEngineLive = Layer.scopedDiscard(
                 yield* records.runPlugin(workflow.value.declaration.run(run.event))
               })
             )
-          }).pipe(asWorkflowRun(run.workflowId, triggerCause(run.event)))
+          }).pipe(
+            asWorkflowRun(run.workflowId, triggerCause(run.event)),
+            Effect.provideService(ParentCorrelation, Option.fromNullable(run.parentCorrelationId))
+          )
         })
     })
   })

@@ -19,13 +19,14 @@ export class WorkflowQueue extends Effect.Service<WorkflowQueue>()("WorkflowQueu
     const registry = yield* PluginRegistry
     const queue = yield* PersistedQueue.make({ name: queueName(config.queuePrefix, "workflows"), schema: WorkflowRun })
 
-    const stage = (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>) =>
+    const stage = (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>, correlationId: string) =>
       Effect.forEach(
         events.flatMap((event) =>
           registry.workflowsFor(event.businessObject, event.operation).map(
             (workflow): WorkflowRun => ({
               workspace,
               workflowId: workflow.id,
+              parentCorrelationId: correlationId,
               event: {
                 operation: event.operation,
                 businessObject: event.businessObject,

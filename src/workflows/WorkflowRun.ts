@@ -7,6 +7,8 @@ import { Workspace } from "../api/Workspace"
 export const WorkflowRun = Schema.Struct({
   workspace: Workspace,
   workflowId: Schema.String,
+  /** The unit whose event started the run (absent on runs queued before it was kept). */
+  parentCorrelationId: Schema.optional(Schema.String),
   event: CommittedEvent
 })
 export type WorkflowRun = typeof WorkflowRun.Type

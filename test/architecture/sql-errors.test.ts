@@ -73,7 +73,10 @@ interface SqlModules {
   "src/app/Provisioning.ts": typeof import("../../src/app/Provisioning")
   "src/audit/AuditStaging.ts": typeof import("../../src/audit/AuditStaging")
   "src/audit/History.ts": typeof import("../../src/audit/History")
+  "src/audit/Correlation.ts": typeof import("../../src/audit/Correlation")
+  "src/audit/Feed.ts": typeof import("../../src/audit/Feed")
   "src/audit/Timeline.ts": typeof import("../../src/audit/Timeline")
+  "src/audit/entryJson.ts": typeof import("../../src/audit/entryJson")
   "src/auth/ApiKeys.ts": typeof import("../../src/auth/ApiKeys")
   "src/auth/Members.ts": typeof import("../../src/auth/Members")
   "src/auth/Memberships.ts": typeof import("../../src/auth/Memberships")
@@ -101,7 +104,10 @@ const sqlModules = {
   "src/app/Provisioning.ts": true,
   "src/audit/AuditStaging.ts": true,
   "src/audit/History.ts": true,
+  "src/audit/Correlation.ts": true,
+  "src/audit/Feed.ts": true,
   "src/audit/Timeline.ts": true,
+  "src/audit/entryJson.ts": true,
   "src/auth/ApiKeys.ts": true,
   "src/auth/Members.ts": true,
   "src/auth/Memberships.ts": true,

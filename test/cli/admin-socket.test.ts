@@ -1,9 +1,9 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, Scope } from "effect"
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { maxAdminRequestBytes } from "../../src/api/AdminSocket"
 import { adminCommand } from "../../src/app/admin/commands"
 import { demo } from "../../src/app/Provisioning"
@@ -246,6 +246,19 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           const unknown = yield* run(["member", "list", "--workspace", "no-such-workspace"])
           expect(unknown.code).toBe(1)
           expect(meaningfulLines(unknown.stderr)).toEqual(["error: unknown workspace: no-such-workspace"])
+
+          // The export's file is named relative to where the command line was typed, not the server's directory.
+          ran.add("feed export")
+          const exported = yield* runProcess(
+            "node",
+            [resolve("dist/server/admin.js"), "feed", "export", "--workspace", slug, "feed.ndjson"],
+            embeddedEnv(dataDir),
+            dataDir
+          )
+          expect(exported.code, exported.stderr).toBe(0)
+          const feedLines = readFileSync(join(dataDir, "feed.ndjson"), "utf8").trim().split("\n")
+          expect(feedLines.length).toBeGreaterThan(0)
+          expect(meaningfulLines(exported.stdout)[0]).toContain(`rows to ${join(dataDir, "feed.ndjson")}`)
 
           expect([...ran].sort()).toEqual(
             commandsOf(adminCommand.descriptor, [])

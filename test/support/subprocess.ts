@@ -16,7 +16,8 @@ export interface ProcessResult {
 export const runProcess = (
   command: string,
   args: ReadonlyArray<string>,
-  env: Record<string, string | undefined> = {}
+  env: Record<string, string | undefined> = {},
+  cwd: string = process.cwd()
 ) =>
   Effect.async<ProcessResult, Error>((resume) => {
     const merged: Record<string, string> = {}
@@ -24,7 +25,7 @@ export const runProcess = (
       if (value !== undefined) merged[name] = value
     // Its own process group, so that a kill reaches what it started (npx starts tsx starts node).
     const child = spawn(command, args, {
-      cwd: process.cwd(),
+      cwd,
       env: merged,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true

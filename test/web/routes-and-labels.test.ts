@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { businessObjectLabel, humanize, plural, shortId } from "../../web/src/labels"
-import { listPath, parseRoute, recordPath } from "../../web/src/router"
+import { activityPath, correlationPath, listPath, parseRoute, recordPath } from "../../web/src/router"
 
 describe("the page's addresses", () => {
   it("parse into routes, and the paths it makes parse back", () => {
@@ -17,6 +17,10 @@ describe("the page's addresses", () => {
       id: "a b/c"
     })
     expect(parseRoute(listPath("crm/activity"))).toEqual({ page: "list", businessObject: "crm/activity" })
+    expect(parseRoute(activityPath)).toEqual({ page: "activity" })
+    expect(parseRoute(correlationPath("c-1"))).toEqual({ page: "correlation", correlationId: "c-1" })
+    expect(parseRoute("/correlations")).toEqual({ page: "home" })
+    expect(parseRoute("/activity/x")).toEqual({ page: "home" })
   })
 })
 

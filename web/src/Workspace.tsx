@@ -5,8 +5,10 @@ import { useBroadcastStream, useBusinessObjects, useSignOut } from "./queries"
 import { NewRecordPage } from "./records/NewRecordPage"
 import { RecordList } from "./records/RecordList"
 import { RecordPage } from "./records/RecordPage"
+import { ActivityPage } from "./activity/ActivityPage"
+import { CorrelationPage } from "./activity/CorrelationPage"
 import type { Route } from "./router"
-import { Link, listPath, navigate, parseRoute, usePathname } from "./router"
+import { activityPath, Link, listPath, navigate, parseRoute, usePathname } from "./router"
 
 interface Props {
   readonly me: { readonly name: string; readonly workspace: { readonly slug: string; readonly name: string } }
@@ -22,7 +24,8 @@ export const Workspace = ({ me }: Props) => {
   useEffect(() => {
     if (route.page === "home" && first !== undefined) navigate(listPath(first), { replace: true })
   }, [route.page, first])
-  const selected = route.page === "home" ? undefined : route.businessObject
+  const selected =
+    route.page === "list" || route.page === "new" || route.page === "record" ? route.businessObject : undefined
   return (
     <>
       <header className="topbar">
@@ -46,6 +49,14 @@ export const Workspace = ({ me }: Props) => {
               </li>
             ))}
           </ul>
+          <h2>Workspace</h2>
+          <ul>
+            <li>
+              <Link to={activityPath} aria-current={route.page === "activity" ? "page" : undefined}>
+                Activity
+              </Link>
+            </li>
+          </ul>
         </nav>
         <main>
           <RouteContent route={route} />
@@ -67,5 +78,9 @@ const RouteContent = ({ route }: { readonly route: Route }) => {
       return (
         <RecordPage key={`${route.businessObject}/${route.id}`} businessObject={route.businessObject} id={route.id} />
       )
+    case "activity":
+      return <ActivityPage />
+    case "correlation":
+      return <CorrelationPage key={route.correlationId} correlationId={route.correlationId} />
   }
 }

@@ -4,6 +4,9 @@ import { useCallback } from "react"
 import type { Credentials, Values } from "../../src/client"
 import {
   businessObjectsQuery,
+  correlationQuery,
+  type FeedFilters,
+  feedPagesQuery,
   invalidateBusinessObject,
   recordAsOfQuery,
   recordQuery,
@@ -146,3 +149,9 @@ export const useOtherEditors = (businessObject: string, id: string, ownEditorId:
   const editors = useEditors(client, businessObject)
   return (editors.data?.[id] ?? []).filter((editor) => editor.id !== ownEditorId)
 }
+
+/** The workspace feed with `filters`, oldest first, a page (100 rows) at a time: `fetchNextPage` reads on. */
+export const useFeedPages = (filters: FeedFilters) => useInfiniteQuery(feedPagesQuery(client, filters))
+
+/** One unit of work and its cascade, grouped by unit and cause. */
+export const useCorrelation = (correlationId: string) => useQuery(correlationQuery(client, correlationId))

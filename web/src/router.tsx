@@ -2,17 +2,20 @@ import type { AnchorHTMLAttributes, MouseEvent } from "react"
 import { useSyncExternalStore } from "react"
 
 /**
- * A router of four routes, on the History API (the service answers every
+ * A router of six routes, on the History API (the service answers every
  * path outside /api with the page, so a reload lands where it was):
- * `/`, `/records/<namespace>/<name>`, `/records/<namespace>/<name>/<id>` and
+ * `/`, `/records/<namespace>/<name>`, `/records/<namespace>/<name>/<id>`,
  * `/new/<namespace>/<name>` (outside `/records/`, so that no record id can
- * ever collide with it).
+ * ever collide with it), `/activity` (the workspace feed) and
+ * `/correlations/<id>` (one unit of work and its cascade).
  */
 export type Route =
   | { readonly page: "home" }
   | { readonly page: "list"; readonly businessObject: string }
   | { readonly page: "new"; readonly businessObject: string }
   | { readonly page: "record"; readonly businessObject: string; readonly id: string }
+  | { readonly page: "activity" }
+  | { readonly page: "correlation"; readonly correlationId: string }
 
 export const parseRoute = (pathname: string): Route => {
   const parts = pathname
@@ -20,6 +23,10 @@ export const parseRoute = (pathname: string): Route => {
     .filter((part) => part.length > 0)
     .map(decodeURIComponent)
   const [first, namespace, name, id] = parts
+  if (first === "activity" && parts.length === 1) return { page: "activity" }
+  if (first === "correlations" && namespace !== undefined && parts.length === 2) {
+    return { page: "correlation", correlationId: namespace }
+  }
   if (namespace === undefined || name === undefined) return { page: "home" }
   const businessObject = `${namespace}/${name}`
   if (first === "new" && parts.length === 3) return { page: "new", businessObject }
@@ -28,6 +35,8 @@ export const parseRoute = (pathname: string): Route => {
 }
 
 export const listPath = (businessObject: string) => `/records/${businessObject}`
+export const activityPath = "/activity"
+export const correlationPath = (correlationId: string) => `/correlations/${encodeURIComponent(correlationId)}`
 export const newRecordPath = (businessObject: string) => `/new/${businessObject}`
 export const recordPath = (businessObject: string, id: string) => `/records/${businessObject}/${encodeURIComponent(id)}`
 

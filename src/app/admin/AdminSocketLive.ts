@@ -136,7 +136,7 @@ export const AdminSocketLive = Layer.scopedDiscard(
     const readiness = yield* Readiness
     const oneAtATime = yield* Effect.makeSemaphore(1)
 
-    const run = (args: ReadonlyArray<string>) =>
+    const run = (args: ReadonlyArray<string>, cwd: string | undefined) =>
       Effect.gen(function* () {
         if (args.includes("--wizard"))
           return refused("--wizard asks on a terminal, which the server has none of: give the command in full")
@@ -145,7 +145,7 @@ export const AdminSocketLive = Layer.scopedDiscard(
           Effect.gen(function* () {
             if (yield* readiness.isDraining) return draining
             const started = Date.now()
-            const ran = yield* runCaptured(args)
+            const ran = yield* runCaptured(args, cwd)
             yield* Effect.logInfo("admin command").pipe(
               Effect.annotateLogs({
                 command: commandName(args),
@@ -169,7 +169,7 @@ export const AdminSocketLive = Layer.scopedDiscard(
     server.on(
       "connection",
       serveConnection((request, reply) => {
-        runFork(Effect.map(run(request.args), reply))
+        runFork(Effect.map(run(request.args, request.cwd), reply))
       })
     )
     const listening = yield* listen(server, path).pipe(Effect.either)

@@ -13,6 +13,7 @@ import { Seeders } from "../../seeding/Seeders"
 import type { SeedResult } from "../../seeding/Seeders"
 import { Workspaces } from "../../tenancy/Workspaces"
 import packageJson from "../../../package.json" with { type: "json" }
+import { feedExport } from "./feedExport"
 import { table } from "./table"
 
 /** A listing, or one line saying there is nothing to list. */
@@ -266,7 +267,9 @@ const failedRetry = Command.make("retry", { id: Args.text({ name: "id" }) }, ({ 
 const group = (name: string, description: string) => Command.make(name).pipe(Command.withDescription(description))
 
 export const adminCommand = Command.make("admin").pipe(
-  Command.withDescription("Set up workspaces, users, roles, API keys and agents; look after failed jobs"),
+  Command.withDescription(
+    "Set up workspaces, users, roles, API keys and agents; look after failed jobs; export the change feed"
+  ),
   Command.withSubcommands([
     group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceList, workspaceCreate, workspaceSeed])),
     group("user", "Users").pipe(Command.withSubcommands([userList, userCreate, userSignOut])),
@@ -276,7 +279,8 @@ export const adminCommand = Command.make("admin").pipe(
     group("role", "Roles and their grants").pipe(Command.withSubcommands([roleGrant])),
     group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyList, apiKeyCreate, apiKeyRevoke])),
     group("agent", "Agents").pipe(Command.withSubcommands([agentList, agentCreate])),
-    group("jobs", "Background jobs and workflow runs").pipe(Command.withSubcommands([failedList, failedRetry]))
+    group("jobs", "Background jobs and workflow runs").pipe(Command.withSubcommands([failedList, failedRetry])),
+    group("feed", "The workspace change feed").pipe(Command.withSubcommands([feedExport]))
   ])
 )
 

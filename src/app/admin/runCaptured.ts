@@ -3,6 +3,7 @@ import { Effect, Exit } from "effect"
 import type { Console } from "effect"
 import { AdminRan } from "../../api/AdminSocket"
 import type { AdminOutput } from "../../api/AdminSocket"
+import { AdminInvocation } from "./AdminInvocation"
 import { runAdmin } from "./commands"
 import { reportFailure } from "./reportFailure"
 
@@ -16,7 +17,8 @@ type AdminRequirements = Effect.Effect.Context<ReturnType<typeof runAdmin>>
  * whose one-line message is part of the output, as on a terminal).
  */
 export const runCaptured = (
-  args: ReadonlyArray<string>
+  args: ReadonlyArray<string>,
+  cwd: string = process.cwd()
 ): Effect.Effect<AdminRan, never, AdminRequirements | CliApp.CliApp.Environment> =>
   Effect.gen(function* () {
     const output: Array<AdminOutput> = []
@@ -42,6 +44,7 @@ export const runCaptured = (
     const exit = yield* runAdmin(["node", "admin", ...args]).pipe(
       Effect.tapErrorCause(reportFailure),
       Effect.withConsole(console),
+      Effect.provideService(AdminInvocation, { cwd, progress: false }),
       Effect.exit
     )
     return AdminRan.make({ output, exitCode: Exit.isSuccess(exit) ? 0 : 1 })

@@ -24,14 +24,17 @@ export { invalidateBusinessObject, invalidatePresence } from "./invalidation"
 export { LiveUpdates, type LiveUpdatesProps } from "./LiveUpdates"
 export {
   businessObjectsQuery,
+  correlationQuery,
   editorsQuery,
   recordAsOfQuery,
+  type FeedFilters,
+  feedPagesQuery,
   recordQuery,
   recordsQuery,
   timelinePagesQuery,
   timelineQuery
 } from "./queries"
-export { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
+export { definitionsQueryKey, feedQueryKeys, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
 export { type AttachOptions, attachBroadcast } from "./sharedBroadcast"
 export { groupByUnit, type TimelineUnit, type UnitKeyed } from "./timelineUnits"
 export { type BroadcastInvalidationOptions, useBroadcastInvalidation } from "./useBroadcastInvalidation"

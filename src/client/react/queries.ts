@@ -1,6 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query"
-import type { Client } from "../index"
-import { definitionsQueryKey, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
+import type { Client, FeedOptions } from "../index"
+import { definitionsQueryKey, feedQueryKeys, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
 
 /**
  * Query options (for `useQuery`, `useSuspenseQuery`, `prefetchQuery`) of
@@ -84,4 +84,28 @@ export const editorsQuery = (
     queryKey: presenceQueryKeys.editors(businessObject),
     queryFn: () => client.presence.list(businessObject),
     refetchInterval: () => options.refetchIntervalMs ?? client.broadcast.presenceIntervals().heartbeatMs
+  })
+
+/** The feed's filters, without paging: what `feedPagesQuery` is keyed by. */
+export type FeedFilters = Omit<FeedOptions, "cursor" | "wait">
+
+/**
+ * The workspace feed, oldest first, a page at a time from the start (or
+ * from `start`, a cursor): `fetchNextPage` reads the rows after the last
+ * page. The feed never ends: the last page's `more` false means caught up,
+ * and the next fetch reads what has committed since.
+ */
+export const feedPagesQuery = (client: Client, filters: FeedFilters = {}, start = "") =>
+  infiniteQueryOptions({
+    queryKey: feedQueryKeys.pages({ ...filters, start }),
+    queryFn: ({ pageParam }) => client.audit.feed(pageParam === "" ? filters : { ...filters, cursor: pageParam }),
+    initialPageParam: start,
+    getNextPageParam: (page) => page.nextCursor
+  })
+
+/** One unit of work and its cascade (`client.audit.correlation`). */
+export const correlationQuery = (client: Client, correlationId: string) =>
+  queryOptions({
+    queryKey: feedQueryKeys.correlation(correlationId),
+    queryFn: () => client.audit.correlation(correlationId)
   })

@@ -11,6 +11,8 @@
  * | a record as it was (`asOf`: an entry id or an instant) | `["crm/deal", "asOf", id, asOf]` |
  * | live editors of a business object | `["presence", "crm/deal"]` |
  * | business object definitions | `["businessObjects"]` |
+ * | the workspace feed, page by page | `["feed", { filters }]` |
+ * | one unit of work and its cascade | `["correlation", correlationId]` |
  *
  * Everything read about one business object starts with its full name
  * (`<namespace>/<name>`), so the prefix `["crm/deal"]` invalidates all of it
@@ -39,3 +41,10 @@ export const presenceQueryKeys = {
 }
 
 export const definitionsQueryKey = ["businessObjects"] as const
+
+/** The workspace feed and correlation views: about every business object, so a `changed` hint refreshes them all. */
+export const feedQueryKeys = {
+  all: ["feed"] as const,
+  pages: (filters: object) => ["feed", filters] as const,
+  correlation: (correlationId: string) => ["correlation", correlationId] as const
+}

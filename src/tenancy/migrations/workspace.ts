@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { SchemaMigration } from "../Migrations"
@@ -150,5 +151,58 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
       const t = (name: string) => sql(`${schema}.${name}`)
       // The headers of the first answer (its ETag) that a replay sends again; NULL: none.
       yield* sql`ALTER TABLE ${t("idempotency_keys")} ADD COLUMN headers jsonb`
+    }),
+  "0008_feed_positions": (schema) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = (name: string) => sql(`${schema}.${name}`)
+      // The workspace's feed order is its commit order (docs/feed.md, "Order"): each unit's flush takes the
+      // next positions from this one row, whose lock it holds until COMMIT.
+      yield* sql`CREATE TABLE ${t("feed_position")} (
+        only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+        position bigint NOT NULL
+      )`
+      yield* sql`ALTER TABLE ${t("audit_entries")} ADD COLUMN position bigint`
+      // The unit whose job or workflow run wrote the row (its parent in the cascade); NULL: a unit of its own.
+      yield* sql`ALTER TABLE ${t("audit_entries")} ADD COLUMN parent_correlation_id uuid`
+      // Rows already here are committed: their seq order keeps every record's commit order, so it is their feed order.
+      yield* sql`ALTER TABLE ${t("audit_entries")} DISABLE TRIGGER audit_entries_are_permanent`
+      yield* sql`UPDATE ${t("audit_entries")} SET position = seq`
+      yield* sql`ALTER TABLE ${t("audit_entries")} ENABLE TRIGGER audit_entries_are_permanent`
+      yield* sql`INSERT INTO ${t("feed_position")} (position) SELECT coalesce(max(seq), 0) FROM ${t("audit_entries")}`
+      yield* sql`ALTER TABLE ${t("audit_entries")} ALTER COLUMN position SET NOT NULL`
+      yield* sql`CREATE UNIQUE INDEX audit_entries_feed ON ${t("audit_entries")} (position)`
+      yield* sql`CREATE INDEX audit_entries_correlation ON ${t("audit_entries")} (correlation_id, position)`
+      yield* sql`CREATE INDEX audit_entries_parent_correlation ON ${t("audit_entries")} (parent_correlation_id)
+        WHERE parent_correlation_id IS NOT NULL`
+      // The service's flush sets the position itself (one UPDATE per unit). Any other INSERT (by hand, a bulk
+      // load) gets its positions here, under the same lock: no row is ever left out of the feed. Per row, the
+      // counter is only locked and read (updating one row once per inserted row would pile up its versions in
+      // the transaction: quadratic); the row's position is kept in a transaction-local setting, and the counter
+      // is written once per statement, after it.
+      const counter = sql.literal(`${schema}.feed_position`)
+      const setting = `abs.feed_${createHash("md5").update(schema).digest("hex")}`
+      yield* sql`CREATE FUNCTION ${t("audit_entries_feed_position")}() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          stored bigint;
+        BEGIN
+          SELECT position INTO stored FROM ${counter} FOR UPDATE;
+          NEW.position := greatest(stored, coalesce(nullif(current_setting(${sql.literal(`'${setting}'`)}, true), '')::bigint, 0)) + 1;
+          PERFORM set_config(${sql.literal(`'${setting}'`)}, NEW.position::text, true);
+          RETURN NEW;
+        END $$`
+      yield* sql`CREATE TRIGGER audit_entries_feed_position BEFORE INSERT ON ${t("audit_entries")}
+        FOR EACH ROW WHEN (NEW.position IS NULL) EXECUTE FUNCTION ${t("audit_entries_feed_position")}()`
+      yield* sql`CREATE FUNCTION ${t("audit_entries_feed_position_store")}() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          taken bigint := nullif(current_setting(${sql.literal(`'${setting}'`)}, true), '')::bigint;
+        BEGIN
+          IF taken IS NOT NULL THEN
+            UPDATE ${counter} SET position = greatest(position, taken);
+          END IF;
+          RETURN NULL;
+        END $$`
+      yield* sql`CREATE TRIGGER audit_entries_feed_position_store AFTER INSERT ON ${t("audit_entries")}
+        FOR EACH STATEMENT EXECUTE FUNCTION ${t("audit_entries_feed_position_store")}()`
     })
 }

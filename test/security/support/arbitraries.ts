@@ -216,7 +216,14 @@ const queryName = fc.constantFrom(
   "x",
   "limit[]",
   "__proto__[limit]",
-  "limit%00"
+  "limit%00",
+  // The feed's filters (GET /api/audit/feed); never `wait`, which may rightly hold a request for 30 s.
+  "businessObject",
+  "record",
+  "actor",
+  "correlationId",
+  "from",
+  "to"
 )
 
 const query = fc
@@ -302,6 +309,7 @@ const headers = (principal: Principal): fc.Arbitrary<HeaderChoice> =>
       fc.constantFrom<readonly [string, string]>(
         ["accept", "text/event-stream"],
         ["accept", "*/*"],
+        ["accept", "application/x-ndjson"],
         ["accept-encoding", "gzip, deflate, br"],
         ["x-forwarded-proto", "https"],
         ["x-forwarded-for", "10.0.0.1, 127.0.0.1"],

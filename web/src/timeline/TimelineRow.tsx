@@ -1,6 +1,7 @@
 import type { ReactNode } from "react"
 import { useId } from "react"
 import type { Fields } from "../../../src/api/Field"
+import { correlationPath, Link } from "../router"
 import { ChangesView } from "./ChangesView"
 import { describeActor, describeCause, describeOperation, describeTime } from "./describe"
 import type { EntryView } from "./entry"
@@ -31,7 +32,10 @@ export const TimelineRow = ({ entry, fields, entries, cause, actions }: Props) =
         </h3>
         <p className="meta">
           <time dateTime={time.iso}>{time.text}</time> ·{" "}
-          {cause ?? <span className="cause">{describeCause(entry.cause)}</span>}
+          {cause ?? <span className="cause">{describeCause(entry.cause)}</span>} ·{" "}
+          <Link to={correlationPath(entry.correlationId)} className="correlation-link">
+            unit of work
+          </Link>
         </p>
       </header>
       {isPlain(entry.changes) ? <ChangesView changes={entry.changes} fields={fields} entries={entries} /> : null}

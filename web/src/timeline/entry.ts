@@ -12,6 +12,8 @@ export interface EntryView {
   readonly id: string
   readonly at: string | Date
   readonly actor: Actor
+  /** The unit of work it was written in: the correlation view groups it with the rest of its story. */
+  readonly correlationId: string
   readonly operation: Operation
   readonly cause: Cause | null
   readonly record?: unknown

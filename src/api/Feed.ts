@@ -1,0 +1,114 @@
+import { Schema } from "effect"
+import { AuditEntry } from "./AuditEntry"
+import { Cause } from "./Cause"
+import { queryLimit } from "./QueryLimit"
+
+/** Feed page sizes: `limit` defaults to 100 and is clamped into 1..500. */
+export const feedDefaultLimit = 100
+export const feedMaxLimit = 500
+/** The longest a long-poll (`wait`, seconds) holds a request open: below common proxy timeouts. */
+export const feedMaxWaitSeconds = 30
+/** The most rows a correlation view shows; past it the view says `truncated`. */
+export const correlationMaxRows = 1_000
+
+/**
+ * One row of the workspace feed: an audit entry and `cursor`, the feed
+ * cursor just after it (send it back to go on from this row).
+ */
+export class FeedEntry extends AuditEntry.extend<FeedEntry>("FeedEntry")({
+  cursor: Schema.String
+}) {}
+
+/**
+ * A page of the feed, oldest first. `nextCursor` is always set: where the
+ * next request goes on from (past rows the filters or permissions left out,
+ * too, so a page may be empty and still move on). `more`: rows after it
+ * exist already; ask again at once. Otherwise the feed is caught up: ask
+ * again later, or with `wait`.
+ */
+export class FeedPage extends Schema.Class<FeedPage>("FeedPage")({
+  entries: Schema.Array(FeedEntry),
+  nextCursor: Schema.String,
+  more: Schema.Boolean
+}) {}
+
+const isoInstant = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/
+
+/**
+ * A point in time as a query parameter: an ISO-8601 date (`2026-05-01`, UTC
+ * midnight) or date-time with `Z` or an offset, to the microsecond.
+ */
+export const Instant = Schema.String.pipe(
+  Schema.pattern(isoInstant, {
+    message: () => "an ISO-8601 date or date-time with Z or an offset, e.g. 2026-05-01T12:00:00Z"
+  }),
+  Schema.filter(
+    (text) => {
+      // The pattern alone lets 2026-02-30, 25:00 and year 0000 through; PostgreSQL refuses them.
+      const [year, month, day] = [Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10))]
+      const calendar = new Date(Date.UTC(year, month - 1, day))
+      const realDay = year >= 1 && calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day
+      const time = /T(\d{2}):(\d{2})(?::(\d{2}))?/.exec(text)
+      const offset = /([+-])(\d{2}):(\d{2})$/.exec(text)
+      const realTime = time === null || (Number(time[1]) < 24 && Number(time[2]) < 60 && Number(time[3] ?? 0) < 60)
+      const realOffset = offset === null || (Number(offset[2]) < 16 && Number(offset[3]) < 60)
+      return realDay && realTime && realOffset
+    },
+    { message: () => "not a real calendar date and time" }
+  )
+)
+
+const Uuid = Schema.String.pipe(
+  Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
+    message: () => "a UUID"
+  })
+)
+
+const Name = (what: string) =>
+  Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200, { message: () => `${what}: at most 200 characters` }))
+
+/** The feed's query: where to go on from and which rows to keep. Every filter is optional; all must hold. */
+export const FeedParams = Schema.Struct({
+  cursor: Schema.optional(Schema.String),
+  limit: queryLimit(1, feedMaxLimit, feedDefaultLimit),
+  /** `<namespace>/<name>`: only rows of this business object (read permission on it needed). */
+  businessObject: Schema.optional(Name("businessObject")),
+  /** Only rows of this record id. */
+  record: Schema.optional(Name("record")),
+  /** Only rows of this actor: its `id`, or a system actor's `name` (`workflow:crm/note-archived-deal`). */
+  actor: Schema.optional(Name("actor")),
+  correlationId: Schema.optional(Uuid),
+  /** Rows whose `at` is at or after this instant. */
+  from: Schema.optional(Instant),
+  /** Rows whose `at` is before this instant. */
+  to: Schema.optional(Instant),
+  /** Seconds to hold the request while the feed has nothing new (long-poll); clamped into 0..30. */
+  wait: Schema.optional(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.clamp(0, feedMaxWaitSeconds)).annotations({
+      jsonSchema: { type: "integer", description: `seconds, clamped into 0..${feedMaxWaitSeconds}` }
+    })
+  )
+})
+export type FeedParams = typeof FeedParams.Type
+
+/** The rows of one unit of work that share one cause, in commit order. */
+export class CorrelationGroup extends Schema.Class<CorrelationGroup>("CorrelationGroup")({
+  correlationId: Schema.String,
+  /** The unit whose job or workflow run wrote these rows; null for the unit the view was asked for. */
+  parentCorrelationId: Schema.NullOr(Schema.String),
+  cause: Schema.NullOr(Cause),
+  entries: Schema.Array(AuditEntry)
+}) {}
+
+/**
+ * Every row of one unit of work and of its cascade (the jobs and workflow
+ * runs it started, and theirs), grouped by unit and cause in commit order,
+ * only of business objects the caller may read; at most `correlationMaxRows`.
+ */
+export class CorrelationView extends Schema.Class<CorrelationView>("CorrelationView")({
+  correlationId: Schema.String,
+  groups: Schema.Array(CorrelationGroup),
+  truncated: Schema.Boolean
+}) {}
+
+export const CorrelationPath = Schema.Struct({ id: Uuid })

@@ -1,0 +1,14 @@
+import { Context } from "effect"
+
+/**
+ * Where a command was typed: its working directory (a relative file name is
+ * resolved against it) and whether a progress bar may be drawn on standard
+ * error. A command run by the embedded server for the command line gets the
+ * command line's directory and no bar (its output comes back in one answer).
+ */
+export class AdminInvocation extends Context.Reference<AdminInvocation>()("AdminInvocation", {
+  defaultValue: (): { readonly cwd: string; readonly progress: boolean } => ({
+    cwd: process.cwd(),
+    progress: process.stderr.isTTY === true
+  })
+}) {}

@@ -1,0 +1,44 @@
+import { Duration, Effect, Option, Queue } from "effect"
+import { BroadcastBus } from "../broadcast/BroadcastBus"
+
+/**
+ * How often a waiting feed reader looks again with no hint: the safety net
+ * under the broadcast, which may drop a hint (Redis down, a slow instance).
+ */
+export const feedRecheck = Duration.seconds(2)
+
+/** A wake-up signal: trips when a unit of the workspace may have committed since it was last cleared. */
+export interface Wake {
+  /** Forgets the hints so far: call it before each query, so a commit after the query starts wakes the next wait. */
+  readonly clear: Effect.Effect<void>
+  /** Waits for a hint, at most `atMost` (and never longer than `feedRecheck`). */
+  readonly await: (atMost: Duration.Duration) => Effect.Effect<void>
+}
+
+/**
+ * Wake-ups for readers following the feed (long-poll and SSE): the
+ * broadcast's `changed` hints of the workspace, published after each commit
+ * on every instance, with a periodic re-check as a safety net. A hint is
+ * only a reason to query again; the feed query is the truth.
+ */
+export class FeedWake extends Effect.Service<FeedWake>()("FeedWake", {
+  effect: Effect.gen(function* () {
+    const bus = yield* BroadcastBus
+
+    /** A signal for `workspaceId` until the scope closes; without the bus, the re-check alone. */
+    const subscribe = (workspaceId: string) =>
+      Effect.gen(function* () {
+        const hints = yield* Queue.sliding<true>(1)
+        const detach = yield* Effect.option(
+          bus.attach(workspaceId, { offer: () => void Queue.unsafeOffer(hints, true) })
+        )
+        yield* Effect.addFinalizer(() => Effect.sync(() => Option.map(detach, (run) => run())))
+        return {
+          clear: Effect.asVoid(Queue.takeAll(hints)),
+          await: (atMost) => Effect.asVoid(Effect.timeoutOption(Queue.take(hints), Duration.min(atMost, feedRecheck)))
+        } satisfies Wake
+      })
+
+    return { subscribe } as const
+  })
+}) {}

@@ -1,0 +1,131 @@
+import { HttpServerResponse } from "@effect/platform"
+import { Chunk, Duration, Effect, Option, Stream } from "effect"
+import type { Workspace } from "../api/Workspace"
+import { AppConfig } from "../config/AppConfig"
+import { Feed, feedLine } from "../audit/Feed"
+import type { FeedFilter } from "../audit/Feed"
+import { encodeFeedCursor } from "../audit/FeedCursor"
+import type { FeedPosition } from "../audit/FeedCursor"
+import { FeedWake } from "../audit/FeedWake"
+import { Readiness } from "../health/Readiness"
+
+/** Matched rows per query of an export: one batch is what the export holds in memory at a time. */
+export const exportBatchRows = 2_000
+
+const encoder = new TextEncoder()
+
+/** What a reconnecting EventSource waits before it comes back (it sends `Last-Event-ID`). */
+const retryMs = 2_000
+
+/**
+ * The three ways the feed answers besides one JSON page: long-poll (a page
+ * once something is there or `wait` is over), an SSE stream, and the NDJSON
+ * export. None holds a database connection while it waits: it waits on the
+ * commit hints of its workspace (`FeedWake`) and queries again.
+ */
+export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponses", {
+  effect: Effect.gen(function* () {
+    const feed = yield* Feed
+    const wake = yield* FeedWake
+    const readiness = yield* Readiness
+    const config = yield* AppConfig
+
+    /** A page, waiting up to `wait` for one with rows; passes rows the filters leave out while it waits. */
+    const longPoll = (workspace: Workspace, start: FeedPosition, filter: FeedFilter, limit: number, wait: number) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const signal = yield* wake.subscribe(workspace.id)
+          const deadline = Date.now() + wait * 1_000
+          let at = start
+          for (;;) {
+            yield* signal.clear
+            const batch = yield* feed.batch(workspace, at, filter, limit)
+            const left = deadline - Date.now()
+            if (batch.rows.length > 0 || batch.more || left <= 0 || (yield* readiness.isDraining)) {
+              return yield* feed.toPage(batch)
+            }
+            at = batch.next
+            yield* signal.await(Duration.millis(left))
+          }
+        })
+      )
+
+    interface Following {
+      readonly at: FeedPosition
+      readonly lastWrite: number
+    }
+
+    /**
+     * `text/event-stream`: each row an `entry` event whose `id:` is its
+     * cursor; a bare `id:` when filtered rows moved the cursor past the last
+     * entry (EventSource keeps it for `Last-Event-ID` without an event);
+     * keep-alive comments while idle. Ends when the instance drains or after
+     * the stream lifetime, and the client comes back with `Last-Event-ID`.
+     */
+    const events = (workspace: Workspace, start: FeedPosition, filter: FeedFilter, limit: number) =>
+      Stream.unwrapScoped(
+        Effect.gen(function* () {
+          const signal = yield* wake.subscribe(workspace.id)
+          const keepAlive = Duration.toMillis(config.broadcastKeepAlive)
+          const endsAt = Date.now() + Duration.toMillis(config.streamMaxLifetime)
+          const step = (state: Following) =>
+            Effect.gen(function* () {
+              if ((yield* readiness.isDraining) || Date.now() >= endsAt) return Option.none()
+              yield* signal.clear
+              const batch = yield* feed.batch(workspace, state.at, filter, limit)
+              let text = ""
+              for (const row of batch.rows) {
+                const line = feedLine(row)
+                text += `id: ${encodeFeedCursor({ position: row.position })}\nevent: entry\ndata: ${line}\n`
+              }
+              const lastRow = batch.rows[batch.rows.length - 1]
+              if (batch.next.position > (lastRow?.position ?? state.at.position)) {
+                text += `id: ${encodeFeedCursor(batch.next)}\n\n`
+              }
+              let lastWrite = text.length > 0 ? Date.now() : state.lastWrite
+              if (batch.rows.length === 0 && !batch.more) {
+                yield* signal.await(Duration.millis(Math.max(1, lastWrite + keepAlive - Date.now())))
+                if (Date.now() - lastWrite >= keepAlive) {
+                  text += ": keep-alive\n\n"
+                  lastWrite = Date.now()
+                }
+              }
+              const chunk = text.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(text))
+              return Option.some([chunk, { at: batch.next, lastWrite }] as const)
+            })
+          const opening = Stream.make(encoder.encode(`retry: ${retryMs}\n: connected\n\n`))
+          return Stream.concat(opening, Stream.unfoldChunkEffect({ at: start, lastWrite: Date.now() }, step))
+        })
+      )
+
+    /**
+     * `application/x-ndjson`: every row after `start` that the filters keep,
+     * one JSON line each (the entry with its cursor), in keyset batches: the
+     * next batch is read only when the response has taken the last one (the
+     * socket's backpressure), so memory stays one batch whatever the total.
+     * Ends at the end of the feed as it stands when the last batch is read.
+     */
+    const ndjson = (workspace: Workspace, start: FeedPosition, filter: FeedFilter) =>
+      Stream.paginateChunkEffect(start, (at) =>
+        Effect.map(feed.batch(workspace, at, filter, exportBatchRows), (batch) => {
+          const lines = batch.rows.map(feedLine).join("")
+          const chunk = lines.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(lines))
+          return [chunk, batch.more ? Option.some(batch.next) : Option.none()] as const
+        })
+      )
+
+    const eventStreamResponse = (stream: Stream.Stream<Uint8Array>) =>
+      HttpServerResponse.stream(stream, {
+        contentType: "text/event-stream",
+        headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+      })
+
+    const ndjsonResponse = (stream: Stream.Stream<Uint8Array>) =>
+      HttpServerResponse.stream(stream, {
+        contentType: "application/x-ndjson",
+        headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
+      })
+
+    return { longPoll, events, ndjson, eventStreamResponse, ndjsonResponse } as const
+  })
+}) {}

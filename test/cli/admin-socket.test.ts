@@ -258,7 +258,7 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           expect(exported.code, exported.stderr).toBe(0)
           const feedLines = readFileSync(join(dataDir, "feed.ndjson"), "utf8").trim().split("\n")
           expect(feedLines.length).toBeGreaterThan(0)
-          expect(meaningfulLines(exported.stdout)[0]).toContain(`rows to ${join(dataDir, "feed.ndjson")}`)
+          expect(meaningfulLines(exported.stderr).join("\n")).toContain(`rows to ${join(dataDir, "feed.ndjson")}`)
 
           expect([...ran].sort()).toEqual(
             commandsOf(adminCommand.descriptor, [])

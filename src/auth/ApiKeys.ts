@@ -131,17 +131,19 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     /** Who the key speaks for, if the key is live and matches; none otherwise. */
     const verify = (workspace: Workspace, keyId: string, key: string) =>
-      liveKey.get(new KeyOf({ workspace, keyId })).pipe(
-        Effect.map(Option.filter((row) => sameHash(row.keyHash, hashToken(key)))),
-        Effect.map(
-          Option.map(
-            (row): KeyHolder =>
-              row.agentId !== null && row.agentName !== null
-                ? { kind: "agent", id: row.agentId, name: row.agentName, keyId: row.id }
-                : { kind: "service-account", id: row.id, name: row.name, keyId: row.id }
+      liveKey
+        .get(new KeyOf({ workspace, keyId }))
+        .pipe(
+          Effect.map(Option.filter((row) => sameHash(row.keyHash, hashToken(key)))),
+          Effect.map(
+            Option.map(
+              (row): KeyHolder =>
+                row.agentId !== null && row.agentName !== null
+                  ? { kind: "agent", id: row.agentId, name: row.agentName, keyId: row.id }
+                  : { kind: "service-account", id: row.id, name: row.name, keyId: row.id }
+            )
           )
         )
-      )
 
     /** Every key of the workspace, revoked ones too, oldest first. */
     const list = (workspace: Workspace) =>

@@ -21,7 +21,11 @@ const badRequest = (error: ParseResult.ParseError) =>
 const GrantRow = Schema.Struct({ businessObject: Schema.String, permission: Permission })
 
 /** A principal in a workspace: compared by value, as a cache key. */
-class GrantsKey extends Data.Class<{ readonly workspace: Workspace; readonly kind: PrincipalKind; readonly id: string }> {}
+class GrantsKey extends Data.Class<{
+  readonly workspace: Workspace
+  readonly kind: PrincipalKind
+  readonly id: string
+}> {}
 
 /** Roles hold grants per business object; users, service accounts and agents hold roles. */
 export class Roles extends Effect.Service<Roles>()("Roles", {
@@ -62,7 +66,12 @@ export class Roles extends Effect.Service<Roles>()("Roles", {
           principalId: principal.id,
           role
         })} ON CONFLICT DO NOTHING`
-        yield* caches.invalidate({ _tag: "Principal", workspaceId: workspace.id, kind: principal.kind, id: principal.id })
+        yield* caches.invalidate({
+          _tag: "Principal",
+          workspaceId: workspace.id,
+          kind: principal.kind,
+          id: principal.id
+        })
       }).pipe(orDieOnSqlError)
 
     const readGrants = (key: GrantsKey) =>

@@ -130,7 +130,9 @@ const make = Effect.gen(function* () {
     invalidate: (invalidation) =>
       encodeInvalidation(invalidation).pipe(
         Effect.orDie,
-        Effect.flatMap((json) => Effect.tryPromise({ try: () => command.publish(cachesChannel, json), catch: unavailable })),
+        Effect.flatMap((json) =>
+          Effect.tryPromise({ try: () => command.publish(cachesChannel, json), catch: unavailable })
+        ),
         Effect.asVoid
       ),
     invalidations: PubSub.subscribe(invalidations)

@@ -1,4 +1,4 @@
-import { Cache, Context, Duration, Effect, Exit, Hash, Layer, Queue } from "effect"
+import { Cache, Context, Duration, Effect, Exit, FiberRef, Hash, Layer, Option, Queue, Tracer } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { AppConfig } from "../config/AppConfig"
 import type { CacheInvalidation } from "./CacheInvalidation"
@@ -37,6 +37,19 @@ interface Entry<V> {
   /** The stamp buckets of its tags. */
   readonly buckets: ReadonlyArray<number>
 }
+
+/**
+ * The span of the request a lookup runs for: Effect's `Cache` runs a lookup
+ * in the context the cache was made in, which would make its SQL spans
+ * roots of traces of their own.
+ */
+const callerSpan = FiberRef.unsafeMake(Option.none<Tracer.AnySpan>())
+
+const underCallerSpan = <A>(effect: Effect.Effect<A>) =>
+  Effect.flatMap(
+    FiberRef.get(callerSpan),
+    Option.match({ onNone: () => effect, onSome: (span) => Effect.withParentSpan(effect, span) })
+  )
 
 /** Tags share stamps by hash: a collision only makes a value be read again. */
 const bucketCount = 4096
@@ -95,15 +108,19 @@ const make = Effect.gen(function* () {
           Effect.suspend(() => {
             const readFrom = count
             return Effect.map(
-              options.lookup(key),
+              underCallerSpan(options.lookup(key)),
               (value): Entry<V> => ({ value, readFrom, buckets: options.tags(key, value).map(bucketOf) })
             )
           }),
         timeToLive: (exit) => (Exit.isSuccess(exit) && keep(exit.value.value) ? ttl : Duration.zero)
       })
       clears.push(cache.invalidateAll)
+      const fromCache = (key: K) =>
+        Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (span) =>
+          Effect.locally(cache.get(key), callerSpan, span)
+        )
       const cached = (key: K) =>
-        Effect.flatMap(cache.get(key), (entry) =>
+        Effect.flatMap(fromCache(key), (entry) =>
           fresh(entry) && keep(entry.value)
             ? Effect.succeed(entry.value)
             : Effect.zipRight(cache.invalidate(key), fresh(entry) ? Effect.succeed(entry.value) : options.lookup(key))

@@ -82,21 +82,31 @@ const make = Effect.gen(function* () {
   const fresh = <V>(entry: Entry<V>) =>
     entry.readFrom >= clearedAt && entry.buckets.every((bucket) => (stamps[bucket] ?? 0) <= entry.readFrom)
 
+  const received = yield* bus.invalidations
+  yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(received), apply)))
+  /**
+   * What the bus has delivered and the fiber above has not applied yet: the
+   * bus hands a message to its queue at once, so applying those first makes
+   * every use see each invalidation the bus had before it (a stream
+   * revocation that follows an invalidation never overtakes it).
+   */
+  const drain = Effect.flatMap(Queue.takeAll(received), (pending) => Effect.forEach(pending, apply, { discard: true }))
+
   /**
    * Whether the caches may be used: only while the bus subscription is live,
    * since invalidations sent meanwhile are lost to this instance. The first
    * use after a regained subscription forgets everything held before.
    */
-  const trusted = Effect.flatMap(bus.status, (status) => {
-    if (!status.subscribed) return Effect.succeed(false)
-    if (status.outages === outagesCleared) return Effect.succeed(true)
-    outagesCleared = status.outages
-    clearedAt = ++count
-    return Effect.as(Effect.all(clears, { discard: true }), true)
-  })
-
-  const received = yield* bus.invalidations
-  yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(received), apply)))
+  const trusted = Effect.zipRight(
+    drain,
+    Effect.flatMap(bus.status, (status) => {
+      if (!status.subscribed) return Effect.succeed(false)
+      if (status.outages === outagesCleared) return Effect.succeed(true)
+      outagesCleared = status.outages
+      clearedAt = ++count
+      return Effect.as(Effect.all(clears, { discard: true }), true)
+    })
+  )
 
   const makeCache = <K, V>(options: CachedLookup<K, V>) =>
     Effect.gen(function* () {

@@ -9,6 +9,7 @@ import { Members } from "../auth/Members"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"
 import { SignOuts } from "../auth/SignOuts"
+import { Caches } from "../cache/Caches"
 import { Users } from "../auth/Users"
 import type { AppConfig, LogFormat } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
@@ -58,7 +59,7 @@ const CoreServicesLive = Layer.mergeAll(
   UnitOfWork.Default,
   Idempotency.Default,
   Presence.Default
-).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive))
+).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive), Layer.provideMerge(Caches.layer))
 
 /** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */
 export const ServicesLive = Seeders.Default.pipe(Layer.provideMerge(CoreServicesLive))

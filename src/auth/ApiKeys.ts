@@ -1,6 +1,8 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Data, Effect, Option, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
+import { Caches } from "../cache/Caches"
+import { cacheTag } from "../cache/CacheInvalidation"
 import { ReadSqlClient } from "../db/Database"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { BadRequest, NotFound } from "../api/errors"
@@ -60,6 +62,9 @@ export class ApiKeyListing extends Schema.Class<ApiKeyListing>("ApiKeyListing")(
   revokedAt: Schema.NullOr(Schema.DateFromSelf)
 }) {}
 
+/** A key id in a workspace: compared by value, as a cache key. */
+class KeyOf extends Data.Class<{ readonly workspace: Workspace; readonly keyId: string }> {}
+
 const sameHash = (a: string, b: string) => {
   const left = Buffer.from(a, "hex")
   const right = Buffer.from(b, "hex")
@@ -73,6 +78,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const roles = yield* Roles
+    const caches = yield* Caches
 
     const insertKey = (workspace: Workspace, name: string, agentId: string | null) =>
       Effect.gen(function* () {
@@ -106,29 +112,38 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
         const rows = yield* sql`UPDATE ${sql(workspace.table("api_keys"))} SET revoked_at = now()
           WHERE id = ${id} AND revoked_at IS NULL RETURNING id`.pipe(Effect.orDie)
         if (rows.length === 0) return yield* new NotFound({ message: `no active API key ${excerpt(id)}` })
+        yield* caches.invalidate({ _tag: "ApiKey", keyId: id })
       })
 
-    /** Who the key speaks for, if the key is live and matches; none otherwise. */
-    const verify = (workspace: Workspace, keyId: string, key: string) =>
-      SqlSchema.findOne({
-        Request: Schema.String,
-        Result: ApiKeyRow,
-        execute: (id) => read`SELECT k.id, k.name, k.key_hash, a.id AS agent_id, a.name AS agent_name
+    const liveKey = yield* caches.make({
+      lookup: ({ keyId, workspace }: KeyOf) =>
+        SqlSchema.findOne({
+          Request: Schema.String,
+          Result: ApiKeyRow,
+          execute: (id) => read`SELECT k.id, k.name, k.key_hash, a.id AS agent_id, a.name AS agent_name
             FROM ${sql(workspace.table("api_keys"))} k
             LEFT JOIN ${sql(workspace.table("agents"))} a ON a.id = k.agent_id
             WHERE k.id = ${id} AND k.revoked_at IS NULL`
-      })(keyId).pipe(
-        Effect.map(Option.filter((row) => sameHash(row.keyHash, hashToken(key)))),
-        Effect.map(
-          Option.map(
-            (row): KeyHolder =>
-              row.agentId !== null && row.agentName !== null
-                ? { kind: "agent", id: row.agentId, name: row.agentName, keyId: row.id }
-                : { kind: "service-account", id: row.id, name: row.name, keyId: row.id }
+        })(keyId).pipe(Effect.orDie),
+      tags: ({ keyId, workspace }) => [cacheTag.apiKey(keyId), cacheTag.workspace(workspace.id)],
+      keep: Option.isSome
+    })
+
+    /** Who the key speaks for, if the key is live and matches; none otherwise. */
+    const verify = (workspace: Workspace, keyId: string, key: string) =>
+      liveKey
+        .get(new KeyOf({ workspace, keyId }))
+        .pipe(
+          Effect.map(Option.filter((row) => sameHash(row.keyHash, hashToken(key)))),
+          Effect.map(
+            Option.map(
+              (row): KeyHolder =>
+                row.agentId !== null && row.agentName !== null
+                  ? { kind: "agent", id: row.agentId, name: row.agentName, keyId: row.id }
+                  : { kind: "service-account", id: row.id, name: row.name, keyId: row.id }
+            )
           )
-        ),
-        Effect.orDie
-      )
+        )
 
     /** Every key of the workspace, revoked ones too, oldest first. */
     const list = (workspace: Workspace) =>

@@ -6,6 +6,7 @@ import type { Principal } from "../api/Principal"
 import type { Workspace } from "../api/Workspace"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { revokeStreams } from "../broadcast/revokeStreams"
+import { Caches } from "../cache/Caches"
 import { ReadSqlClient } from "../db/Database"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { excerpt } from "../messages/inputExcerpt"
@@ -29,8 +30,9 @@ const MemberRow = Schema.Struct({
  * Who belongs to a workspace and which role they hold, changed by its
  * admins. Each change runs in one transaction that first locks the
  * workspace's `admin` role row, so two admins demoting each other at once
- * cannot leave the workspace without one; after COMMIT it ends the member's
- * open broadcast streams on every instance.
+ * cannot leave the workspace without one; after COMMIT it invalidates the
+ * member's cached sessions and grants and ends their open broadcast streams,
+ * on every instance.
  */
 export class Members extends Effect.Service<Members>()("Members", {
   dependencies: [Sessions.Default],
@@ -39,6 +41,7 @@ export class Members extends Effect.Service<Members>()("Members", {
     const read = yield* ReadSqlClient
     const sessions = yield* Sessions
     const bus = yield* BroadcastBus
+    const caches = yield* Caches
     const memberships = sql(`${platformSchema}.memberships`)
     const users = sql(`${platformSchema}.users`)
     const assignments = (workspace: Workspace) => sql(workspace.table("role_assignments"))
@@ -124,6 +127,7 @@ export class Members extends Effect.Service<Members>()("Members", {
           yield* sessions.endIn(userId, workspace.id)
           return member
         }).pipe(sql.withTransaction, orDieOnSqlError, Effect.catchTag("ParseError", Effect.die))
+        yield* caches.invalidate({ _tag: "Member", workspaceId: workspace.id, userId })
         yield* revokeStreams(bus, {
           _tag: "User",
           userIds: [userId],
@@ -150,6 +154,7 @@ export class Members extends Effect.Service<Members>()("Members", {
           return { member: { ...member, roles: [role] }, changed: true }
         }).pipe(sql.withTransaction, orDieOnSqlError, Effect.catchTag("ParseError", Effect.die))
         if (outcome.changed) {
+          yield* caches.invalidate({ _tag: "Member", workspaceId: workspace.id, userId })
           yield* revokeStreams(bus, {
             _tag: "User",
             userIds: [userId],
@@ -178,6 +183,7 @@ export class Members extends Effect.Service<Members>()("Members", {
         }).pipe(sql.withTransaction, orDieOnSqlError)
         // A role held already changes nothing; a new one may let the member read more.
         if (!assigned) return
+        yield* caches.invalidate({ _tag: "Member", workspaceId: workspace.id, userId })
         yield* revokeStreams(bus, {
           _tag: "User",
           userIds: [userId],

@@ -1,5 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Duration, Effect, Option, Schema } from "effect"
+import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { Caches } from "../cache/Caches"
+import { cacheTag } from "../cache/CacheInvalidation"
 import { ReadSqlClient } from "../db/Database"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashToken, randomToken } from "./Tokens"
@@ -10,20 +12,23 @@ const SessionRow = Schema.Struct({
   userEmail: Schema.String,
   workspaceId: Schema.String,
   workspaceSlug: Schema.String,
-  workspaceName: Schema.String
+  workspaceName: Schema.String,
+  expiresAt: Schema.DateFromSelf
 })
 
 const ExpiryRow = Schema.Struct({ expiresAt: Schema.DateFromSelf })
 
 /**
  * Sign-in sessions, stored in PostgreSQL by the hash of their token, bound
- * to one workspace, valid until `expires_at` (checked by the database clock).
+ * to one workspace, valid until `expires_at` (checked by the database clock
+ * when read, by this instance's clock while cached).
  */
 export class Sessions extends Effect.Service<Sessions>()("Sessions", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const sessions = sql(`${platformSchema}.sessions`)
+    const caches = yield* Caches
 
     /** Starts a session and returns its token, the only copy of which goes into the cookie. */
     const start = (userId: string, workspaceId: string, ttl: Duration.Duration) =>
@@ -39,21 +44,42 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
     const lookup = SqlSchema.findOne({
       Request: Schema.String,
       Result: SessionRow,
-      execute: (token) =>
+      execute: (tokenHash) =>
         read`SELECT u.id AS user_id, u.name AS user_name, u.email AS user_email,
-                 w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name
+                 w.id AS workspace_id, w.slug AS workspace_slug, w.name AS workspace_name, s.expires_at
           FROM ${sessions} s
           JOIN ${sql(`${platformSchema}.users`)} u ON u.id = s.user_id
           JOIN ${sql(`${platformSchema}.workspaces`)} w ON w.id = s.workspace_id
           JOIN ${sql(`${platformSchema}.memberships`)} m ON m.user_id = s.user_id AND m.workspace_id = s.workspace_id
-          WHERE s.token_hash = ${hashToken(token)} AND s.expires_at > now()`
+          WHERE s.token_hash = ${tokenHash} AND s.expires_at > now()`
+    })
+
+    const cached = yield* caches.make({
+      lookup: (tokenHash: string) => Effect.orDie(lookup(tokenHash)),
+      tags: (tokenHash, session) =>
+        Option.match(session, {
+          onNone: () => [],
+          onSome: (row) => [
+            cacheTag.session(tokenHash),
+            cacheTag.user(row.userId),
+            cacheTag.member(row.workspaceId, row.userId),
+            cacheTag.workspace(row.workspaceId)
+          ]
+        }),
+      keep: Option.isSome
     })
 
     /**
      * The live session behind a token, with its user and workspace; none when
      * the token is unknown, expired, or its user is no longer a member.
+     * Expiry is checked on every use, cached or not.
      */
-    const find = (token: string) => Effect.orDie(lookup(token))
+    const find = (token: string) =>
+      Effect.gen(function* () {
+        const session = yield* cached.get(hashToken(token))
+        const now = yield* Clock.currentTimeMillis
+        return Option.filter(session, (row) => row.expiresAt.getTime() > now)
+      })
 
     const end = (tokenHash: string) =>
       sql`DELETE FROM ${sessions} WHERE token_hash = ${tokenHash}`.pipe(Effect.asVoid, Effect.orDie)

@@ -7,6 +7,7 @@ import type { BroadcastEnvelope } from "./Broadcast"
 import type { Detach, HintSink } from "./BroadcastHub"
 import type { ReadFilter } from "./ReadFilter"
 import type { StreamRevocation } from "./StreamRevocation"
+import type { CacheInvalidation } from "../cache/CacheInvalidation"
 
 /**
  * The broadcast port. `publish` hands a hint to every API instance (through
@@ -45,6 +46,13 @@ export interface BroadcastBusShape {
   readonly revoke: (revocation: StreamRevocation) => Effect.Effect<void, PubSubUnavailable>
   /** Every revocation any instance publishes, from the moment of subscribing (the scope ends it). */
   readonly revocations: Effect.Effect<Queue.Dequeue<StreamRevocation>, never, Scope.Scope>
+  /**
+   * Hands a cache invalidation to every instance (this one included), on a
+   * channel of its own; the subscription and its outages are the bus's own (see `Caches`).
+   */
+  readonly invalidate: (invalidation: CacheInvalidation) => Effect.Effect<void, PubSubUnavailable>
+  /** Every cache invalidation any instance publishes, from the moment of subscribing (the scope ends it). */
+  readonly invalidations: Effect.Effect<Queue.Dequeue<CacheInvalidation>, never, Scope.Scope>
 }
 
 export class BroadcastBus extends Context.Tag("BroadcastBus")<BroadcastBus, BroadcastBusShape>() {}

@@ -4,11 +4,13 @@ import * as BroadcastHub from "./BroadcastHub"
 import { inProcessStatus } from "./BroadcastStatus"
 import type { Resubscribed } from "./BroadcastStatus"
 import type { StreamRevocation } from "./StreamRevocation"
+import type { CacheInvalidation } from "../cache/CacheInvalidation"
 
 const make = Effect.gen(function* () {
   yield* Effect.logWarning("broadcast bus: in-process, single instance only")
   const hub = yield* BroadcastHub.make()
   const revocations = yield* Effect.acquireRelease(PubSub.unbounded<StreamRevocation>(), PubSub.shutdown)
+  const invalidations = yield* Effect.acquireRelease(PubSub.unbounded<CacheInvalidation>(), PubSub.shutdown)
   return BroadcastBus.of({
     publish: hub.deliver,
     attach: hub.attach,
@@ -19,7 +21,9 @@ const make = Effect.gen(function* () {
     status: Effect.succeed(inProcessStatus),
     resubscriptions: Effect.acquireRelease(Queue.unbounded<Resubscribed>(), Queue.shutdown),
     revoke: (revocation) => PubSub.publish(revocations, revocation).pipe(Effect.asVoid),
-    revocations: PubSub.subscribe(revocations)
+    revocations: PubSub.subscribe(revocations),
+    invalidate: (invalidation) => PubSub.publish(invalidations, invalidation).pipe(Effect.asVoid),
+    invalidations: PubSub.subscribe(invalidations)
   })
 })
 

@@ -8,13 +8,19 @@ import { makeInbox } from "./BroadcastInbox"
 import { makeSubscriptionHealth } from "./BroadcastStatus"
 import { StreamRevocationJson } from "./StreamRevocation"
 import type { StreamRevocation } from "./StreamRevocation"
+import { CacheInvalidationJson } from "../cache/CacheInvalidation"
+import type { CacheInvalidation } from "../cache/CacheInvalidation"
 
 /**
  * The deployment's channels: `hints`, the one every instance publishes to and
- * subscribes to, and `control`, where stream revocations go (a channel of
- * their own, so the hint channel's messages keep one shape).
+ * subscribes to, `control`, where stream revocations go, and `caches`, where
+ * cache invalidations go (channels of their own, so each channel's messages keep one shape).
  */
-export const channelsOf = (prefix: string) => ({ hints: `${prefix}broadcast`, control: `${prefix}broadcast:control` })
+export const channelsOf = (prefix: string) => ({
+  hints: `${prefix}broadcast`,
+  control: `${prefix}broadcast:control`,
+  caches: `${prefix}broadcast:caches`
+})
 
 const unavailable = (error: unknown) =>
   new PubSubUnavailable({ message: `redis: ${error instanceof Error ? error.message : String(error)}` })
@@ -23,13 +29,16 @@ const decode = Schema.decodeUnknownEither(BroadcastEnvelopeJson)
 const encode = Schema.encode(BroadcastEnvelopeJson)
 const decodeRevocation = Schema.decodeUnknownEither(StreamRevocationJson)
 const encodeRevocation = Schema.encode(StreamRevocationJson)
+const decodeInvalidation = Schema.decodeUnknownEither(CacheInvalidationJson)
+const encodeInvalidation = Schema.encode(CacheInvalidationJson)
 
 const make = Effect.gen(function* () {
   const { command, prefix, subscriber } = yield* RedisConnection
-  const { control: controlChannel, hints: channel } = channelsOf(prefix)
+  const { caches: cachesChannel, control: controlChannel, hints: channel } = channelsOf(prefix)
   const hub = yield* BroadcastHub.make()
   const inbox = yield* makeInbox(hub)
   const revocations = yield* Effect.acquireRelease(PubSub.unbounded<StreamRevocation>(), PubSub.shutdown)
+  const invalidations = yield* Effect.acquireRelease(PubSub.unbounded<CacheInvalidation>(), PubSub.shutdown)
 
   const runtime = yield* Effect.runtime<never>()
   const log = Runtime.runFork(runtime)
@@ -41,6 +50,12 @@ const make = Effect.gen(function* () {
     if (from === channel) {
       const decoded = decode(message)
       return Either.isRight(decoded) ? inbox.offer(decoded.right) : malformed(decoded.left.message)
+    }
+    if (from === cachesChannel) {
+      const invalidation = decodeInvalidation(message)
+      if (Either.isLeft(invalidation)) return malformed(invalidation.left.message)
+      // Unbounded: never suspends.
+      return Effect.runSync(PubSub.publish(invalidations, invalidation.right))
     }
     if (from !== controlChannel) return
     const revocation = decodeRevocation(message)
@@ -55,8 +70,8 @@ const make = Effect.gen(function* () {
 
   // Subscribed once per instance; ioredis re-subscribes by itself after a reconnect.
   yield* Effect.acquireRelease(
-    Effect.tryPromise({ try: () => subscriber.subscribe(channel, controlChannel), catch: unavailable }),
-    () => Effect.tryPromise(() => subscriber.unsubscribe(channel, controlChannel)).pipe(Effect.ignore)
+    Effect.tryPromise({ try: () => subscriber.subscribe(channel, controlChannel, cachesChannel), catch: unavailable }),
+    () => Effect.tryPromise(() => subscriber.unsubscribe(channel, controlChannel, cachesChannel)).pipe(Effect.ignore)
   )
 
   // The subscription's outages. Lost when the subscriber's connection closes (again and again while
@@ -67,7 +82,7 @@ const make = Effect.gen(function* () {
   const onClose = () => void run(health.lost)
   const onReady = () =>
     void run(
-      Effect.tryPromise(() => subscriber.subscribe(channel, controlChannel)).pipe(
+      Effect.tryPromise(() => subscriber.subscribe(channel, controlChannel, cachesChannel)).pipe(
         Effect.zipRight(health.restored),
         Effect.ignore
       )
@@ -111,7 +126,16 @@ const make = Effect.gen(function* () {
         ),
         Effect.asVoid
       ),
-    revocations: PubSub.subscribe(revocations)
+    revocations: PubSub.subscribe(revocations),
+    invalidate: (invalidation) =>
+      encodeInvalidation(invalidation).pipe(
+        Effect.orDie,
+        Effect.flatMap((json) =>
+          Effect.tryPromise({ try: () => command.publish(cachesChannel, json), catch: unavailable })
+        ),
+        Effect.asVoid
+      ),
+    invalidations: PubSub.subscribe(invalidations)
   })
 })
 

@@ -25,6 +25,13 @@ export interface AppConfigShape {
   /** Where the embedded database keeps its files. */
   readonly dataDir: string
   readonly sessionTtl: Duration.Duration
+  /**
+   * `AUTH_CACHE_TTL_MS`: how long sessions, grants, API keys and workspaces stay in an instance's
+   * caches at most; changes invalidate them sooner, over the bus (docs/security.md, "Caches"). 0: no caches.
+   */
+  readonly authCacheTtl: Duration.Duration
+  /** `AUTH_CACHE_CAPACITY`: entries each of those caches holds at most (the least recently used go first). */
+  readonly authCacheCapacity: number
   readonly cookieSecure: CookieSecure
   /** Editors heartbeat at this interval; an editor lapses after three missed ones. */
   readonly presenceHeartbeat: Duration.Duration
@@ -174,6 +181,18 @@ export const appConfig: Config.Config<AppConfigShape> = Config.all({
   port: Config.port("PORT").pipe(Config.withDefault(3000)),
   dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data/pglite")),
   sessionTtl: Config.duration("SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
+  authCacheTtl: Config.integer("AUTH_CACHE_TTL_MS").pipe(
+    Config.validate({
+      message: "must be between 0 (no caches) and 3600000 (an hour)",
+      validation: (n) => n >= 0 && n <= 3_600_000
+    }),
+    Config.withDefault(60_000),
+    Config.map(Duration.millis)
+  ),
+  authCacheCapacity: Config.integer("AUTH_CACHE_CAPACITY").pipe(
+    Config.validate({ message: "must be between 1 and 10000000", validation: (n) => n >= 1 && n <= 10_000_000 }),
+    Config.withDefault(10_000)
+  ),
   cookieSecure: Config.literal("auto", "always", "never")("COOKIE_SECURE").pipe(Config.withDefault("auto" as const)),
   presenceHeartbeat: positiveMillis("PRESENCE_HEARTBEAT_MS", 10_000),
   broadcastKeepAlive: positiveMillis("BROADCAST_KEEPALIVE_MS", 15_000),

@@ -1,5 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Option, ParseResult, Schedule, Schema } from "effect"
+import { Caches } from "../cache/Caches"
+import { cacheTag } from "../cache/CacheInvalidation"
 import { ReadSqlClient } from "../db/Database"
 import { isContention } from "../db/DatabaseFault"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
@@ -36,6 +38,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
     const read = yield* ReadSqlClient
     const work = yield* WorkspaceWork
     const workspaces = sql(`${platformSchema}.workspaces`)
+    const caches = yield* Caches
 
     const bySlug = SqlSchema.findOne({
       Request: Schema.String,
@@ -43,7 +46,13 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
       execute: (slug) => read`SELECT id, slug, name FROM ${workspaces} WHERE slug = ${slug}`
     })
 
-    const findBySlug = (slug: string) => Effect.orDie(bySlug(slug))
+    const cached = yield* caches.make({
+      lookup: (slug: string) => Effect.orDie(bySlug(slug)),
+      tags: (_, workspace) => Option.match(workspace, { onNone: () => [], onSome: (w) => [cacheTag.workspace(w.id)] }),
+      keep: Option.isSome
+    })
+
+    const findBySlug = cached.get
 
     const get = (slug: string) =>
       findBySlug(slug).pipe(
@@ -129,6 +138,8 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
       Effect.gen(function* () {
         yield* work.stop(workspace.id)
         yield* sql`DELETE FROM ${workspaces} WHERE id = ${workspace.id}`
+        // Its sessions went with the row; what any instance holds of it goes now.
+        yield* caches.invalidate({ _tag: "Workspace", workspaceId: workspace.id })
         // From here on a failure would leave the schema without its row: transient ones are tried again.
         yield* sql`DELETE FROM ${sql(queueTable)} WHERE completed = FALSE
           AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`.pipe(

@@ -81,6 +81,7 @@ describe("two deployments on one Redis", () => {
       for (const prefix of prefixes) {
         expect((yield* Effect.promise(() => command.pubsub("CHANNELS", `${prefix}*`))).sort()).toEqual([
           `${prefix}broadcast`,
+          `${prefix}broadcast:caches`,
           `${prefix}broadcast:control`
         ])
       }

@@ -109,9 +109,10 @@ layer(testApp({ databaseLockTimeout: Duration.millis(200) }), { excludeTestServi
         const { key } = yield* (yield* ApiKeys).create(workspace, "Reader", "admin")
         const record = yield* createRecord(client, company, { name: "Acme", wonDeals: 0 })
 
-        // The stream reads the user's grants before it opens.
+        // The stream reads the user's grants before it opens (a member whose grants this instance has not cached yet).
+        const { client: reader } = yield* signedInMember(base, workspace)
         const grants = yield* lockTable(workspace, "role_grants")
-        expectLockTimeout(yield* client.get("/api/broadcast"), "broadcast stream")
+        expectLockTimeout(yield* reader.get("/api/broadcast"), "broadcast stream")
         yield* grants
 
         // A heartbeat checks that the record may be edited.

@@ -17,7 +17,8 @@
  *
  * `--cpu-prof`: the service runs with `node --cpu-prof`; its profile is
  * summarized at the end (self time by package and function) and the section
- * is not written. `--quick`: fewer samples (a smoke run), section not written.
+ * is not written. `--quick`: fewer samples (a smoke run), section not written. `--no-write`: a full run that
+ * leaves BENCHMARKS.md alone (a comparison run).
  */
 import { type ChildProcess, fork, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
@@ -50,7 +51,7 @@ const redisUrl = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? "redis:/
 const argv = process.argv.slice(2)
 const cpuProf = argv.includes("--cpu-prof")
 const quick = argv.includes("--quick")
-const writesSection = !cpuProf && !quick
+const writesSection = !cpuProf && !quick && !argv.includes("--no-write")
 
 const settings = {
   single: { warmUp: quick ? 100 : 500, samples: quick ? 300 : 3_000 },

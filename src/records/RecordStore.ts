@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
 import type { RecordValues } from "../api/Json"
@@ -7,14 +7,35 @@ import type { Workspace } from "../api/Workspace"
 
 const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
-/** A row as the driver returns it: a bigint (the version) comes as a string. */
-const RecordRow = Schema.Struct({ ...StoredRecord.fields, version: Schema.NumberFromString.pipe(Schema.int()) })
-const toRecord = (row: typeof RecordRow.Type) => new StoredRecord(row)
+/**
+ * A row as the driver returns it: a bigint (the version) comes as a string.
+ * `values` is a jsonb column the driver has parsed, so it is JSON by
+ * construction: only its being an object is checked here, not every member
+ * again (a record is decoded on every write and read; the response encoder
+ * still checks the whole record against `StoredRecord`).
+ */
+const RecordRow = Schema.Struct({
+  ...StoredRecord.fields,
+  version: Schema.NumberFromString.pipe(Schema.int()),
+  values: Schema.declare(
+    (value: unknown): value is RecordValues => typeof value === "object" && value !== null && !Array.isArray(value),
+    {
+      identifier: "RecordValues"
+    }
+  )
+})
+// Compiled once: a decoder made inside a hot function would be compiled again on every call.
+const decodeRows = Schema.decodeUnknown(Schema.Array(RecordRow))
+// The row was just decoded with the class's own fields: the constructor need not check them again.
+const toRecord = (row: typeof RecordRow.Type) => new StoredRecord(row, { disableValidation: true })
 
 /** A statement that returns the written record: decoded as one, and a defect if it is not there. */
 const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
-  SqlSchema.single({ Request: Schema.Void, Result: RecordRow, execute: () => statement })(undefined).pipe(
-    Effect.map(toRecord),
+  statement.pipe(
+    Effect.flatMap(decodeRows),
+    Effect.flatMap((rows) =>
+      rows[0] === undefined ? Effect.dieMessage("the statement returned no record") : Effect.succeed(toRecord(rows[0]))
+    ),
     Effect.orDie
   )
 
@@ -37,13 +58,12 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
 
     const find = (workspace: Workspace, businessObject: string, id: string, lock: boolean) =>
       isRecordId(id)
-        ? SqlSchema.findOne({
-            Request: Schema.Struct({ businessObject: Schema.String, id: Schema.String }),
-            Result: RecordRow,
-            execute: (key) =>
-              (lock ? sql : read)`SELECT ${columns} FROM ${table(workspace)}
-                WHERE business_object = ${key.businessObject} AND id = ${key.id} ${lock ? sql.literal("FOR UPDATE") : sql.literal("")}`
-          })({ businessObject, id }).pipe(Effect.map(Option.map(toRecord)), Effect.orDie)
+        ? (lock ? sql : read)`SELECT ${columns} FROM ${table(workspace)}
+                WHERE business_object = ${businessObject} AND id = ${id} ${lock ? sql.literal("FOR UPDATE") : sql.literal("")}`.pipe(
+            Effect.flatMap(decodeRows),
+            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRecord)),
+            Effect.orDie
+          )
         : Effect.succeed(Option.none<StoredRecord>())
 
     const insert = (workspace: Workspace, businessObject: string, state: RecordState, values: RecordValues) =>
@@ -88,12 +108,9 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
     }
 
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
-      SqlSchema.findAll({
-        Request: Schema.String,
-        Result: RecordRow,
-        execute: (businessObject) => read`SELECT ${columns} FROM ${table(workspace)}
-          WHERE business_object = ${businessObject} ORDER BY created_at DESC, id LIMIT ${limit}`
-      })(businessObject).pipe(
+      read`SELECT ${columns} FROM ${table(workspace)}
+          WHERE business_object = ${businessObject} ORDER BY created_at DESC, id LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows),
         Effect.map((rows) => rows.map(toRecord)),
         Effect.orDie
       )

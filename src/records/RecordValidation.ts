@@ -27,13 +27,29 @@ const formatIssues = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
   return shorten(lines.slice(0, 10).join("; "), 1000)
 }
 
+type ValuesDecoder = (input: unknown) => Effect.Effect<RecordValues, ParseResult.ParseError>
+
+/**
+ * The decoder of a business object's values, built once per `fields` (a
+ * business object's definition lives as long as the process): building the
+ * schema and its parser is most of the cost of a decode.
+ */
+const decoders = new WeakMap<Fields, ValuesDecoder>()
+const decoderOf = (fields: Fields): ValuesDecoder => {
+  const known = decoders.get(fields)
+  if (known !== undefined) return known
+  const made = Schema.decodeUnknown(recordValuesSchema(fields), { errors: "all", onExcessProperty: "error" })
+  decoders.set(fields, made)
+  return made
+}
+
 /**
  * Checks values (whole or partial) against a business object's fields. A bad
  * value is a 400 naming the field (`amount: a decimal is a string of digits`),
  * an unknown field too. Nulls mean "no value" and are dropped.
  */
 export const validateValues = (businessObject: string, fields: Fields, input: unknown) =>
-  Schema.decodeUnknown(recordValuesSchema(fields), { errors: "all", onExcessProperty: "error" })(input).pipe(
+  decoderOf(fields)(input).pipe(
     Effect.mapError(
       (error) =>
         new BadRequest({

@@ -1,0 +1,127 @@
+/**
+ * The statements the service sends for a single-record update with audit and
+ * for a timeline page, as text for node-postgres: the floors of
+ * `bench:audit` and `bench:http` run exactly these, with the same columns and
+ * casts (src/records/RecordStore.ts, src/audit/AuditStaging.ts,
+ * src/audit/Timeline.ts). Values are merged and the audit row built in plain
+ * JavaScript, as little as a hand-written server would do.
+ */
+import type { PgClient, PgPool } from "./pg"
+
+const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+const recordColumns = `id::text AS id, business_object, state, version::text AS version, values, ${isoMicros("created_at")} AS created_at, ${isoMicros("updated_at")} AS updated_at`
+const timelineColumns = `e.id::text AS id,
+              ${isoMicros("e.at")} AS at,
+              e.seq::text AS seq, e.actor, e.correlation_id::text AS correlation_id,
+              e.business_object, e.business_object_id, e.operation, e.cause, e.record, e.changes`
+
+export interface RecordRow {
+  readonly id: string
+  readonly business_object: string
+  readonly state: string
+  readonly version: string
+  readonly values: Record<string, unknown>
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export const statementsOf = (schema: string) => {
+  const records = `"${schema}"."records"`
+  const audit = `"${schema}"."audit_entries"`
+  return {
+    lock: `SELECT ${recordColumns} FROM ${records}
+                WHERE business_object = $1 AND id = $2 FOR UPDATE`,
+    update: `UPDATE ${records} SET values = $1::jsonb, version = version + 1, updated_at = now()
+          WHERE business_object = $2 AND id = $3
+          RETURNING ${recordColumns}`,
+    audit: `INSERT INTO ${audit}
+      (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes)
+    SELECT id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes
+    FROM jsonb_populate_recordset(NULL::${audit}, $1::jsonb)`,
+    page: `SELECT ${timelineColumns}
+        FROM ${audit} AS e
+        WHERE e.business_object = $1 AND e.business_object_id = $2
+        ORDER BY e.seq DESC
+        LIMIT $3`,
+    pageAfter: `SELECT ${timelineColumns}
+        FROM ${audit} AS e
+        WHERE e.business_object = $1 AND e.business_object_id = $2
+        AND e.seq < $3::bigint
+        ORDER BY e.seq DESC
+        LIMIT $4`
+  } as const
+}
+export type Statements = ReturnType<typeof statementsOf>
+
+/**
+ * One update unit on node-postgres: BEGIN, the locking read, the UPDATE, the
+ * audit INSERT (skipped with `audit: false`), COMMIT, on one pooled
+ * connection. Gives the written row.
+ */
+export const updateUnit = async (
+  pool: PgPool,
+  statements: Statements,
+  input: {
+    readonly businessObject: string
+    readonly id: string
+    readonly patch: Record<string, unknown>
+    readonly actor: unknown
+    readonly audit: boolean
+  }
+): Promise<RecordRow> => {
+  const client: PgClient = await pool.connect()
+  try {
+    await client.query("BEGIN")
+    const current = (await client.query<RecordRow>(statements.lock, [input.businessObject, input.id])).rows[0]
+    if (current === undefined) throw new Error(`no record ${input.id}`)
+    const values = { ...current.values, ...input.patch }
+    const updated = (
+      await client.query<RecordRow>(statements.update, [JSON.stringify(values), input.businessObject, input.id])
+    ).rows[0]
+    if (updated === undefined) throw new Error(`no record ${input.id}`)
+    if (input.audit) {
+      const changes: Record<string, { from: unknown; to: unknown }> = {}
+      for (const [field, to] of Object.entries(input.patch)) changes[field] = { from: current.values[field], to }
+      const row = {
+        id: crypto.randomUUID(),
+        actor: input.actor,
+        correlation_id: crypto.randomUUID(),
+        business_object: input.businessObject,
+        business_object_id: input.id,
+        record_version: Number(updated.version),
+        operation: "updated",
+        cause: null,
+        record: null,
+        changes
+      }
+      await client.query(statements.audit, [JSON.stringify([row])])
+    }
+    await client.query("COMMIT")
+    client.release()
+    return updated
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => undefined)
+    client.release(error instanceof Error ? error : new Error(String(error)))
+    throw error
+  }
+}
+
+/** One timeline page on node-postgres (one row more than asked tells whether another follows). */
+export const timelinePage = async (
+  pool: PgPool,
+  statements: Statements,
+  input: { readonly businessObject: string; readonly id: string; readonly afterSeq?: string; readonly limit: number }
+) => {
+  const { rows } =
+    input.afterSeq === undefined
+      ? await pool.query<Record<string, unknown>>(statements.page, [input.businessObject, input.id, input.limit + 1])
+      : await pool.query<Record<string, unknown>>(statements.pageAfter, [
+          input.businessObject,
+          input.id,
+          input.afterSeq,
+          input.limit + 1
+        ])
+  const shown = rows.slice(0, input.limit)
+  const last = shown[shown.length - 1]
+  return { rows: shown, nextSeq: rows.length > input.limit && last !== undefined ? String(last.seq) : null }
+}

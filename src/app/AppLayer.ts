@@ -29,6 +29,7 @@ import { BackgroundWorkersLive } from "../workers/BackgroundWorkers"
 import { WorkflowQueue } from "../workflows/WorkflowQueue"
 import { printDemoHint, startUp } from "./Provisioning"
 import { TracingLive } from "./TracingLive"
+import { EditableRecords } from "../presence/EditableRecords"
 
 /** The producers of durable work: background jobs and workflow runs. */
 const QueuesLive = Layer.merge(JobQueue.Default, WorkflowQueue.Default).pipe(Layer.provide(DurableQueuesLive))
@@ -48,7 +49,8 @@ const CoreServicesLive = Layer.mergeAll(
   Timeline.Default,
   UnitOfWork.Default,
   Idempotency.Default,
-  Presence.Default
+  Presence.Default,
+  EditableRecords.Default
 ).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive))
 
 /** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */

@@ -103,7 +103,7 @@ const startService = async (port: number) => {
     process.execPath,
     [
       ...(cpuProfile ? ["--cpu-prof", `--cpu-prof-dir=${runDir}`] : []),
-      "--max-semi-space-size=4",
+      `--max-semi-space-size=${option("semi-space", 4)}`,
       ...(fromSource ? ["--import", "tsx", "src/main.ts"] : ["dist/server/main.js"])
     ],
     {
@@ -209,7 +209,14 @@ interface Round {
   readonly redisCpu: number
 }
 
-const sumTicks = (pids: ReadonlyArray<number>) => pids.reduce((n, pid) => n + cpuTicks(pid), 0)
+/** CPU ticks of each process of a group (PostgreSQL's backends, Redis). */
+const ticksOf = (comm: string) => new Map(pidsByComm(comm).map((pid) => [pid, cpuTicks(pid)]))
+/** Ticks the group spent between two readings; a process gone meanwhile (a backend that closed) counts nothing. */
+const ticksBetween = (before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>) => {
+  let total = 0
+  for (const [pid, ticks] of after) total += ticks - (before.get(pid) ?? ticks)
+  return total
+}
 
 const runBench = async () => {
   const started = now()
@@ -244,11 +251,9 @@ const runBench = async () => {
 
   const measure = async (target: TargetName, warmupMs: number, measureMs: number) => {
     const pid = pidOf(target)
-    const postgres = pidsByComm("postgres")
-    const redis = pidsByComm("redis-server")
-    let before = { at: 0, target: 0, postgres: 0, redis: 0 }
+    let before = { at: 0, target: 0, postgres: ticksOf("postgres"), redis: ticksOf("redis-server") }
     const snapshot = setTimeout(() => {
-      before = { at: now(), target: cpuTicks(pid), postgres: sumTicks(postgres), redis: sumTicks(redis) }
+      before = { at: now(), target: cpuTicks(pid), postgres: ticksOf("postgres"), redis: ticksOf("redis-server") }
     }, warmupMs)
     const results = await Promise.all(
       clients.map((client, p) =>
@@ -277,8 +282,8 @@ const runBench = async () => {
       firstError: results.find((r) => r.firstError !== undefined)?.firstError,
       targetCpu: percent(cpuTicks(pid) - before.target),
       loadCpu: Math.round(results.reduce((n, r) => n + r.cpuMs, 0) / (measureMs / 1000) / 10),
-      postgresCpu: percent(sumTicks(postgres) - before.postgres),
-      redisCpu: percent(sumTicks(redis) - before.redis)
+      postgresCpu: percent(ticksBetween(before.postgres, ticksOf("postgres"))),
+      redisCpu: percent(ticksBetween(before.redis, ticksOf("redis-server")))
     }
     return { round, samples }
   }

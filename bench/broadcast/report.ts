@@ -76,6 +76,7 @@ export const Results = Schema.mutable(
     sweep: Schema.mutable(Schema.Array(SavesResult)),
     hot: Schema.optional(SavesResult),
     presence: Schema.optional(PresenceResult),
+    bareSpread: Schema.optional(SavesResult),
     cpu: Schema.mutable(Schema.Record({ key: Schema.String, value: CpuShare })),
     quiet: Schema.mutable(Schema.Array(QuietCheck)),
     churn: Schema.mutable(Schema.Array(Churn)),

@@ -812,7 +812,7 @@ const lastResults = join(tmpdir(), "bench-broadcast-results.json")
 
 if (reportFrom !== undefined) {
   const results = Schema.decodeUnknownSync(ResultsJson)(readFileSync(reportFrom, "utf8"))
-  log(`wrote the Broadcast section of ${writeReport(join(repo, "BENCHMARKS.md"), results)} from ${reportFrom}`)
+  log(`wrote the Broadcast section of ${writeReport(results)} from ${reportFrom}`)
   rmSync(runDir, { recursive: true, force: true })
   process.exit(0)
 }
@@ -825,7 +825,7 @@ try {
   if (writesReport) {
     writeFileSync(lastResults, JSON.stringify(results, null, 2))
     log(`results: ${lastResults}`)
-    const file = writeReport(join(repo, "BENCHMARKS.md"), results)
+    const file = writeReport(results)
     log(`wrote the Broadcast section of ${file}`)
   } else {
     log("partial, quick or profiling run: BENCHMARKS.md left as it is")

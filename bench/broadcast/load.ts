@@ -18,7 +18,7 @@
 import { readFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { monitorEventLoopDelay } from "node:perf_hooks"
-import type { Socket } from "node:net"
+import { Worker } from "node:worker_threads"
 import { Schema } from "effect"
 import { Redis } from "ioredis"
 import type {
@@ -34,7 +34,7 @@ import type {
 import { Command as CommandSchema, PlanJson } from "./protocol"
 import { makeSaver } from "./saver"
 import type { SaverEvent, SaverRun } from "./saver"
-import { openSse } from "./sseClient"
+import type { ReaderCommand, ReaderReply } from "./readerProtocol"
 import { now, Samples, sleep } from "./stats"
 
 const planPath = process.argv[2]
@@ -44,130 +44,97 @@ const plan = Schema.decodeUnknownSync(PlanJson)(readFileSync(planPath, "utf8"))
 const send = (reply: Reply) => process.send?.(reply)
 
 // ---------------------------------------------------------------------------
-// SSE streams
+// SSE streams, held by reader threads (reader.ts)
 
-interface Stream {
-  readonly workspace: number
-  readonly target: Target
-  readonly socket: Socket
-  /** Text after the last complete event. */
-  rest: string
-  /** Closed on purpose: its end is not a drop. */
-  closing: boolean
-  ended: boolean
-}
-
-const streams: Record<Target, Array<Array<Stream>>> = {
-  server: plan.workspaces.map(() => []),
-  bare: plan.workspaces.map(() => [])
+const readerCount = Math.max(1, Number(process.env.BENCH_READERS ?? 2))
+const readers = Array.from(
+  { length: readerCount },
+  () =>
+    new Worker(new URL("./readerThread.mjs", import.meta.url), {
+      workerData: {
+        serverPort: plan.serverPort,
+        barePort: plan.barePort,
+        cookies: plan.workspaces.map((w) => w.cookie),
+        workspaceIds: plan.workspaces.map((w) => w.id)
+      }
+    })
+)
+const pendingReplies = new Map<number, (reply: ReaderReply) => void>()
+let replyId = 1
+/** Open streams per workspace, per target and reader (each reader's last count, less the drops since). */
+const openByReader: Record<Target, Array<Array<number>>> = {
+  server: readers.map(() => plan.workspaces.map(() => 0)),
+  bare: readers.map(() => plan.workspaces.map(() => 0))
 }
 let droppedStreams = 0
-const openCount = (target: Target) => streams[target].reduce((n, list) => n + list.length, 0)
-
-/** Set while saves run: called with each `changed` hint's record id and the time its chunk arrived. */
-let onChanged: ((id: string, at: number) => void) | undefined
-
-const idMarker = '"businessObjectId":"'
-
-const onEvent = (message: string, at: number) => {
-  if (!message.startsWith("event: changed\n")) return
-  const start = message.indexOf(idMarker)
-  if (start < 0) return
-  const from = start + idMarker.length
-  onChanged?.(message.slice(from, message.indexOf('"', from)), at)
-}
-
-const onChunk = (stream: Stream, chunk: string) => {
-  const at = now()
-  let text = stream.rest.length === 0 ? chunk : stream.rest + chunk
-  let end = text.indexOf("\n\n")
-  while (end >= 0) {
-    onEvent(text.slice(0, end), at)
-    text = text.slice(end + 2)
-    end = text.indexOf("\n\n")
-  }
-  stream.rest = text
-}
-
-const openStream = (workspace: number, target: Target) =>
-  new Promise<Stream>((resolve, reject) => {
-    const port = target === "server" ? plan.serverPort : plan.barePort
-    // Data arrives on a later tick, when `opened` exists.
-    const connection = openSse(
-      port,
-      "/api/broadcast",
-      { cookie: plan.workspaces[workspace]?.cookie ?? "", accept: "text/event-stream" },
-      (text) => onChunk(opened, text)
-    )
-    const opened: Stream = { workspace, target, socket: connection.socket, rest: "", closing: false, ended: false }
-    let connected = false
-    const timer = setTimeout(() => {
-      connection.socket.destroy(new Error("no ': connected' within 30 s"))
-    }, 30_000)
-    connection.connected.then(
-      () => {
-        connected = true
-        clearTimeout(timer)
-        resolve(opened)
-      },
-      (error: unknown) => {
-        clearTimeout(timer)
-        reject(error)
-      }
-    )
-    connection.socket.on("error", () => undefined)
-    connection.socket.on("close", () => {
-      opened.ended = true
-      const list = streams[target][workspace]
-      const index = list?.indexOf(opened) ?? -1
-      if (list !== undefined && index >= 0) list.splice(index, 1)
-      if (connected && !opened.closing) droppedStreams++
-    })
+readers.forEach((reader, r) => {
+  reader.on("message", (reply: ReaderReply) => {
+    if (reply._tag === "Dropped") {
+      droppedStreams++
+      const counts = openByReader[reply.target][r]
+      if (counts !== undefined) counts[reply.workspace] = Math.max(0, (counts[reply.workspace] ?? 0) - 1)
+      return
+    }
+    pendingReplies.get(reply.id)?.(reply)
+    pendingReplies.delete(reply.id)
   })
+  reader.on("error", (error) => {
+    send({ _tag: "Failed", id: -1, message: `reader thread ${r}: ${error.message}` })
+  })
+})
+
+/** Posts a command that answers to one reader and waits for the answer. */
+const ask = <T extends ReaderReply["_tag"]>(
+  reader: Worker,
+  command: (id: number) => ReaderCommand,
+  tag: T
+): Promise<Extract<ReaderReply, { _tag: T }>> =>
+  new Promise((resolve, reject) => {
+    const id = replyId++
+    pendingReplies.set(id, (reply) => {
+      if (reply._tag === tag) resolve(reply as Extract<ReaderReply, { _tag: T }>)
+      else reject(new Error(`reader: expected ${tag}, got ${JSON.stringify(reply).slice(0, 300)}`))
+    })
+    reader.postMessage(command(id))
+  })
+const tell = (command: ReaderCommand) => {
+  for (const reader of readers) reader.postMessage(command)
+}
+
+/** Open streams of a workspace on a target, over every reader. */
+const openOf = (target: Target, workspace: number) =>
+  openByReader[target].reduce((n, counts) => n + (counts[workspace] ?? 0), 0)
+const openCount = (target: Target) => plan.workspaces.reduce((n, _, w) => n + openOf(target, w), 0)
 
 const openStreams = async (target: Target, perWorkspace: ReadonlyArray<number>): Promise<OpenResult> => {
   const started = now()
-  // Round-robin over the workspaces, so that they fill up evenly.
-  const missing = perWorkspace.map((wanted, workspace) => wanted - (streams[target][workspace]?.length ?? 0))
-  const todo: Array<number> = []
+  // Round-robin over the workspaces, so that they fill up evenly, and over the readers.
+  const missing = perWorkspace.map((wanted, workspace) => wanted - openOf(target, workspace))
+  const todo: Array<Array<number>> = readers.map(() => [])
+  let k = 0
   for (let round = 0, most = Math.max(0, ...missing); round < most; round++) {
     missing.forEach((count, workspace) => {
-      if (round < count) todo.push(workspace)
+      if (round < count) todo[k++ % readers.length]?.push(workspace)
     })
   }
-  let opened = 0
-  let failed = 0
-  let firstError: string | undefined
-  let next = 0
-  const worker = async () => {
-    while (next < todo.length) {
-      const workspace = todo[next++] ?? 0
-      try {
-        const stream = await openStream(workspace, target)
-        if (stream.ended) {
-          failed++
-        } else {
-          streams[target][workspace]?.push(stream)
-          opened++
-        }
-      } catch (error) {
-        failed++
-        firstError ??= error instanceof Error ? error.message : String(error)
-      }
-    }
+  const answers = await Promise.all(
+    readers.map((reader, r) => ask(reader, (id) => ({ _tag: "Open", id, target, workspaces: todo[r] ?? [] }), "Opened"))
+  )
+  answers.forEach((answer, r) => {
+    openByReader[target][r] = [...answer.perWorkspace]
+  })
+  return {
+    open: openCount(target),
+    opened: answers.reduce((n, a) => n + a.opened, 0),
+    failed: answers.reduce((n, a) => n + a.failed, 0),
+    seconds: (now() - started) / 1000,
+    firstError: answers.find((a) => a.firstError !== undefined)?.firstError
   }
-  await Promise.all(Array.from({ length: 100 }, worker))
-  return { open: openCount(target), opened, failed, seconds: (now() - started) / 1000, firstError }
 }
 
 const closeStreams = async (target: Target) => {
-  const all = streams[target].flat()
-  for (const stream of all) {
-    stream.closing = true
-    stream.socket.destroy()
-  }
-  const deadline = now() + 30_000
-  while (openCount(target) > 0 && now() < deadline) await sleep(50)
+  await Promise.all(readers.map((reader) => ask(reader, (id) => ({ _tag: "CloseAll", id, target }), "Closed")))
+  openByReader[target] = readers.map(() => plan.workspaces.map(() => 0))
 }
 
 // ---------------------------------------------------------------------------
@@ -224,22 +191,18 @@ interface SaveEntry {
   readonly expected: number
   readonly startedAt: number
   committedAt: number
+  id: string
   failed: boolean
-  received: number
 }
 
 /** A delay from `monitorEventLoopDelay({ resolution: 5 })` (ns, interval included) as ms late. */
 const beyondResolution = (ns: number) => (Number.isFinite(ns) ? Math.max(0, ns / 1e6 - 5) : 0)
 
 const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<SavesResult> => {
-  const byId = new Map<string, SaveEntry>()
-  /** Receipts of a record whose save has not yet reported its id (expected: none). */
-  const unmatched = new Map<string, Array<number>>()
+  const target = command.target
   const entries = new Map<number, SaveEntry>()
-  const latencies = new Samples(1 << 20)
   const durations = new Samples(1 << 14)
   const floorSamples = new Samples(1024)
-  let early = 0
   let throttled = 0
   let inFlight = 0
   let finished = false
@@ -247,27 +210,16 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
   const start = now()
   const windowStart = start + command.warmupMs
   const windowEnd = windowStart + command.measureMs
-  let lastReceiptAt = 0
-  let arrivalsInWindow = 0
-  let receivedAll = 0
+  const eluBefore = readers.map((reader) => reader.performance.eventLoopUtilization())
 
-  const receive = (entry: SaveEntry, at: number) => {
-    entry.received++
-    receivedAll++
-    if (!entry.measured) return
-    if (at < entry.committedAt) early++
-    latencies.push(Math.max(0, at - entry.committedAt))
-  }
-
-  onChanged = (id, at) => {
-    lastReceiptAt = at
-    if (at >= windowStart && at < windowEnd) arrivalsInWindow++
-    const entry = byId.get(id)
-    if (entry !== undefined) return receive(entry, at)
-    const waiting = unmatched.get(id)
-    if (waiting === undefined) unmatched.set(id, [at])
-    else waiting.push(at)
-  }
+  tell({ _tag: "Track", target, windowStart, windowEnd })
+  // Commits go to every reader in small batches: one message per tick, not one per save.
+  let commits: Array<readonly [string, number, boolean]> = []
+  const flushCommits = setInterval(() => {
+    if (commits.length === 0) return
+    tell({ _tag: "Commits", commits })
+    commits = []
+  }, 1)
 
   onSaver = (event) => {
     switch (event._tag) {
@@ -275,11 +227,11 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
         inFlight++
         entries.set(event.index, {
           measured: event.startedAt >= windowStart && event.startedAt < windowEnd,
-          expected: streams.server[event.workspace]?.length ?? 0,
+          expected: openOf(target, event.workspace),
           startedAt: event.startedAt,
           committedAt: 0,
-          failed: false,
-          received: 0
+          id: "",
+          failed: false
         })
         return
       }
@@ -291,13 +243,9 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
         const entry = entries.get(event.index)
         if (entry === undefined) return
         entry.committedAt = event.committedAt
+        entry.id = event.id
         if (entry.measured) durations.push(entry.committedAt - entry.startedAt)
-        byId.set(event.id, entry)
-        const waiting = unmatched.get(event.id)
-        if (waiting !== undefined) {
-          unmatched.delete(event.id)
-          for (const at of waiting) receive(entry, at)
-        }
+        commits.push([event.id, event.committedAt, entry.measured])
         return
       }
       case "Failed": {
@@ -319,7 +267,7 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
     durationMs: command.warmupMs + command.measureMs
   })
 
-  // How late this process's own event loop runs: a receipt is timestamped only when the loop gets to it.
+  // How late this thread's event loop runs (it timestamps the commits).
   const loopDelay = monitorEventLoopDelay({ resolution: 5 })
   const windowOpens = setTimeout(() => {
     loopDelay.enable()
@@ -338,6 +286,7 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
 
   await sleep(windowEnd - now())
   loopDelay.disable()
+  const elu = readers.map((reader, r) => reader.performance.eventLoopUtilization(eluBefore[r]))
   send({ _tag: "Window", phase: command.phase, edge: "end" })
   clearTimeout(windowOpens)
   while (!finished) await sleep(5)
@@ -349,19 +298,30 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
   // What comes later counts as lost.
   await sleep(command.drainMs)
   const drainDeadline = now() + 20_000
-  const expectedAll = () => {
-    let total = 0
-    for (const entry of entries.values()) total += entry.committedAt > 0 ? entry.expected : 0
-    return total
-  }
+  let expectedAll = 0
+  for (const entry of entries.values()) expectedAll += entry.committedAt > 0 ? entry.expected : 0
   while (now() < drainDeadline) {
     if (inFlight === 0) {
-      if (receivedAll >= expectedAll()) break
+      const status = await Promise.all(readers.map((reader) => ask(reader, (id) => ({ _tag: "Status", id }), "Status")))
+      const receivedAll = status.reduce((n, st) => n + st.receivedAll, 0)
+      const lastReceiptAt = Math.max(...status.map((st) => st.lastReceiptAt))
+      if (receivedAll >= expectedAll) break
       if (lastReceiptAt > 0 && now() - lastReceiptAt > 5_000) break
     }
     await sleep(50)
   }
-  onChanged = undefined
+  clearInterval(flushCommits)
+  if (commits.length > 0) tell({ _tag: "Commits", commits })
+  commits = []
+  const collected = await Promise.all(
+    readers.map((reader) => ask(reader, (id) => ({ _tag: "Collect", id }), "Collected"))
+  )
+  const latencies = new Samples(1 << 20)
+  const receivedById = new Map<string, number>()
+  for (const part of collected) {
+    latencies.pushAll(part.latencies)
+    for (const [id, count] of part.received) receivedById.set(id, (receivedById.get(id) ?? 0) + count)
+  }
 
   const windowSeconds = command.measureMs / 1000
   let expected = 0
@@ -376,13 +336,12 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
     }
     measuredSaves++
     expected += entry.expected
-    received += Math.min(entry.received, entry.expected)
+    received += Math.min(receivedById.get(entry.id) ?? 0, entry.expected)
   }
-  let stray = 0
-  for (const waiting of unmatched.values()) stray += waiting.length
   return {
     phase: command.phase,
-    streams: openCount("server"),
+    target,
+    streams: openCount(target),
     targetRate: command.rate,
     achievedRate: measuredSaves / windowSeconds,
     measuredSaves,
@@ -392,9 +351,9 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
     expectedDeliveries: expected,
     receivedDeliveries: received,
     lostDeliveries: expected - received,
-    deliveriesPerSecond: arrivalsInWindow / windowSeconds,
-    strayReceipts: stray,
-    earlyReceipts: early,
+    deliveriesPerSecond: collected.reduce((n, c) => n + c.arrivalsInWindow, 0) / windowSeconds,
+    strayReceipts: collected.reduce((n, c) => n + c.stray, 0),
+    earlyReceipts: collected.reduce((n, c) => n + c.early, 0),
     droppedStreams: droppedStreams - droppedBefore,
     commitToReceiptMs: latencies.summary(),
     saveDurationMs: durations.summary(),
@@ -404,7 +363,8 @@ const runSaves = async (command: Extract<Command, { _tag: "Saves" }>): Promise<S
       p50: beyondResolution(loopDelay.percentile(50)),
       p99: beyondResolution(loopDelay.percentile(99)),
       max: beyondResolution(loopDelay.max)
-    }
+    },
+    readerUtilization: elu.map((e) => Math.round(e.utilization * 100))
   }
 }
 
@@ -540,12 +500,8 @@ const shutdown = async (code: number) => {
   shuttingDown = true
   const hardStop = setTimeout(() => process.exit(code), 15_000)
   hardStop.unref()
-  for (const target of ["server", "bare"] as const) {
-    for (const stream of streams[target].flat()) {
-      stream.closing = true
-      stream.socket.destroy()
-    }
-  }
+  // Ending a reader thread closes its sockets.
+  await Promise.all(readers.map((reader) => reader.terminate())).catch(() => undefined)
   floorPublisher.disconnect()
   floorSubscriber.disconnect()
   await saver.then((s) => s.dispose()).catch(() => undefined)

@@ -16,14 +16,16 @@
  * BENCHMARKS.md is written only by a full, default run; `--report-from=<results.json>`
  * re-renders the section from a run's saved results.
  */
-import { fork, spawn } from "node:child_process"
+import { fork, spawn, spawnSync } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
+import { channelsOf } from "../../src/broadcast/BroadcastBusRedis"
+import { redisPrefixOf } from "../../src/config/AppConfig"
 import type { DoneResult, FloorResult, OpenResult, Plan, PresenceResult, SavesResult } from "./protocol"
 import { PlanJson, Reply } from "./protocol"
 import type { Command } from "./protocol"
@@ -34,18 +36,24 @@ import { businessObject, createBenchData, dropBenchData, emailOf, makeRuntime, p
 import { cpuTicks, describePercentiles, machineTicks, now, pidsByComm, rssKiB, sleep, ticksPerSecond } from "./stats"
 
 const repo = resolve(import.meta.dirname, "../..")
-const databaseUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
+const databaseUrl =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379"
 
 const argv = process.argv.slice(2)
 const flag = (name: string) => argv.includes(`--${name}`)
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length)
 const phases = new Set(
-  onlyArg === undefined ? ["floor", "rss", "sweep", "spread", "presence", "hot"] : onlyArg.split(",")
+  onlyArg === undefined ? ["floor", "rss", "bare-spread", "sweep", "spread", "hot"] : onlyArg.split(",")
 )
 const quick = flag("quick")
 const sweepRatesArg = argv.find((a) => a.startsWith("--sweep-rates="))?.slice("--sweep-rates=".length)
 const cpuProfile = flag("cpu-prof")
+const fromSource = flag("source")
+/** The service's hint channel (its default Redis prefix for this database), which the bare server subscribes to. */
+const hintsChannel = channelsOf(
+  redisPrefixOf({ redisPrefix: Option.none(), databaseUrl: Option.some(Redacted.make(databaseUrl)) })
+).hints
 const writesReport = onlyArg === undefined && sweepRatesArg === undefined && !quick && !cpuProfile
 
 const settings = {
@@ -92,14 +100,19 @@ const freePort = () =>
     })
   })
 
-const hooks = pathToFileURL(join(import.meta.dirname, "hooks.ts")).href
-const nodeFlags = ["--expose-gc", "--import", "tsx", "--import", hooks]
+const hooks = pathToFileURL(join(import.meta.dirname, "hooks.mjs")).href
+/** The bare server is TypeScript: it runs through tsx. */
+const bareFlags = ["--expose-gc", "--import", "tsx", "--import", hooks]
+/** The compiled service, as `npm start` runs it (`--source`: src/main.ts through tsx, for a profile with names). */
+const serviceArgs = fromSource
+  ? ["--expose-gc", "--import", "tsx", "--import", hooks, "src/main.ts"]
+  : ["--expose-gc", "--max-semi-space-size=4", "--import", hooks, "dist/server/main.js"]
 
 const startServer = (port: number) => {
   const logFile = openSync(join(runDir, "server.log"), "a")
   const child = spawn(
     process.execPath,
-    [...(cpuProfile ? ["--cpu-prof", `--cpu-prof-dir=${runDir}`] : []), ...nodeFlags, "src/main.ts"],
+    [...(cpuProfile ? ["--cpu-prof", `--cpu-prof-dir=${runDir}`] : []), ...serviceArgs],
     {
       cwd: repo,
       env: {
@@ -125,7 +138,12 @@ const startServer = (port: number) => {
 
 const startBare = () =>
   new Promise<{ child: ChildProcess; port: number }>((resolveBare, reject) => {
-    const child = fork(join(import.meta.dirname, "bare.ts"), [], { cwd: repo, execArgv: nodeFlags, stdio: "inherit" })
+    const child = fork(join(import.meta.dirname, "bare.ts"), [], {
+      cwd: repo,
+      execArgv: bareFlags,
+      stdio: "inherit",
+      env: { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_HINTS_CHANNEL: hintsChannel }
+    })
     children.push(child)
     const timer = setTimeout(() => reject(new Error("bare server did not start within 30 s")), 30_000)
     child.once("message", (message: unknown) => {
@@ -252,7 +270,7 @@ const expectResult = <T extends DoneResult["_tag"]>(result: DoneResult, tag: T):
 // ---------------------------------------------------------------------------
 // Measurements taken here
 
-/** Asks for a full GC (hooks.ts), then waits until RSS holds still: 6 samples 0.5 s apart within 0.5 % or 256 KiB. */
+/** Asks for a full GC (hooks.mjs), then waits until RSS holds still: 6 samples 0.5 s apart within 0.5 % or 256 KiB. */
 const settledRss = async (pid: number) => {
   process.kill(pid, "SIGUSR2")
   await sleep(500)
@@ -394,6 +412,10 @@ const runBench = async (): Promise<Results> => {
     durationSeconds: 0
   }
 
+  if (!fromSource) {
+    const built = spawnSync(process.execPath, ["scripts/build-if-stale.mjs"], { cwd: repo, stdio: "inherit" })
+    if (built.status !== 0) throw new Error("the build failed")
+  }
   // 1. Data, through the domain services.
   log(
     `setting up ${settings.workspaces} workspaces ${slugPrefix}<n>, each with one admin user and ${settings.recordPool} records`
@@ -508,13 +530,15 @@ const runBench = async (): Promise<Results> => {
     workspaces: ReadonlyArray<number>,
     warmupMs: number,
     measureMs: number,
-    floorRate: number
+    floorRate: number,
+    target: "server" | "bare" = "server"
   ) =>
     expectResult(
       await load.run({
         _tag: "Saves",
         id: nextId(),
         phase,
+        target,
         rate,
         workspaces,
         warmupMs,
@@ -524,6 +548,33 @@ const runBench = async (): Promise<Results> => {
       }),
       "Saves"
     ).value
+
+  /** The floor of the spread load: the same saves over the same number of streams, on the bare server. */
+  const bareSpread = async () => {
+    await open("bare", spreadEvenly(fullSpread))
+    results.quiet.push(await waitForQuiet("bare spread"))
+    log(`bare spread: ${fullSpread} streams open on the bare server; ${settings.spreadRate} saves/s`)
+    // The CPU column "service" is the bare server's during this phase.
+    const servicePid = pids.server
+    pids.server = barePid
+    try {
+      const result = await saves(
+        "bare spread",
+        settings.spreadRate,
+        allWorkspaces,
+        settings.warmupMs,
+        settings.spreadMeasureMs,
+        settings.floorRateUnderLoad,
+        "bare"
+      )
+      results.bareSpread = result
+      printSaves(result)
+    } finally {
+      pids.server = servicePid
+    }
+    const cpu = results.cpu["bare spread"]
+    if (cpu !== undefined) log(`bare spread: ${describeCpu(cpu).replace("server", "bare server")}`)
+  }
 
   // 4. Floor, idle.
   if (phases.has("floor")) {
@@ -556,6 +607,8 @@ const runBench = async (): Promise<Results> => {
       return { baseline, steps }
     }
     const bareRss = await measure("bare", barePid)
+    // Its streams are open: the spread floor runs on them now, before the service holds any.
+    if (phases.has("bare-spread")) await bareSpread()
     await closeAll("bare", 0)
     const serverRss = await measure("server", pids.server)
     results.rss = serverRss.steps.map((step, i): RssStep => {
@@ -570,6 +623,10 @@ const runBench = async (): Promise<Results> => {
       }
     })
     results.rssBaseline = { serverKiB: serverRss.baseline, bareKiB: bareRss.baseline }
+  }
+  if (phases.has("bare-spread") && !phases.has("rss")) {
+    await bareSpread()
+    await closeAll("bare", 0)
   }
   await stopChild(bare.child)
 
@@ -694,6 +751,7 @@ const printSaves = (r: SavesResult) => {
   )
   log(`${r.phase}: save BEGIN..COMMIT ${describePercentiles(r.saveDurationMs)}`)
   log(`${r.phase}: Redis PUBLISH -> SUBSCRIBE round trip meanwhile: ${describePercentiles(r.floorUnderLoadMs)}`)
+  log(`${r.phase}: reader threads' event-loop utilization ${r.readerUtilization.map((u) => `${u} %`).join(", ")}`)
   log(
     `${r.phase}: load generator event-loop delay p50 ${r.loopDelayMs.p50.toFixed(1)} ms, p99 ${r.loopDelayMs.p99.toFixed(1)} ms, max ${r.loopDelayMs.max.toFixed(1)} ms`
   )
@@ -754,7 +812,7 @@ const lastResults = join(tmpdir(), "bench-broadcast-results.json")
 
 if (reportFrom !== undefined) {
   const results = Schema.decodeUnknownSync(ResultsJson)(readFileSync(reportFrom, "utf8"))
-  log(`wrote the Broadcast section of ${writeReport(join(repo, "BENCHMARKS.md"), results)} from ${reportFrom}`)
+  log(`wrote the Broadcast section of ${writeReport(results)} from ${reportFrom}`)
   rmSync(runDir, { recursive: true, force: true })
   process.exit(0)
 }
@@ -767,7 +825,7 @@ try {
   if (writesReport) {
     writeFileSync(lastResults, JSON.stringify(results, null, 2))
     log(`results: ${lastResults}`)
-    const file = writeReport(join(repo, "BENCHMARKS.md"), results)
+    const file = writeReport(results)
     log(`wrote the Broadcast section of ${file}`)
   } else {
     log("partial, quick or profiling run: BENCHMARKS.md left as it is")

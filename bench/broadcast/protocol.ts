@@ -41,6 +41,8 @@ export const Command = Schema.Union(
   Schema.TaggedStruct("Saves", {
     id: Schema.Number,
     phase: Schema.String,
+    /** Whose streams receive (and count) the hints: the service's or the bare floor server's. */
+    target: Target,
     /** Saves per second, over all `workspaces`, round-robin. */
     rate: Schema.Number,
     /** Indexes into the plan's workspaces. */
@@ -87,6 +89,7 @@ export type OpenResult = typeof OpenResult.Type
 
 export const SavesResult = Schema.Struct({
   phase: Schema.String,
+  target: Target,
   streams: Schema.Number,
   targetRate: Schema.Number,
   /** Saves committed inside the measuring window, per second. */
@@ -113,7 +116,9 @@ export const SavesResult = Schema.Struct({
   /** Bare PUBLISH -> message pings taken while the saves ran. */
   floorUnderLoadMs: Percentiles,
   /** Event-loop delay of the load generator over the window: how late it could see a receipt. */
-  loopDelayMs: Schema.Struct({ p50: Schema.Number, p99: Schema.Number, max: Schema.Number })
+  loopDelayMs: Schema.Struct({ p50: Schema.Number, p99: Schema.Number, max: Schema.Number }),
+  /** Event-loop utilization of each reader thread over the window, percent: under 100, the readers kept up. */
+  readerUtilization: Schema.Array(Schema.Number)
 })
 export type SavesResult = typeof SavesResult.Type
 

@@ -28,6 +28,16 @@ export class Samples {
     return this.size
   }
 
+  /** The samples as a plain array (to send over IPC). */
+  raw(): Array<number> {
+    return Array.from(this.values.subarray(0, this.size))
+  }
+
+  /** Takes every sample of `values`. */
+  pushAll(values: Iterable<number>): void {
+    for (const value of values) this.push(value)
+  }
+
   summary(): Percentiles {
     const sorted = this.values.slice(0, this.size).sort()
     const at = (q: number) =>

@@ -35,6 +35,7 @@ import { WorkflowQueue } from "../workflows/WorkflowQueue"
 import { printDemoHint, startUp } from "./Provisioning"
 import { TracingLive } from "./TracingLive"
 import { AdminSocketLive } from "./admin/AdminSocketLive"
+import { EditableRecords } from "../presence/EditableRecords"
 
 /** The producers of durable work: background jobs and workflow runs. */
 const QueuesLive = Layer.merge(JobQueue.Default, WorkflowQueue.Default).pipe(Layer.provide(DurableQueuesLive))
@@ -58,7 +59,8 @@ const CoreServicesLive = Layer.mergeAll(
   Correlation.Default,
   UnitOfWork.Default,
   Idempotency.Default,
-  Presence.Default
+  Presence.Default,
+  EditableRecords.Default
 ).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive), Layer.provideMerge(Caches.layer))
 
 /** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */

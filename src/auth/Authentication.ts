@@ -76,9 +76,10 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
         if (value.length === 0) {
           return yield* new Unauthorized({ message: "not signed in: send the session cookie or an API key" })
         }
-        const expired = new Unauthorized({ message: "the session is unknown or has expired: sign in again" })
         const session = yield* sessions.find(value)
-        if (Option.isNone(session)) return yield* expired
+        // Made only when needed: an error captures a stack trace, a cost every signed-in request would pay.
+        if (Option.isNone(session))
+          return yield* new Unauthorized({ message: "the session is unknown or has expired: sign in again" })
         const row = session.value
         return new Principal({
           kind: "user",

@@ -1,13 +1,14 @@
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Duration, Effect, Exit } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { publishHint } from "../broadcast/publishHint"
 import { AppConfig } from "../config/AppConfig"
 import { Forbidden } from "../api/errors"
-import type { Conflict, NotFound } from "../api/errors"
+import type { Conflict, NotFound, PubSubUnavailable } from "../api/errors"
 import type { PresenceIntervals } from "../api/Broadcast"
 import { Editor, PresenceList } from "../api/Editor"
 import { PresenceStore } from "./PresenceStore"
-import type { LiveEditor, PresenceRecordKey } from "./PresenceStore"
+import type { LiveEditor, PresenceEditor, PresenceRecordKey, TouchOutcome } from "./PresenceStore"
+import { makeTickBatcher } from "./tickBatcher"
 import { excerpt } from "../messages/inputExcerpt"
 
 /**
@@ -39,6 +40,14 @@ export const presenceIntervals = (heartbeat: Duration.Duration): PresenceInterva
   return { heartbeatMs, lapseMs: heartbeatMs * missedHeartbeatsToLapse }
 }
 
+/** One heartbeat's write, as the batch takes it. */
+interface Touch {
+  readonly key: PresenceRecordKey
+  readonly editor: PresenceEditor
+  readonly nowMs: number
+  readonly lapseAtMs: number
+}
+
 export interface PresenceCaller {
   readonly userId: string
   readonly name: string
@@ -51,11 +60,53 @@ export interface PresenceCaller {
  * Clock, so tests drive it with TestClock.
  */
 export class Presence extends Effect.Service<Presence>()("Presence", {
-  effect: Effect.gen(function* () {
+  scoped: Effect.gen(function* () {
     const store = yield* PresenceStore
     const bus = yield* BroadcastBus
     const config = yield* AppConfig
     const lapseAfter = presenceIntervals(config.presenceHeartbeat).lapseMs
+
+    /**
+     * The store's writes of heartbeats that arrive together (see
+     * `makeTickBatcher`): one `touchAll` per business object of a workspace,
+     * so one Redis script call for many heartbeats. Each heartbeat keeps its
+     * own outcome; an arrival is still announced by the heartbeat that made it.
+     */
+    const touch = yield* makeTickBatcher((touches: ReadonlyArray<Touch>) =>
+      Effect.gen(function* () {
+        const groups = new Map<string, { readonly first: Touch; readonly indexes: Array<number> }>()
+        touches.forEach((one, i) => {
+          const key = `${one.key.workspace}\u0000${one.key.businessObject}`
+          const group = groups.get(key)
+          if (group === undefined) groups.set(key, { first: one, indexes: [i] })
+          else group.indexes.push(i)
+        })
+        const exits: Array<Exit.Exit<TouchOutcome, PubSubUnavailable>> = []
+        yield* Effect.forEach(
+          groups.values(),
+          ({ first, indexes }) =>
+            store
+              .touchAll(
+                first.key.workspace,
+                first.key.businessObject,
+                indexes.map((i) => {
+                  const one = touches[i] ?? first
+                  return { recordId: one.key.recordId, editor: one.editor, nowMs: one.nowMs, lapseAtMs: one.lapseAtMs }
+                })
+              )
+              .pipe(
+                Effect.exit,
+                Effect.tap((outcome) => {
+                  indexes.forEach((index, n) => {
+                    exits[index] = Exit.map(outcome, (outcomes) => outcomes[n] ?? "renewed")
+                  })
+                })
+              ),
+          { concurrency: "unbounded", discard: true }
+        )
+        return exits
+      })
+    )
 
     const heldByOther = (editorId: string) =>
       new Forbidden({ message: `editor ${excerpt(editorId)} belongs to another user` })
@@ -89,12 +140,12 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
       Effect.gen(function* () {
         yield* editable.pipe(Effect.tapError(() => dropEditor(key, editorId, caller)))
         const now = yield* Clock.currentTimeMillis
-        const outcome = yield* store.touch(
+        const outcome = yield* touch({
           key,
-          { editorId, userId: caller.userId, name: caller.name },
-          now,
-          now + lapseAfter
-        )
+          editor: { editorId, userId: caller.userId, name: caller.name },
+          nowMs: now,
+          lapseAtMs: now + lapseAfter
+        })
         if (outcome === "held-by-other") return yield* heldByOther(editorId)
         if (outcome === "arrived") yield* announce(key)
         return outcome

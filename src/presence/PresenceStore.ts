@@ -30,6 +30,14 @@ export type TouchOutcome = "arrived" | "renewed" | "held-by-other"
  */
 export type LeaveOutcome = "left" | "absent" | "held-by-other"
 
+/** One heartbeat of `touchAll`. */
+export interface PresenceTouch {
+  readonly recordId: string
+  readonly editor: PresenceEditor
+  readonly nowMs: number
+  readonly lapseAtMs: number
+}
+
 export interface LiveEditor {
   readonly recordId: string
   readonly editorId: string
@@ -49,6 +57,16 @@ export interface PresenceStoreShape {
     nowMs: number,
     lapseAtMs: number
   ) => Effect.Effect<TouchOutcome, PubSubUnavailable>
+  /**
+   * Several heartbeats on records of one business object of one workspace,
+   * applied in order as `touch` would apply them one after the other (two of
+   * one new editor: `arrived`, then `renewed`); one outcome each, in order.
+   */
+  readonly touchAll: (
+    workspace: string,
+    businessObject: string,
+    touches: ReadonlyArray<PresenceTouch>
+  ) => Effect.Effect<ReadonlyArray<TouchOutcome>, PubSubUnavailable>
   readonly leave: (
     key: PresenceRecordKey,
     editorId: string,

@@ -1,5 +1,5 @@
 import { Effect, Layer, Ref } from "effect"
-import type { LeaveOutcome, LiveEditor, PresenceRecordKey, TouchOutcome } from "./PresenceStore"
+import type { LeaveOutcome, LiveEditor, PresenceEditor, PresenceRecordKey, TouchOutcome } from "./PresenceStore"
 import { PresenceStore } from "./PresenceStore"
 
 interface Entry {
@@ -31,17 +31,23 @@ const make = Effect.gen(function* () {
   yield* Effect.logWarning("presence store: in-process, single instance only")
   const state = yield* Ref.make<State>(new Map())
 
+  const touch = (key: PresenceRecordKey, editor: PresenceEditor, nowMs: number, lapseAtMs: number) =>
+    Ref.modify(state, (current): [TouchOutcome, State] => {
+      const object = objectKey(key.workspace, key.businessObject)
+      const editors = live(current, object, nowMs)
+      const id = editorKey(key.recordId, editor.editorId)
+      const held = editors.get(id)
+      if (held !== undefined && held.userId !== editor.userId) return ["held-by-other", current]
+      editors.set(id, { recordId: key.recordId, ...editor, lapseAtMs })
+      return [held === undefined ? "arrived" : "renewed", replace(current, object, editors)]
+    })
+
   return PresenceStore.of({
-    touch: (key: PresenceRecordKey, editor, nowMs, lapseAtMs) =>
-      Ref.modify(state, (current): [TouchOutcome, State] => {
-        const object = objectKey(key.workspace, key.businessObject)
-        const editors = live(current, object, nowMs)
-        const id = editorKey(key.recordId, editor.editorId)
-        const held = editors.get(id)
-        if (held !== undefined && held.userId !== editor.userId) return ["held-by-other", current]
-        editors.set(id, { recordId: key.recordId, ...editor, lapseAtMs })
-        return [held === undefined ? "arrived" : "renewed", replace(current, object, editors)]
-      }),
+    touch,
+    touchAll: (workspace, businessObject, touches) =>
+      Effect.forEach(touches, ({ recordId, editor, nowMs, lapseAtMs }) =>
+        touch({ workspace, businessObject, recordId }, editor, nowMs, lapseAtMs)
+      ),
     leave: (key, editorId, userId, nowMs) =>
       Ref.modify(state, (current): [LeaveOutcome, State] => {
         const object = objectKey(key.workspace, key.businessObject)

@@ -53,6 +53,37 @@ redis.call('PEXPIRE', KEYS[2], ttl)
 return outcome
 `
 
+// Several heartbeats on one business object in one call (a batch, see Presence): the same steps as
+// touchScript for each, in order, one sweep and one expiry for all.
+// ARGV: count, then per heartbeat: member, userId, holder JSON, now, lapseAt. Returns one outcome per heartbeat.
+const touchAllScript = `${sweep}
+local count = tonumber(ARGV[1])
+local now = 0
+for i = 0, count - 1 do now = math.max(now, tonumber(ARGV[2 + i * 5 + 3])) end
+sweep(now)
+local outcomes = {}
+for i = 0, count - 1 do
+  local base = 2 + i * 5
+  local member, userId = ARGV[base], ARGV[base + 1]
+  local outcome = 'arrived'
+  if redis.call('ZSCORE', KEYS[1], member) then
+    if heldByOther(member, userId) then outcome = 'held-by-other' else outcome = 'renewed' end
+  end
+  if outcome ~= 'held-by-other' then
+    redis.call('ZADD', KEYS[1], ARGV[base + 4], member)
+    redis.call('HSET', KEYS[2], member, ARGV[base + 2])
+  end
+  outcomes[#outcomes + 1] = outcome
+end
+local latest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
+if latest then
+  local ttl = math.max(math.ceil(tonumber(latest) - now), 1)
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
+return outcomes
+`
+
 // ARGV: member, userId, now
 const leaveScript = `${sweep}
 sweep(tonumber(ARGV[3]))
@@ -88,11 +119,14 @@ const script = (source: string) => {
 }
 
 const touch = script(touchScript)
+const touchAll = script(touchAllScript)
 const leave = script(leaveScript)
 const list = script(listScript)
 
 const TouchOutcomeSchema = Schema.Literal("arrived", "renewed", "held-by-other")
 const LeaveOutcomeSchema = Schema.Literal("left", "absent", "held-by-other")
+const TouchOutcomes = Schema.Array(TouchOutcomeSchema)
+const isTouchOutcomes = Schema.is(TouchOutcomes)
 const ListReply = Schema.Array(Schema.String)
 const MemberJson = Schema.parseJson(Schema.Tuple(Schema.String, Schema.String))
 const HolderJson = Schema.parseJson(Schema.Struct({ name: Schema.String }))
@@ -123,6 +157,27 @@ const make = Effect.gen(function* () {
         [keys.lapse, keys.holder],
         [member(key.recordId, editor.editorId), editor.userId, holder, nowMs, lapseAtMs]
       ).pipe(Effect.flatMap(touchOutcome))
+    },
+    touchAll: (workspace, businessObject, touches) => {
+      if (touches.length === 0) return Effect.succeed([])
+      const keys = presenceKeys(prefix, workspace, businessObject)
+      const args: Array<string | number> = [touches.length]
+      for (const { recordId, editor, nowMs, lapseAtMs } of touches) {
+        args.push(
+          member(recordId, editor.editorId),
+          editor.userId,
+          JSON.stringify({ userId: editor.userId, name: editor.name }),
+          nowMs,
+          lapseAtMs
+        )
+      }
+      return touchAll(command, [keys.lapse, keys.holder], args).pipe(
+        Effect.flatMap((value) =>
+          isTouchOutcomes(value) && value.length === touches.length
+            ? Effect.succeed(value)
+            : Effect.die(new Error(`presence touchAll: unexpected reply ${JSON.stringify(value)}`))
+        )
+      )
     },
     leave: (key, editorId, userId, nowMs) => {
       const keys = presenceKeys(prefix, key.workspace, key.businessObject)

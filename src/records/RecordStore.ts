@@ -107,6 +107,18 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
               ORDER BY id FOR KEY SHARE`.pipe(Effect.flatMap(decodeLinked), Effect.orDie)
     }
 
+    /** The id and state of the records of `businessObject` among `ids`, in one statement; no lock, no values. */
+    const states = (workspace: Workspace, businessObject: string, ids: ReadonlyArray<string>) => {
+      const valid = [...new Set(ids.filter(isRecordId))]
+      return valid.length === 0
+        ? Effect.succeed<ReadonlyArray<LinkedRecord>>([])
+        : read`SELECT id::text AS id, state FROM ${table(workspace)}
+              WHERE business_object = ${businessObject} AND id IN ${sql.in(valid)}`.pipe(
+            Effect.flatMap(decodeLinked),
+            Effect.orDie
+          )
+    }
+
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
       read`SELECT ${columns} FROM ${table(workspace)}
           WHERE business_object = ${businessObject} ORDER BY created_at DESC, id LIMIT ${limit}`.pipe(
@@ -115,6 +127,6 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
         Effect.orDie
       )
 
-    return { find, insert, setValues, setState, remove, list, lockLinked } as const
+    return { find, insert, setValues, setState, remove, list, lockLinked, states } as const
   })
 }) {}

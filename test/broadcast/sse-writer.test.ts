@@ -215,4 +215,47 @@ describe("BroadcastHub sinks", () => {
       expect([yield* hub.subscriberCount, yield* hub.workspaceCount]).toEqual([0, 0])
     })
   )
+
+  it.effect(
+    "a hint is encoded once for its workspace: every stream that may read it gets the same bytes, the others nothing",
+    () =>
+      Effect.gen(function* () {
+        const hub = yield* BroadcastHub.make()
+        const readFilter = makeReadFilters()
+        const dealsOnly = readFilter([{ businessObject: "crm/deal", permission: "read" }])
+        const everything = readFilter([{ businessObject: "*", permission: "read" }])
+        const nothing = readFilter([{ businessObject: "crm/activity", permission: "update" }])
+        const got = new Map<string, Array<Hint>>()
+        const sink = (name: string) => {
+          got.set(name, [])
+          return { offer: (hint: Hint) => got.get(name)?.push(hint) }
+        }
+        for (const [name, filter] of [
+          ["deals 1", dealsOnly],
+          ["deals 2", dealsOnly],
+          ["all 1", everything],
+          ["all 2", everything],
+          ["none", nothing]
+        ] as const) {
+          yield* hub.attach("ws", sink(name), filter)
+        }
+        yield* hub.deliver(envelope("ws", "crm/deal", "d1"))
+        yield* hub.deliver(envelope("ws", "crm/company", "c1"))
+
+        const ids = (name: string) => got.get(name)?.map((h) => h.data.businessObjectId)
+        expect([ids("deals 1"), ids("deals 2"), ids("all 1"), ids("all 2"), ids("none")]).toEqual([
+          ["d1"],
+          ["d1"],
+          ["d1", "c1"],
+          ["d1", "c1"],
+          []
+        ])
+        // One encoding per hint, shared by every stream it reaches (not one per stream).
+        const dealEvents = new Set(["deals 1", "deals 2", "all 1", "all 2"].map((name) => got.get(name)?.[0]?.event))
+        expect(dealEvents.size).toBe(1)
+        expect(Buffer.from([...dealEvents][0] ?? []).toString()).toBe(
+          'event: changed\ndata: {"businessObject":"crm/deal","businessObjectId":"d1"}\n\n'
+        )
+      })
+  )
 })

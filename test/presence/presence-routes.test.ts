@@ -7,7 +7,7 @@ import { RedisConnection } from "../../src/redis/RedisConnection"
 import type { Workspace } from "../../src/api/Workspace"
 import { baseUrl, freshWorkspace, testApp, TestApp, testRedisUrl } from "../support/TestApp"
 import { encoded, typeParams } from "../../src/client/pathParams"
-import { clientFor, createRecord, signedInMember } from "../support/api"
+import { clientFor, createRecord, recordsOf, signedInMember } from "../support/api"
 import type { Client } from "../support/api"
 import { settled, typePath } from "../support/apiCaller"
 import type { SseEvent, SseStream } from "../support/sse"
@@ -398,6 +398,55 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
 
   it.scoped("an editor id over 100 characters (101, 200) is a 400 on PUT and DELETE", () =>
     Effect.asVoid(refusesEditorIds(["x".repeat(101), "x".repeat(200)]))
+  )
+
+  it.scoped(
+    "heartbeats sent at once on many records (one missing, one archived, one new editor twice): each its own answer, one hint per arrival, renewals silent",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* presenceWorkspace
+        const { client, cookie, user, presence } = yield* member(base, workspace)
+        const records = yield* Effect.all(
+          Array.from({ length: 6 }, (_, i) => createRecord(client, deal, { title: `Desk ${i}` }))
+        )
+        const shelved = yield* createRecord(client, deal, { title: "Shelved" })
+        yield* recordsOf(client, deal).archive(shelved.id)
+        const missing = "00000000-0000-4000-8000-000000000000"
+        const sse = yield* openStream(base, cookie)
+        const baseline = yield* closeWindow(sse, client, 0)
+
+        // Six records with one editor each, the first one's editor twice, a missing and an archived record.
+        const beats = [
+          ...records.map((record, i) => ({ recordId: record.id, editor: `desk-${i}` })),
+          { recordId: records[0]?.id ?? "", editor: "desk-0" },
+          { recordId: missing, editor: "ghost" },
+          { recordId: shelved.id, editor: "shelf" }
+        ]
+        const first = yield* Effect.all(
+          beats.map((beat) => presence.heartbeat(beat.recordId, beat.editor)),
+          { concurrency: "unbounded" }
+        )
+        expect(first.map((r) => r.status)).toEqual([204, 204, 204, 204, 204, 204, 204, 404, 409])
+        const arrivals = yield* closeWindow(sse, client, baseline.next)
+        // Only presence hints count here: the `changed` hints of the setup's saves may still be on their way.
+        const presenceIn = (window: ReadonlyArray<SseEvent>) =>
+          window.filter((e) => e.event === "presence").map((e) => JSON.stringify(e.data))
+        expect(presenceIn(arrivals.window).sort()).toEqual(
+          records.map((r) => JSON.stringify(presenceHint(r.id).data)).sort()
+        )
+
+        const second = yield* Effect.all(
+          beats.map((beat) => presence.heartbeat(beat.recordId, beat.editor)),
+          { concurrency: "unbounded" }
+        )
+        expect(second.map((r) => r.status)).toEqual([204, 204, 204, 204, 204, 204, 204, 404, 409])
+        expect(presenceIn((yield* closeWindow(sse, client, arrivals.next)).window)).toEqual([])
+        const listed = yield* presence.editors()
+        expect(listed).toEqual(
+          Object.fromEntries(records.map((record, i) => [record.id, [{ id: `desk-${i}`, name: user.name }]]))
+        )
+      })
   )
 
   it.scoped("20 racing heartbeats of one new editor: all 204, exactly one presence hint", () =>

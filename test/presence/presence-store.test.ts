@@ -125,6 +125,42 @@ const presenceSuite = <R>(
       )
     )
 
+    it.effect("touchAll: several heartbeats in one call, applied in order, one outcome each", () =>
+      inWorkspaces((ws) =>
+        Effect.gen(function* () {
+          const store = yield* PresenceStore
+          expect(yield* store.touch(record(ws, "r0"), bob("held"), t0, t0 + lapse)).toBe("arrived")
+          expect(yield* store.touch(record(ws, "r9"), alice("old"), t0, t0 + 100)).toBe("arrived")
+          const at = t0 + 1_000
+          const touch = (recordId: string, editor: PresenceEditor) => ({
+            recordId,
+            editor,
+            nowMs: at,
+            lapseAtMs: at + lapse
+          })
+          const outcomes = yield* store.touchAll(ws, deal, [
+            touch("r1", alice("e1")),
+            touch("r1", alice("e1")),
+            touch("r2", alice("e2")),
+            touch("r0", alice("held")),
+            touch("r9", alice("old"))
+          ])
+          // The same editor twice: one arrival; another user's id: refused; a lapsed one ("old"): an arrival again.
+          expect(outcomes).toEqual(["arrived", "renewed", "arrived", "held-by-other", "arrived"])
+          expect(sorted(yield* store.list(ws, deal, at))).toEqual(
+            [
+              { recordId: "r1", editorId: "e1", name: "Alice" },
+              { recordId: "r2", editorId: "e2", name: "Alice" },
+              { recordId: "r0", editorId: "held", name: "Bob" },
+              { recordId: "r9", editorId: "old", name: "Alice" }
+            ].sort((a, b) => a.editorId.localeCompare(b.editorId))
+          )
+          expect(yield* store.touchAll(ws, deal, [])).toEqual([])
+          expect(yield* store.touchAll(ws, deal, [touch("r1", alice("e1"))])).toEqual(["renewed"])
+        })
+      )
+    )
+
     it.effect("concurrent heartbeats of two users on one new editor id: one wins", () =>
       inWorkspaces((ws) =>
         Effect.gen(function* () {

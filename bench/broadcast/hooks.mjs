@@ -1,13 +1,13 @@
 /**
  * Preloaded into the service and the bare server by main.ts
- * (`--expose-gc --import tsx --import <this file>`); changes nothing else in
- * the process:
+ * (`--expose-gc --import <this file>`, plain JavaScript so that the compiled
+ * service needs no TypeScript loader); changes nothing else in the process:
  * - SIGUSR2 runs a full garbage collection, so that main.ts can read the
  *   resident set size without the garbage left over from opening streams;
  * - when the orchestrator goes away (its IPC channel closes), the process
  *   stops as on SIGTERM, so that a killed bench leaves no server behind.
  */
-const collect = (globalThis as { gc?: () => void }).gc
+const collect = globalThis.gc
 
 process.on("SIGUSR2", () => {
   collect?.()

@@ -34,10 +34,19 @@ export const statementsOf = (schema: string) => {
     update: `UPDATE ${records} SET values = $1::jsonb, version = version + 1, updated_at = now()
           WHERE business_object = $2 AND id = $3
           RETURNING ${recordColumns}`,
-    audit: `INSERT INTO ${audit}
-      (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes)
-    SELECT id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes
-    FROM jsonb_populate_recordset(NULL::${audit}, $1::jsonb)`,
+    // As the service sends it since migration 0008: the CTE takes the unit's feed positions and holds the
+    // workspace's feed lock to COMMIT (docs/feed.md, "Order"), so the floor pays the same serialisation.
+    audit: `WITH taken AS (
+      UPDATE "${schema}"."feed_position" SET position = position + jsonb_array_length($1::jsonb)
+      RETURNING position - jsonb_array_length($1::jsonb) AS base
+    )
+    INSERT INTO ${audit}
+      (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes,
+       parent_correlation_id, position)
+    SELECT r.id, r.actor, r.correlation_id, r.business_object, r.business_object_id, r.record_version, r.operation,
+      r.cause, r.record, r.changes, r.parent_correlation_id, taken.base + r.ordinality
+    FROM taken, jsonb_populate_recordset(NULL::${audit}, $1::jsonb) WITH ORDINALITY AS r
+    ORDER BY r.ordinality`,
     page: `SELECT ${timelineColumns}
         FROM ${audit} AS e
         WHERE e.business_object = $1 AND e.business_object_id = $2

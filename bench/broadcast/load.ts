@@ -379,7 +379,14 @@ interface Answer {
 const call = (agent: Agent, method: string, path: string, cookie: string) =>
   new Promise<Answer>((resolve, reject) => {
     const req = request(
-      { host: "127.0.0.1", port: plan.serverPort, method, path, agent, headers: { cookie, "content-length": "0" } },
+      {
+        host: "127.0.0.1",
+        port: plan.serverPort,
+        method,
+        path,
+        agent,
+        headers: { cookie, origin: `http://127.0.0.1:${plan.serverPort}`, "content-length": "0" }
+      },
       (response) => {
         let body = ""
         response.setEncoding("utf8")

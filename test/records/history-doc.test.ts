@@ -11,7 +11,7 @@ import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
 layer(TestApp, { excludeTestServices: true })("docs/history.md examples", (it) => {
   it.scoped("every curl example answers as documented", () =>
     Effect.gen(function* () {
-      const checked = yield* runDocExamples("docs/history.md", yield* baseUrl, yield* freshWorkspace)
+      const { checked } = yield* runDocExamples("docs/history.md", yield* baseUrl, yield* freshWorkspace)
       expect(checked).toBeGreaterThanOrEqual(11)
     })
   )

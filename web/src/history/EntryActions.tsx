@@ -39,6 +39,10 @@ export const EntryActions = ({ businessObject, entry, record, mayRevert, onViewA
       { id: record.id, revert: { entry: entry.id, mode, force }, ifMatch: record.version },
       { onSuccess: () => setConfirming(undefined) }
     )
+  const cancel = () => {
+    setConfirming(undefined)
+    revert.reset()
+  }
   const changedSince = revert.error instanceof ChangedSinceError ? revert.error : undefined
   const busy = revert.isPending
   return (
@@ -66,14 +70,7 @@ export const EntryActions = ({ businessObject, entry, record, mayRevert, onViewA
           <button type="button" onClick={() => run(confirming)} disabled={busy}>
             {confirming === "restore" ? "Yes, revert" : "Yes, undo"}
           </button>{" "}
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setConfirming(undefined)
-              revert.reset()
-            }}
-          >
+          <button type="button" className="secondary" onClick={cancel}>
             Cancel
           </button>
         </span>
@@ -86,14 +83,7 @@ export const EntryActions = ({ businessObject, entry, record, mayRevert, onViewA
           <button type="button" className="danger" onClick={() => run("undo", true)} disabled={busy}>
             Undo anyway
           </button>{" "}
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setConfirming(undefined)
-              revert.reset()
-            }}
-          >
+          <button type="button" className="secondary" onClick={cancel}>
             Cancel
           </button>
         </span>

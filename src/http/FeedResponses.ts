@@ -1,5 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
-import { Chunk, Duration, Effect, Option, Stream } from "effect"
+import { Chunk, Duration, Effect, Option, Schema, Stream } from "effect"
+import { StreamEnd } from "../api/Broadcast"
+import { Unauthorized } from "../api/errors"
 import type { Workspace } from "../api/Workspace"
 import { AppConfig } from "../config/AppConfig"
 import { Feed, feedLine } from "../audit/Feed"
@@ -8,11 +10,13 @@ import { encodeFeedCursor } from "../audit/FeedCursor"
 import type { FeedPosition } from "../audit/FeedCursor"
 import { FeedWake } from "../audit/FeedWake"
 import { Readiness } from "../health/Readiness"
+import type { AccessRecheck } from "./AccessRecheck"
 
 /** Matched rows per query of an export: one batch is what the export holds in memory at a time. */
 export const exportBatchRows = 2_000
 
 const encoder = new TextEncoder()
+const encodeStreamEnd = Schema.encodeSync(Schema.parseJson(StreamEnd))
 
 /** What a reconnecting EventSource waits before it comes back (it sends `Last-Event-ID`). */
 const retryMs = 2_000
@@ -30,14 +34,33 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
     const readiness = yield* Readiness
     const config = yield* AppConfig
 
-    /** A page, waiting up to `wait` for one with rows; passes rows the filters leave out while it waits. */
-    const longPoll = (workspace: Workspace, start: FeedPosition, filter: FeedFilter, limit: number, wait: number) =>
+    /**
+     * A page, waiting up to `wait` for one with rows; passes rows the filters
+     * leave out while it waits. After each wait it asks `recheck` first: a
+     * caller signed out meanwhile gets 401; one whose grants changed gets the
+     * page as far as it was read under the old ones (no rows), and asks again.
+     */
+    const longPoll = (
+      workspace: Workspace,
+      start: FeedPosition,
+      filter: FeedFilter,
+      limit: number,
+      wait: number,
+      recheck: AccessRecheck
+    ) =>
       Effect.scoped(
         Effect.gen(function* () {
           const signal = yield* wake.subscribe(workspace.id)
           const deadline = Date.now() + wait * 1_000
           let at = start
-          for (;;) {
+          for (let first = true; ; first = false) {
+            const ended = first ? Option.none() : yield* recheck
+            if (Option.isSome(ended)) {
+              if (ended.value === "signed-out") {
+                return yield* new Unauthorized({ message: "the session or API key ended while waiting: sign in again" })
+              }
+              return yield* feed.toPage({ rows: [], next: at, more: false })
+            }
             yield* signal.clear
             const batch = yield* feed.batch(workspace, at, filter, limit)
             const left = deadline - Date.now()
@@ -53,6 +76,7 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
     interface Following {
       readonly at: FeedPosition
       readonly lastWrite: number
+      readonly ended: boolean
     }
 
     /**
@@ -60,9 +84,17 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
      * cursor; a bare `id:` when filtered rows moved the cursor past the last
      * entry (EventSource keeps it for `Last-Event-ID` without an event);
      * keep-alive comments while idle. Ends when the instance drains or after
-     * the stream lifetime, and the client comes back with `Last-Event-ID`.
+     * the stream lifetime, and the client comes back with `Last-Event-ID`;
+     * ends with `event: end` and a reason as soon as `recheck` says the
+     * caller signed out or holds other grants (asked before every read).
      */
-    const events = (workspace: Workspace, start: FeedPosition, filter: FeedFilter, limit: number) =>
+    const events = (
+      workspace: Workspace,
+      start: FeedPosition,
+      filter: FeedFilter,
+      limit: number,
+      recheck: AccessRecheck
+    ) =>
       Stream.unwrapScoped(
         Effect.gen(function* () {
           const signal = yield* wake.subscribe(workspace.id)
@@ -70,7 +102,12 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
           const endsAt = Date.now() + Duration.toMillis(config.streamMaxLifetime)
           const step = (state: Following) =>
             Effect.gen(function* () {
-              if ((yield* readiness.isDraining) || Date.now() >= endsAt) return Option.none()
+              if (state.ended || (yield* readiness.isDraining) || Date.now() >= endsAt) return Option.none()
+              const ended = yield* recheck
+              if (Option.isSome(ended)) {
+                const last = encoder.encode(`event: end\ndata: ${encodeStreamEnd({ reason: ended.value })}\n\n`)
+                return Option.some([Chunk.of(last), { ...state, ended: true }] as const)
+              }
               yield* signal.clear
               const batch = yield* feed.batch(workspace, state.at, filter, limit)
               let text = ""
@@ -91,10 +128,13 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
                 }
               }
               const chunk = text.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(text))
-              return Option.some([chunk, { at: batch.next, lastWrite }] as const)
+              return Option.some([chunk, { at: batch.next, lastWrite, ended: false }] as const)
             })
           const opening = Stream.make(encoder.encode(`retry: ${retryMs}\n: connected\n\n`))
-          return Stream.concat(opening, Stream.unfoldChunkEffect({ at: start, lastWrite: Date.now() }, step))
+          return Stream.concat(
+            opening,
+            Stream.unfoldChunkEffect({ at: start, lastWrite: Date.now(), ended: false }, step)
+          )
         })
       )
 

@@ -251,6 +251,65 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
     })
   )
 
+  it.scoped(
+    "SSE: a sign-out ends the stream (end: signed-out), a role change too (end: role-changed); the reconnect is answered under what the caller holds now",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* baseUrl
+        const workspace = yield* freshWorkspace
+        const { client: admin } = yield* signedInMember(base, workspace)
+        const { cursor } = yield* readAll(admin, "", 500)
+        const url = `${base}/api/audit/feed?cursor=${cursor}`
+        yield* (yield* Roles).grant(workspace, "deal-reader", deal, "read")
+
+        const leaving = yield* signedInMember(base, workspace, "deal-reader")
+        const signedOut = yield* openSse(url, { cookie: leaving.cookie, accept: "text/event-stream" })
+        const d1 = yield* createRecord(admin, deal, { title: "Seen before the sign-out" })
+        yield* signedOut.waitFor((events) => events.length >= 1)
+        expect((yield* leaving.client.post("/api/auth/logout")).status).toBe(204)
+        yield* createRecord(admin, deal, { title: "Committed after the sign-out" })
+        yield* signedOut.ended
+        const afterSignOut = yield* signedOut.events
+        expect(afterSignOut.map((event) => event.event)).toEqual(["entry", "end"])
+        expect(Schema.decodeUnknownSync(FeedEntry)(afterSignOut[0]?.data).businessObjectId).toBe(d1.id)
+        expect(afterSignOut.at(-1)?.data).toEqual({ reason: "signed-out" })
+        expect((yield* openSse(url, { cookie: leaving.cookie, accept: "text/event-stream" })).status).toBe(401)
+
+        const promoted = yield* signedInMember(base, workspace, "deal-reader")
+        const before = yield* openSse(url, { cookie: promoted.cookie, accept: "text/event-stream" })
+        yield* before.waitFor((events) => events.length >= 2)
+        expect((yield* admin.put(`/api/members/${promoted.user.id}/role`, { role: "admin" })).status).toBe(200)
+        const c1 = yield* createRecord(admin, company, { name: "Readable once promoted" })
+        yield* before.ended
+        expect((yield* before.events).at(-1)).toEqual({ event: "end", data: { reason: "role-changed" } })
+        // Back with Last-Event-ID (as an EventSource comes back): the company it could not read before is there now.
+        const after = yield* openSse(url, { cookie: promoted.cookie, accept: "text/event-stream" })
+        const seen = yield* after.waitFor((events) =>
+          events.some((event) => Schema.decodeUnknownSync(FeedEntry)(event.data).businessObjectId === c1.id)
+        )
+        expect(seen.length).toBeGreaterThan(0)
+      })
+  )
+
+  it.scoped("long-poll: a caller signed out while waiting gets 401, not the rows committed after", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const { client: admin } = yield* signedInMember(base, workspace)
+      const { cursor } = yield* readAll(admin, "", 500)
+      const leaving = yield* signedInMember(base, workspace)
+      const bus = yield* BroadcastBus
+      const subscribedBefore = yield* bus.subscriberCount
+      const waiting = yield* Effect.fork(feedCall(leaving.client, `?cursor=${cursor}&wait=30`))
+      // Waiting: its wake-up subscription is there.
+      while ((yield* bus.subscriberCount) <= subscribedBefore) yield* Effect.sleep("10 millis")
+      expect((yield* leaving.client.post("/api/auth/logout")).status).toBe(204)
+      yield* createRecord(admin, deal, { title: "Committed after the sign-out" })
+      const answer = yield* waiting.await.pipe(Effect.flatten)
+      expect(answer.status).toBe(401)
+    })
+  )
+
   it.scoped("NDJSON: every row after the cursor as one JSON line each, the same entries as the pages", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl

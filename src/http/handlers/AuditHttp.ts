@@ -11,6 +11,7 @@ import { decodeCursor } from "../../audit/Cursor"
 import { Feed } from "../../audit/Feed"
 import { decodeFeedCursor, feedStart } from "../../audit/FeedCursor"
 import { Timeline } from "../../audit/Timeline"
+import { captureAccessRecheck } from "../AccessRecheck"
 import { FeedResponses } from "../FeedResponses"
 
 /** The feed's cursor: `Last-Event-ID` (an EventSource coming back) wins over `cursor`; none: the start. */
@@ -66,13 +67,15 @@ const handlers = HttpApiBuilder.group(Api, "audit", (handlers) =>
             to: urlParams.to
           }
           if (streaming) {
-            return responses.eventStreamResponse(responses.events(workspace, start, filter, urlParams.limit))
+            const recheck = yield* captureAccessRecheck
+            return responses.eventStreamResponse(responses.events(workspace, start, filter, urlParams.limit, recheck))
           }
           if (accept.includes("application/x-ndjson")) {
             return responses.ndjsonResponse(responses.ndjson(workspace, start, filter))
           }
           if (urlParams.wait !== undefined && urlParams.wait > 0) {
-            return yield* responses.longPoll(workspace, start, filter, urlParams.limit, urlParams.wait)
+            const recheck = yield* captureAccessRecheck
+            return yield* responses.longPoll(workspace, start, filter, urlParams.limit, urlParams.wait, recheck)
           }
           return yield* feed.page(workspace, start, filter, urlParams.limit)
         })

@@ -1,0 +1,45 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect, Option, Redacted } from "effect"
+import { apiKeyBearer, sessionCookie } from "../api/AuthMiddleware"
+import type { StreamEndReason } from "../api/Broadcast"
+import { CurrentPrincipal } from "../api/Principal"
+import { Authentication } from "../auth/Authentication"
+import { readableBusinessObjects } from "../auth/Grants"
+import { Roles } from "../auth/Roles"
+
+/**
+ * Asks again whether the credential of a long-lived answer (a feed stream,
+ * a long-poll) still admits the same principal with the same readable
+ * business objects: none when it does, else why the answer must end. A
+ * sign-out, a revoked API key, an expired session or a removed membership
+ * is `signed-out`; other grants are `role-changed` (the client comes back
+ * and is answered under what it holds now). Both lookups go through the
+ * instance's caches (docs/security.md, "Caches"), so asking is cheap.
+ */
+export type AccessRecheck = Effect.Effect<Option.Option<StreamEndReason>>
+
+/** Captures the current request's credential and grants; run it in the handler, before the answer outlives the request. */
+export const captureAccessRecheck = Effect.gen(function* () {
+  const authentication = yield* Authentication
+  const roles = yield* Roles
+  const principal = yield* CurrentPrincipal
+  const bearer = yield* HttpApiBuilder.securityDecode(apiKeyBearer)
+  const cookie = yield* HttpApiBuilder.securityDecode(sessionCookie)
+  const readableNow = (who: { readonly kind: typeof principal.kind; readonly id: string }) =>
+    Effect.map(roles.grantsOf(principal.workspace, who), (grants) => JSON.stringify(readableBusinessObjects(grants)))
+  const readable = yield* readableNow(principal)
+  // As the authentication middleware does: the bearer key when one is sent, else the session cookie.
+  const authenticate =
+    Redacted.value(bearer).length > 0 ? authentication.fromApiKey(bearer) : authentication.fromSession(cookie)
+  const recheck: AccessRecheck = authenticate.pipe(
+    Effect.flatMap((again) =>
+      again.id !== principal.id || again.workspace.id !== principal.workspace.id
+        ? Effect.succeed(Option.some<StreamEndReason>("signed-out"))
+        : Effect.map(readableNow(again), (now) =>
+            now === readable ? Option.none() : Option.some<StreamEndReason>("role-changed")
+          )
+    ),
+    Effect.catchTag("Unauthorized", () => Effect.succeed(Option.some<StreamEndReason>("signed-out")))
+  )
+  return recheck
+})

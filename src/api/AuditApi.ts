@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
-import { BadRequest, Forbidden, NotFound } from "./errors"
+import { BadRequest, Forbidden, NotFound, TooManyRequests } from "./errors"
 import { TimelinePage } from "./AuditEntry"
 import {
   CorrelationPath,
@@ -44,6 +44,7 @@ export class AuditApi extends HttpApiGroup.make("audit")
       .addError(BadRequest)
       .addError(Forbidden)
       .addError(NotFound)
+      .addError(TooManyRequests)
       .annotate(
         OpenApi.Description,
         "The workspace change feed: audit rows oldest first, in commit order, after `cursor` (none: from the start), " +

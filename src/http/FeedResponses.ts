@@ -11,6 +11,7 @@ import type { FeedPosition } from "../audit/FeedCursor"
 import { FeedWake } from "../audit/FeedWake"
 import { Readiness } from "../health/Readiness"
 import type { AccessRecheck } from "./AccessRecheck"
+import { makeFeedWaiterCap } from "./FeedWaiterCap"
 
 /** Matched rows per query of an export: one batch is what the export holds in memory at a time. */
 export const exportBatchRows = 2_000
@@ -33,6 +34,7 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
     const wake = yield* FeedWake
     const readiness = yield* Readiness
     const config = yield* AppConfig
+    const waiters = makeFeedWaiterCap(config.maxStreamsPerSession)
 
     /**
      * A page, waiting up to `wait` for one with rows; passes rows the filters
@@ -166,6 +168,6 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
         headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
       })
 
-    return { longPoll, events, ndjson, eventStreamResponse, ndjsonResponse } as const
+    return { longPoll, events, ndjson, eventStreamResponse, ndjsonResponse, waiters } as const
   })
 }) {}

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Stream } from "effect"
 import { Access } from "../../auth/Access"
 import { BusinessObjectGuard } from "../../auth/BusinessObjectGuard"
 import { readableBusinessObjects } from "../../auth/Grants"
@@ -68,14 +68,24 @@ const handlers = HttpApiBuilder.group(Api, "audit", (handlers) =>
           }
           if (streaming) {
             const recheck = yield* captureAccessRecheck
-            return responses.eventStreamResponse(responses.events(workspace, start, filter, urlParams.limit, recheck))
+            const release = yield* responses.waiters.take(principal.credential)
+            return responses.eventStreamResponse(
+              responses
+                .events(workspace, start, filter, urlParams.limit, recheck)
+                .pipe(Stream.ensuring(Effect.sync(release)))
+            )
           }
           if (accept.includes("application/x-ndjson")) {
             return responses.ndjsonResponse(responses.ndjson(workspace, start, filter))
           }
           if (urlParams.wait !== undefined && urlParams.wait > 0) {
             const recheck = yield* captureAccessRecheck
-            return yield* responses.longPoll(workspace, start, filter, urlParams.limit, urlParams.wait, recheck)
+            const { wait } = urlParams
+            return yield* Effect.acquireUseRelease(
+              responses.waiters.take(principal.credential),
+              () => responses.longPoll(workspace, start, filter, urlParams.limit, wait, recheck),
+              (release) => Effect.sync(release)
+            )
           }
           return yield* feed.page(workspace, start, filter, urlParams.limit)
         })

@@ -4,6 +4,7 @@ import { AppConfig } from "../config/AppConfig"
 import type { Operation } from "../api/Cause"
 import { CurrentCause, withCause } from "../context/Frames"
 import { jsonEquals } from "../api/Json"
+import { diffValues } from "../diff"
 import type { RecordValues } from "../api/Json"
 import { Conflict, NotFound, PreconditionFailed, preconditionEntriesLimit } from "../api/errors"
 import type { UnprocessableEntity } from "../api/errors"
@@ -198,6 +199,9 @@ export class Records extends Effect.Service<Records>()("Records", {
         yield* checkFieldRules(businessObject, fields, patch, current.state === "draft" ? "draft" : "patch")
         const values = mergeValues(current.values, patch)
         if (jsonEquals(current.values, values)) return current
+        // An operational record changes only with an entry on its timeline: a write the diff cannot tell (a reorder
+        // of collection entries, an empty collection where there was none) is no change, not a silent version bump.
+        if (current.state === "operational" && diffValues(fields, current.values, values) === null) return current
         yield* checkRecordLimits(businessObject, values, maxRecordBytes)
         yield* checkLinks(workspace, businessObject, newLinks(linksIn(fields, patch), linksIn(fields, current.values)))
         const updated = yield* store.setValues(workspace, current, values)

@@ -375,6 +375,41 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
     )
 
     it.scoped(
+      "a write the timeline cannot tell (a reorder of line items, an empty collection where there was none) changes nothing: same version, no entry",
+      () =>
+        Effect.gen(function* () {
+          const workspace = yield* freshWorkspace
+          const { client } = yield* member(workspace)
+          const created = yield* createRecord(client, deal, {
+            title: "Kiosk",
+            lineItems: [
+              { id: "screen", product: "Screen" },
+              { id: "frame", product: "Frame" }
+            ]
+          })
+          const before = yield* readDeal(client, created.id)
+          const timelineBefore = yield* timelineOf(client, deal, created.id)
+          const items = created.values.lineItems as ReadonlyArray<unknown> // the create answer's entries
+          for (const values of [{ lineItems: [...items].reverse() }, { lineItems: items }]) {
+            const answer = expectStatus(200)(yield* client.patch(dealPath(created.id), { values })) as VersionedBody
+            expect(answer.version, JSON.stringify(values)).toBe(before.version)
+          }
+          expect(yield* readDeal(client, created.id)).toEqual(before)
+          expect(yield* timelineOf(client, deal, created.id)).toEqual(timelineBefore)
+
+          const bare = yield* createRecord(client, deal, { title: "No items" })
+          const bareBefore = yield* readDeal(client, bare.id)
+          const bareTimeline = yield* timelineOf(client, deal, bare.id)
+          const answer = expectStatus(200)(
+            yield* client.patch(dealPath(bare.id), { values: { lineItems: [] } })
+          ) as VersionedBody
+          expect(answer.version).toBe(bareBefore.version)
+          expect(yield* readDeal(client, bare.id)).toEqual(bareBefore)
+          expect(yield* timelineOf(client, deal, bare.id)).toEqual(bareTimeline)
+        })
+    )
+
+    it.scoped(
       "a replay under an Idempotency-Key sends the first answer's ETag again, even once its If-Match is stale",
       () =>
         Effect.gen(function* () {

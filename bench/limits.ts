@@ -21,7 +21,6 @@ import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } fro
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
-import { createServer } from "node:net"
 import { dirname, join } from "node:path"
 import { Readable } from "node:stream"
 import { fileURLToPath } from "node:url"
@@ -34,6 +33,7 @@ import { PluginRegistry } from "../src/plugins/PluginRegistry"
 import { platformSchema } from "../src/tenancy/migrations/platform"
 import { Workspaces } from "../src/tenancy/Workspaces"
 import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
+import { freePort } from "./freePort"
 
 const databaseUrl =
   process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -126,15 +126,6 @@ const sendHuge = (base: URL, target: Target, cookie: string, declared: boolean) 
   })
 
 // ---------------------------------------------------------------- the service and its data
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 const runtime = ManagedRuntime.make(
   ServicesLive.pipe(

@@ -13,10 +13,10 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
+import { freePort } from "./freePort"
 
 const repo = join(import.meta.dirname, "..")
 const databaseUrl =
@@ -29,17 +29,6 @@ const targets = { firstAnswerMs: 2_000, rssMiB: 120 }
 const serviceArgs = ["--max-semi-space-size=4", "dist/server/main.js"]
 const floorSource =
   'require("node:http").createServer((_, res) => res.end("ok")).listen(Number(process.env.PORT), "127.0.0.1")'
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 const answers = async (url: string) => {
   try {

@@ -19,7 +19,6 @@
 import { fork, spawn, spawnSync } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
@@ -34,6 +33,7 @@ import { ResultsJson, writeReport } from "./report"
 import type { CpuShare, QuietCheck, Results, RssStep } from "./report"
 import { businessObject, createBenchData, dropBenchData, emailOf, makeRuntime, password, slugPrefix } from "./setup"
 import { cpuTicks, describePercentiles, machineTicks, now, pidsByComm, rssKiB, sleep, ticksPerSecond } from "./stats"
+import { freePort } from "../freePort"
 
 const repo = resolve(import.meta.dirname, "../..")
 const databaseUrl =
@@ -88,17 +88,6 @@ const kib = (value: number) => `${(value / 1024).toFixed(1)} MiB`
 
 const runDir = mkdtempSync(join(tmpdir(), "bench-broadcast-"))
 const children: Array<ChildProcess> = []
-
-const freePort = () =>
-  new Promise<number>((resolvePort, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolvePort(port))
-    })
-  })
 
 const hooks = pathToFileURL(join(import.meta.dirname, "hooks.mjs")).href
 /** The bare server is TypeScript: it runs through tsx. */

@@ -22,7 +22,6 @@
  */
 import { type ChildProcess, fork, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
@@ -43,6 +42,7 @@ import { Workspaces } from "../../src/tenancy/Workspaces"
 import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import { summarizeProfile } from "../broadcast/profile"
 import { benchmarksFile, writeBenchmarkSection } from "../benchmarksFile"
+import { freePort } from "../freePort"
 
 const repo = join(import.meta.dirname, "..", "..")
 const databaseUrl =
@@ -83,17 +83,6 @@ const ownCpuMicros = () => {
   const usage = process.cpuUsage()
   return usage.user + usage.system
 }
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 const stop = (child: ChildProcess) =>
   new Promise<void>((resolve) => {

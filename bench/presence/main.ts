@@ -17,7 +17,6 @@
 import { fork, spawn, spawnSync } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join, resolve } from "node:path"
 import { Effect, Schema } from "effect"
@@ -37,6 +36,7 @@ import {
 import type { Percentiles } from "../broadcast/protocol"
 import { ClientReply } from "./protocol"
 import type { RunResult } from "./protocol"
+import { freePort } from "../freePort"
 
 const repo = resolve(import.meta.dirname, "../..")
 const databaseUrl =
@@ -69,17 +69,6 @@ const log = (line: string) => console.log(`[bench:presence] ${line}`)
 
 const runDir = mkdtempSync(join(tmpdir(), "bench-presence-"))
 const children: Array<ChildProcess> = []
-
-const freePort = () =>
-  new Promise<number>((resolvePort, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolvePort(port))
-    })
-  })
 
 const stopChild = async (child: ChildProcess, graceMs = 10_000) => {
   if (child.exitCode !== null || child.signalCode !== null) return

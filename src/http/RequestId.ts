@@ -1,5 +1,5 @@
-import { HttpApp, HttpBody, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef, Option } from "effect"
+import { HttpBody, HttpServerResponse } from "@effect/platform"
+import { FiberRef, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { isJsonObject } from "../api/Json"
 import type { Json } from "../api/Json"
@@ -52,20 +52,3 @@ export const withRequestId = (
     HttpBody.uint8Array(new TextEncoder().encode(JSON.stringify({ ...body, requestId: id })), response.body.contentType)
   )
 }
-
-/**
- * Gives every request its id (see `requestIdFrom`): every log line written
- * while serving it carries `requestId`, handlers read it from
- * `currentRequestId` (the broadcast stream writes its own head), and the
- * answer carries it (`withRequestId`), error or not.
- */
-export const requestIds = HttpMiddleware.make((app) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const id = requestIdFrom(request.headers[requestIdHeader])
-    yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(withRequestId(response, id)))
-    // On the request's server span (when traced), so a trace can be found from a log line or an error body.
-    yield* Effect.annotateCurrentSpan("http.request.id", id)
-    return yield* app.pipe(Effect.locally(currentRequestId, Option.some(id)), Effect.annotateLogs("requestId", id))
-  })
-)

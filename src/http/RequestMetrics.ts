@@ -1,5 +1,4 @@
-import { HttpMiddleware, HttpServerError, HttpServerRequest } from "@effect/platform"
-import { Clock, Effect, Exit, Metric, MetricLabel, Option } from "effect"
+import { Metric, MetricLabel, Option } from "effect"
 import { Api } from "../api/Api"
 import { httpRequestDuration, httpRequests } from "../metrics/ServiceMetrics"
 import { routeTable } from "./RouteTable"
@@ -26,26 +25,35 @@ export const routeLabel = (method: string, pathname: string): string =>
           : "unmatched"
   })
 
-/** Counts every answer and times it, by method, route and status (`http_requests_total`, `http_request_duration_seconds`). */
-export const requestMetrics = HttpMiddleware.make((app) =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const started = yield* Clock.currentTimeNanos
-    const exit = yield* Effect.exit(app)
-    const status = Exit.isSuccess(exit)
-      ? exit.value.status
-      : (yield* HttpServerError.causeResponse(exit.cause))[0].status
-    const seconds = Number((yield* Clock.currentTimeNanos) - started) / 1e9
-    const tags = {
-      method: request.method,
-      route: routeLabel(request.method, request.url.split("?")[0] ?? ""),
-      status: String(status)
-    }
-    yield* Metric.increment(Metric.taggedWithLabels(httpRequests, labelsOf(tags)))
-    yield* Metric.update(Metric.taggedWithLabels(httpRequestDuration, labelsOf(tags)), seconds)
-    return yield* exit
-  })
-)
+type RequestMetric = { readonly count: Metric.Metric.Counter<number>; readonly time: Metric.Metric.Histogram<number> }
 
-const labelsOf = (tags: Record<string, string>) =>
-  Object.entries(tags).map(([key, value]) => MetricLabel.make(key, value))
+/**
+ * The two metrics per method, route and status, tagged once: a tagged metric
+ * made per request would be looked up in the registry (its key hashed) on
+ * every update. Bounded: Node's parser admits a fixed set of methods, routes
+ * are labels from `routeLabel`, statuses are three digits.
+ */
+const tagged = new Map<string, RequestMetric>()
+
+/**
+ * Counts an answer and times it, by method, route and status
+ * (`http_requests_total`, `http_request_duration_seconds`), synchronously.
+ */
+export const recordRequest = (method: string, route: string, status: number, seconds: number): void => {
+  const key = `${method} ${status} ${route}`
+  let metric = tagged.get(key)
+  if (metric === undefined) {
+    const labels = [
+      MetricLabel.make("method", method),
+      MetricLabel.make("route", route),
+      MetricLabel.make("status", String(status))
+    ]
+    metric = {
+      count: Metric.taggedWithLabels(httpRequests, labels),
+      time: Metric.taggedWithLabels(httpRequestDuration, labels)
+    }
+    tagged.set(key, metric)
+  }
+  metric.count.unsafeUpdate(1, [])
+  metric.time.unsafeUpdate(seconds, [])
+}

@@ -45,20 +45,22 @@ export const routeTable = <Id extends string, Groups extends HttpApiGroup.HttpAp
     }
   })
 
+  // By method and segment count, most static segments first: the first match is the best one.
+  const candidates = new Map<string, Array<Entry>>()
+  for (const entry of entries) {
+    const key = `${entry.method} ${entry.segments.length}`
+    candidates.set(key, [...(candidates.get(key) ?? []), entry])
+  }
+  const staticsOf = (entry: Entry) => entry.segments.filter((segment) => segment !== undefined).length
+  for (const list of candidates.values()) list.sort((a, b) => staticsOf(b) - staticsOf(a))
+
   /** The route `method` and the raw (still percent-encoded) `pathname` reach, if any. */
   return (method: string, pathname: string): Option.Option<RouteBody> => {
     const segments = segmentsOf(pathname)
-    let best: Entry | undefined
-    let bestStatic = -1
-    for (const entry of entries) {
-      if (entry.method !== method || entry.segments.length !== segments.length) continue
-      if (!entry.segments.every((segment, i) => segment === undefined || segment === segments[i])) continue
-      const statics = entry.segments.filter((segment) => segment !== undefined).length
-      if (statics > bestStatic) {
-        best = entry
-        bestStatic = statics
-      }
-    }
-    return Option.fromNullable(best)
+    const list = candidates.get(`${method} ${segments.length}`)
+    if (list === undefined) return Option.none()
+    return Option.fromNullable(
+      list.find((entry) => entry.segments.every((segment, i) => segment === undefined || segment === segments[i]))
+    )
   }
 }

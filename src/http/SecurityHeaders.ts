@@ -1,7 +1,6 @@
-import { HttpApp, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import type { HttpServerResponse } from "@effect/platform"
+import { Option } from "effect"
 import { createHash } from "node:crypto"
-import { AppConfig } from "../config/AppConfig"
 
 /** API answers (JSON, streams, errors): nothing in them may load or run anything, or be framed. */
 export const apiPolicy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
@@ -58,29 +57,20 @@ const docsPolicyOf = (response: HttpServerResponse.HttpServerResponse) => {
   return docsPolicy(docsHashes ?? [])
 }
 
-const policyOf = (pathname: string, response: HttpServerResponse.HttpServerResponse) =>
-  pathname === docsPath
-    ? docsPolicyOf(response)
-    : pathname === "/api" || pathname.startsWith("/api/")
-      ? apiPolicy
-      : pagePolicy
-
 /**
- * Security headers on every response that goes through the HTTP server:
- * API answers, errors, 404s, the web page and the docs page (the broadcast
- * stream writes its own head with `commonHeaders` and `apiPolicy`).
+ * The security headers of an answer to `pathname`, for every response that
+ * goes through the HTTP server: API answers, errors, 404s, the web page and
+ * the docs page (the broadcast stream writes its own head with
+ * `commonHeaders` and `apiPolicy`). Applied by the edge (`Edge.ts`).
  */
-export const securityHeaders = HttpMiddleware.make((app) =>
-  Effect.gen(function* () {
-    const { hstsMaxAge } = yield* AppConfig
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const pathname = request.url.split("?")[0] ?? ""
-    const common = commonHeaders(hstsMaxAge)
-    yield* HttpApp.appendPreResponseHandler((_request, response) =>
-      Effect.succeed(
-        HttpServerResponse.setHeaders(response, { ...common, "content-security-policy": policyOf(pathname, response) })
-      )
-    )
-    return yield* app
-  })
-)
+export const securityHeadersOf = (hstsMaxAge: Option.Option<number>) => {
+  const common = commonHeaders(hstsMaxAge)
+  const api = { ...common, "content-security-policy": apiPolicy }
+  const page = { ...common, "content-security-policy": pagePolicy }
+  return (pathname: string, response: HttpServerResponse.HttpServerResponse): Record<string, string> =>
+    pathname === docsPath
+      ? { ...common, "content-security-policy": docsPolicyOf(response) }
+      : pathname === "/api" || pathname.startsWith("/api/")
+        ? api
+        : page
+}

@@ -23,12 +23,9 @@ import { Api } from "../api/Api"
 import { ErrorResponsesLive } from "./ErrorResponses"
 import { RequestGuardLive } from "./RequestGuard"
 import { drainHttpServer } from "./HttpDrain"
-import { requestIds } from "./RequestId"
-import { requestLog } from "./RequestLog"
-import { requestMetrics } from "./RequestMetrics"
+import { edge } from "./Edge"
 import { MetricsRouteLive } from "./MetricsRoute"
-import { securityHeaders } from "./SecurityHeaders"
-import { isProbe, untracedProbes } from "./UntracedProbes"
+import { isProbe } from "./UntracedProbes"
 import { WebPageLive } from "./WebPage"
 import { recordsByBusinessObject } from "./openapi/recordsByBusinessObject"
 import { PluginRegistry } from "../plugins/PluginRegistry"
@@ -72,9 +69,9 @@ export const ApiLive = DocumentedApiLive.pipe(
  */
 const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
 
-/** The routes plus the OpenAPI document, its docs page, `/metrics` and the web page at `/`. */
-export const HttpAppLive = HttpApiBuilder.serve((app) =>
-  requestIds(securityHeaders(requestLog(requestMetrics(untracedProbes(app)))))
+/** The routes plus the OpenAPI document, its docs page, `/metrics` and the web page at `/`, behind the edge. */
+export const HttpAppLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) => HttpApiBuilder.serve(edge({ hstsMaxAge: config.hstsMaxAge })))
 ).pipe(
   Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
   Layer.provide(WebPageLive),

@@ -2,12 +2,12 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "@effect/
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlError } from "@effect/sql/SqlError"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel, Schema } from "effect"
+import { Effect, Layer, Logger, LogLevel, Option, Schema } from "effect"
 import { createServer } from "node:http"
 import { CommitOutcomeUnknown } from "../../src/db/DatabaseFault"
 import { Conflict, InternalError, ServiceUnavailable } from "../../src/api/errors"
 import { ErrorResponsesLive } from "../../src/http/ErrorResponses"
-import { requestLog } from "../../src/http/RequestLog"
+import { edge } from "../../src/http/Edge"
 import { baseUrl } from "../support/TestApp"
 import { request } from "../support/http"
 
@@ -45,7 +45,7 @@ const FaultyHandlers = HttpApiBuilder.group(FaultyApi, "faulty", (handlers) =>
     .handle("bug", () => Effect.die(failing('relation "nowhere" does not exist', "42P01")))
 )
 
-const FaultyServer = HttpApiBuilder.serve(requestLog).pipe(
+const FaultyServer = HttpApiBuilder.serve(edge({ hstsMaxAge: Option.none() })).pipe(
   Layer.provide(ErrorResponsesLive),
   Layer.provide(HttpApiBuilder.api(FaultyApi).pipe(Layer.provide(FaultyHandlers))),
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
@@ -69,6 +69,7 @@ layer(FaultyServer, { excludeTestServices: true })("the one answer to database f
         expect(response.status, path).toBe(503)
         expect(response.headers.get("retry-after"), path).toBe("1")
         expect(response.body, path).toEqual({
+          requestId: expect.any(String),
           _tag: "ServiceUnavailable",
           message: "the database is unavailable; retry later",
           retryAfter: 1
@@ -102,7 +103,7 @@ layer(FaultyServer, { excludeTestServices: true })("the one answer to database f
       expect(duplicate.body).toMatchObject({ _tag: "Conflict" })
       const bug = yield* request(`${yield* baseUrl}/bug`)
       expect(bug.status).toBe(500)
-      expect(bug.body).toEqual({ _tag: "InternalError", message: "internal error" })
+      expect(bug.body).toEqual({ _tag: "InternalError", message: "internal error", requestId: expect.any(String) })
       expect(bug.headers.get("retry-after")).toBeNull()
     })
   )

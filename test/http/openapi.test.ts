@@ -2,12 +2,12 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, OpenApi } from 
 import { NodeHttpServer } from "@effect/platform-node"
 import { compileErrors, validate } from "@readme/openapi-parser"
 import { expect, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Logger, Schema } from "effect"
+import { Context, Effect, Layer, Logger, Option, Schema } from "effect"
 import { createServer } from "node:http"
 import { InternalError } from "../../src/api/errors"
 import { Api } from "../../src/api/Api"
 import { ErrorResponsesLive } from "../../src/http/ErrorResponses"
-import { requestLog } from "../../src/http/RequestLog"
+import { edge } from "../../src/http/Edge"
 import { baseUrl, TestApp } from "../support/TestApp"
 import { crm } from "../../src/plugins/crm"
 import { PluginRegistry } from "../../src/plugins/PluginRegistry"
@@ -261,7 +261,7 @@ layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs
   )
 })
 
-// A test-only API whose handlers break, served through the service's own `requestLog`.
+// A test-only API whose handlers break, served through the service's own edge.
 
 class Broken extends HttpApiGroup.make("broken")
   .add(HttpApiEndpoint.get("defect", "/defect").addSuccess(Schema.String))
@@ -296,7 +296,7 @@ const CollectedErrors = Layer.unwrapEffect(
   })
 )
 
-const BrokenServer = HttpApiBuilder.serve(requestLog).pipe(
+const BrokenServer = HttpApiBuilder.serve(edge({ hstsMaxAge: Option.none() })).pipe(
   Layer.provide(ErrorResponsesLive),
   Layer.provide(HttpApiBuilder.api(BrokenApi).pipe(Layer.provide(BrokenHandlers))),
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
@@ -323,13 +323,17 @@ layer(BrokenServer, { excludeTestServices: true })("a handler defect", (it) => {
     })
   )
 
-  it.effect("the 500 body is exactly { _tag: InternalError, message: internal error }", () =>
+  it.effect("the 500 body is exactly { _tag: InternalError, message: internal error, requestId }", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       for (const path of ["/defect", "/thrown"]) {
         const response = yield* request(`${base}${path}`)
         expect(response.status, path).toBe(500)
-        expect(response.body).toStrictEqual({ _tag: "InternalError", message: "internal error" })
+        expect(response.body).toStrictEqual({
+          _tag: "InternalError",
+          message: "internal error",
+          requestId: expect.any(String)
+        })
         expect(response.headers.get("content-type")).toMatch(/^application\/json/)
       }
     })

@@ -70,13 +70,13 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
     })
 
     /**
-     * The live session behind a token, with its user and workspace; none when
-     * the token is unknown, expired, or its user is no longer a member.
-     * Expiry is checked on every use, cached or not.
+     * The live session behind a token's hash (`hashToken`), with its user and
+     * workspace; none when the token is unknown, expired, or its user is no
+     * longer a member. Expiry is checked on every use, cached or not.
      */
-    const find = (token: string) =>
+    const find = (tokenHash: string) =>
       Effect.gen(function* () {
-        const session = yield* cached.get(hashToken(token))
+        const session = yield* cached.get(tokenHash)
         const now = yield* Clock.currentTimeMillis
         return Option.filter(session, (row) => row.expiresAt.getTime() > now)
       })

@@ -1,11 +1,19 @@
-import type { HttpServerRequest } from "@effect/platform"
 import { Option } from "effect"
 
 /** The methods that change something; a browser sends `Origin` with each of them. */
 export const stateChanging: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"])
 
+/** What the check reads of a request: an `HttpServerRequest` is one, and so is a fast route's view of Node's request. */
+export interface RequestHead {
+  readonly method: string
+  readonly url: string
+  /** By lower-case name; read here: host, origin, authorization, sec-fetch-site, x-forwarded-proto. */
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly cookies: Readonly<Record<string, string | undefined>>
+}
+
 /** The service's own origin as the browser sees it: the Host header, over HTTPS when a proxy says so. */
-export const ownOrigin = (request: HttpServerRequest.HttpServerRequest): Option.Option<string> => {
+export const ownOrigin = (request: RequestHead): Option.Option<string> => {
   const host = request.headers.host
   if (host === undefined || host === "") return Option.none()
   const forwarded = request.headers["x-forwarded-proto"]?.split(",")[0]?.trim().toLowerCase()
@@ -25,7 +33,7 @@ export const ownOrigin = (request: HttpServerRequest.HttpServerRequest): Option.
  * our pages.
  */
 export const crossSiteRefusal = (
-  request: HttpServerRequest.HttpServerRequest,
+  request: RequestHead,
   allowedOrigins: ReadonlyArray<string>
 ): Option.Option<string> => {
   if (!stateChanging.has(request.method)) return Option.none()

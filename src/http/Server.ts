@@ -1,5 +1,4 @@
 import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { AuditHttp } from "./handlers/AuditHttp"
@@ -24,6 +23,8 @@ import { ErrorResponsesLive } from "./ErrorResponses"
 import { RequestGuardLive } from "./RequestGuard"
 import { drainHttpServer } from "./HttpDrain"
 import { edge } from "./Edge"
+import { FastHeartbeatLive } from "./FastHeartbeat"
+import { nodeServerLayer } from "./NodeServer"
 import { MetricsRouteLive } from "./MetricsRoute"
 import { isProbe } from "./UntracedProbes"
 import { WebPageLive } from "./WebPage"
@@ -105,8 +106,12 @@ export const HttpServerLive = Layer.unwrapEffect(
     const config = yield* AppConfig
     const server = createServer(timeoutOptions(config.requestTimeout))
     yield* (yield* GracefulShutdown).onDrain("http", drainHttpServer(server))
-    return NodeHttpServer.layer(() => server, { port: config.port, host: config.host })
+    return nodeServerLayer(server, { port: config.port, host: config.host })
   })
+).pipe(
+  Layer.provide(FastHeartbeatLive),
+  Layer.provide([Authentication.Default, BusinessObjectGuard.Default]),
+  Layer.provide(Access.Default)
 )
 
 /**

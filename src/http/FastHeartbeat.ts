@@ -1,9 +1,10 @@
 import { Cookies, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef, Layer, LogLevel, Option, Redacted, Runtime } from "effect"
+import { Effect, FiberRef, Layer, LogLevel, Metric, MetricLabel, Option, Redacted, Runtime } from "effect"
 import type { IncomingMessage } from "node:http"
 import { CurrentPrincipal } from "../api/Principal"
 import { Authentication } from "../auth/Authentication"
 import { AppConfig } from "../config/AppConfig"
+import { fastRouteAnswers } from "../metrics/ServiceMetrics"
 import { crossSiteRefusal } from "./CrossSite"
 import { type FastRoute, FastRoutes } from "./FastRoutes"
 import { makePresenceActions } from "./handlers/presenceActions"
@@ -58,6 +59,7 @@ export const FastHeartbeatLive = Layer.effect(
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
     const answerHeaders = securityHeadersOf(config.hstsMaxAge)("/api/presence", HttpServerResponse.empty())
     const route = routeLabel("PUT", "/api/presence/-/-/-/-")
+    const answers = Metric.taggedWithLabels(fastRouteAnswers, [MetricLabel.make("route", route)])
 
     const heartbeat: FastRoute = (request, response, fallback) => {
       const url = request.url ?? ""
@@ -98,6 +100,7 @@ export const FastHeartbeatLive = Layer.effect(
         if (status === 204) response.writeHead(204, { ...answerHeaders, [requestIdHeader]: id }).end()
         const nanos = process.hrtime.bigint() - started
         recordRequest("PUT", route, status, Number(nanos) / 1e9)
+        answers.unsafeUpdate(1, [])
         if (LogLevel.greaterThanEqual(LogLevel.Info, yield* FiberRef.get(FiberRef.currentMinimumLogLevel))) {
           const durationMs = Math.round(Number(nanos / 1_000_000n))
           const pathname = url.split("?")[0] ?? url

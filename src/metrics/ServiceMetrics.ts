@@ -20,6 +20,12 @@ export const httpRequestDuration = Metric.histogram(
   "HTTP request latency in seconds, by method, route and status"
 )
 
+/** Tagged `route`: answers a fast route (src/http/FastRoutes.ts) gave itself, before the HttpApi stack (also in `httpRequests`). */
+export const fastRouteAnswers = Metric.counter("http_fast_route_answers_total", {
+  description: "HTTP answers given by a fast route before the HttpApi stack (counted in http_requests_total too), by route",
+  incremental: true
+})
+
 export const broadcastStreamsOpen = Metric.gauge("broadcast_streams_open", {
   description: "Broadcast (SSE) streams open on this instance"
 })

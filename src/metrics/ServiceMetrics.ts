@@ -22,7 +22,8 @@ export const httpRequestDuration = Metric.histogram(
 
 /** Tagged `route`: answers a fast route (src/http/FastRoutes.ts) gave itself, before the HttpApi stack (also in `httpRequests`). */
 export const fastRouteAnswers = Metric.counter("http_fast_route_answers_total", {
-  description: "HTTP answers given by a fast route before the HttpApi stack (counted in http_requests_total too), by route",
+  description:
+    "HTTP answers given by a fast route before the HttpApi stack (counted in http_requests_total too), by route",
   incremental: true
 })
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Context, Duration, Effect, Layer, Metric, MetricLabel, Option } from "effect"
+import { type Context, Duration, Effect, HashMap, Layer, Logger, LogLevel, Metric, MetricLabel, Option } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
 import { Roles } from "../../src/auth/Roles"
 import { routeLabel } from "../../src/http/RequestMetrics"
@@ -7,11 +7,28 @@ import { fastRouteAnswers } from "../../src/metrics/ServiceMetrics"
 import { clientFor, createRecord, recordsOf, signedInMember } from "../support/api"
 import { request } from "../support/http"
 import { otlpCollector } from "../support/otlpCollector"
-import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
+import { appLayer } from "../../src/app/AppLayer"
+import { baseUrl, freshWorkspace, testConfig } from "../support/TestApp"
 
 const deal = "crm/deal"
 const missingRecord = "00000000-0000-4000-8000-000000000000"
-const sentRequestId = "fast-heartbeat-test"
+
+/** Every log line both apps write, with its annotations. */
+const logLines: Array<{ readonly message: string; readonly annotations: Record<string, unknown> }> = []
+const CapturingLogger = Layer.merge(
+  Logger.replace(
+    Logger.defaultLogger,
+    Logger.make(({ annotations, message }) => {
+      logLines.push({
+        message: Array.isArray(message) ? message.join(" ") : String(message),
+        annotations: Object.fromEntries(HashMap.toEntries(annotations))
+      })
+    })
+  ),
+  Logger.minimumLogLevel(LogLevel.Info)
+)
+const app = (overrides: Parameters<typeof testConfig>[0] = {}) =>
+  appLayer(testConfig(overrides)).pipe(Layer.provide(CapturingLogger))
 
 /** Headers that differ between any two answers (time, connection handling) or are checked on their own. */
 const unstable = new Set(["date", "connection", "keep-alive", "content-length", "x-request-id"])
@@ -22,6 +39,8 @@ interface Answer {
   readonly headers: ReadonlyArray<readonly [string, string]>
   readonly body: string
   readonly echoedRequestId: boolean
+  /** The request's `request` log line: method, path, status. */
+  readonly logged: ReadonlyArray<string>
 }
 
 const fastAnswers = Metric.taggedWithLabels(fastRouteAnswers, [
@@ -32,7 +51,7 @@ const fastAnswers = Metric.taggedWithLabels(fastRouteAnswers, [
  * The same heartbeats, good and bad, sent to the app in `context`; answers
  * normalized (this app's ids and slug replaced) so two apps' can be compared.
  */
-const heartbeatsTo = (context: Context.Context<Layer.Layer.Success<ReturnType<typeof testApp>>>) =>
+const heartbeatsTo = (context: Context.Context<Layer.Layer.Success<ReturnType<typeof app>>>, idPrefix: string) =>
   Effect.gen(function* () {
     const base = yield* baseUrl
     const workspace = yield* freshWorkspace
@@ -80,8 +99,9 @@ const heartbeatsTo = (context: Context.Context<Layer.Layer.Success<ReturnType<ty
         // An id cut short in a message (`27de9119-2fd0-4dc…`).
         .replace(/[0-9a-f]{8}-[0-9a-f-]*…/g, "<id>…")
     const answers: Array<Answer> = []
-    for (const [name, path, init] of cases) {
+    for (const [index, [name, path, init]] of cases.entries()) {
       const { headers, ...rest } = init
+      const sentRequestId = `${idPrefix}-${index}`
       const response = yield* request(`${base}${path}`, {
         method: "PUT",
         ...rest,
@@ -91,8 +111,11 @@ const heartbeatsTo = (context: Context.Context<Layer.Layer.Success<ReturnType<ty
         name,
         status: response.status,
         headers: [...response.headers.entries()].filter(([header]) => !unstable.has(header)).sort(),
-        body: normalize(JSON.stringify(response.body) ?? ""),
-        echoedRequestId: response.headers.get("x-request-id") === sentRequestId
+        body: normalize(JSON.stringify(response.body) ?? "").replaceAll(sentRequestId, "<request-id>"),
+        echoedRequestId: response.headers.get("x-request-id") === sentRequestId,
+        logged: logLines
+          .filter((line) => line.message === "request" && line.annotations.requestId === sentRequestId)
+          .map(({ annotations }) => normalize(`${annotations.method} ${annotations.path} ${annotations.status}`))
       })
     }
     return answers
@@ -103,16 +126,16 @@ describe("the presence heartbeat's fast route", () => {
   it.scopedLive("answers every heartbeat exactly as the HttpApi stack does, and takes only the plain ones", () =>
     Effect.gen(function* () {
       const collector = yield* otlpCollector
-      const fast = yield* Layer.build(testApp())
+      const fast = yield* Layer.build(app())
       // With tracing on there is no fast route: this instance serves every request through the stack.
       const stack = yield* Layer.build(
-        testApp({ otelEndpoint: Option.some(collector.url), otelExportInterval: Duration.millis(100) })
+        app({ otelEndpoint: Option.some(collector.url), otelExportInterval: Duration.millis(100) })
       )
 
       const before = (yield* Metric.value(fastAnswers)).count
-      const viaStack = yield* heartbeatsTo(stack)
+      const viaStack = yield* heartbeatsTo(stack, "stack")
       const afterStack = (yield* Metric.value(fastAnswers)).count
-      const viaFast = yield* heartbeatsTo(fast)
+      const viaFast = yield* heartbeatsTo(fast, "fast")
       const afterFast = (yield* Metric.value(fastAnswers)).count
 
       expect(viaFast).toEqual(viaStack)
@@ -136,6 +159,8 @@ describe("the presence heartbeat's fast route", () => {
         ["cookie without Origin", 403]
       ])
       expect(viaFast.every((answer) => answer.echoedRequestId)).toBe(true)
+      // One log line per request, on either path (a request handed back to the stack is logged once, by it).
+      expect(viaFast.every((answer) => answer.logged.length === 1)).toBe(true)
       // The five plain heartbeats, and only those, were the fast route's own answers.
       expect(afterStack - before).toBe(0)
       expect(afterFast - afterStack).toBe(5)

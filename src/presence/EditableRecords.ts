@@ -11,15 +11,17 @@ interface Check {
   readonly id: string
 }
 
-/** Checks of one business object of one workspace: one statement answers them all. */
-const groupKey = (check: Check) => `${check.workspace.id}\u0000${check.businessObject}`
+/** Checks of one business object of one workspace share one branch of the statement. */
+const groupKey = (check: Pick<Check, "workspace" | "businessObject">) =>
+  `${check.workspace.id}\u0000${check.businessObject}`
 
 /**
  * Whether an editor may be present on a record: it exists (404 otherwise) and
  * is a draft or operational (an archived one is 409: restore it first), as a
  * PATCH requires. Checked on every heartbeat; the checks of heartbeats that
- * arrive together are answered by one query per business object (see
- * `makeTickBatcher`), reading the state only.
+ * arrive together are answered by one statement, whatever their workspaces
+ * and business objects (see `makeTickBatcher`, `RecordStore.states`), reading
+ * the state only.
  */
 export class EditableRecords extends Effect.Service<EditableRecords>()("EditableRecords", {
   scoped: Effect.gen(function* () {
@@ -47,15 +49,16 @@ export class EditableRecords extends Effect.Service<EditableRecords>()("Editable
           if (group === undefined) groups.set(key, { first: one, ids: [one.id] })
           else group.ids.push(one.id)
         }
+        const lookups = [...groups.values()].map(({ first, ids }) => ({
+          workspace: first.workspace,
+          businessObject: first.businessObject,
+          ids
+        }))
+        const found = yield* store.states(lookups)
         const states = new Map<string, ReadonlyMap<string, string>>()
-        yield* Effect.forEach(
-          groups,
-          ([key, { first, ids }]) =>
-            Effect.map(store.states(first.workspace, first.businessObject, ids), (rows) =>
-              states.set(key, new Map(rows.map((row) => [row.id, row.state])))
-            ),
-          { concurrency: "unbounded", discard: true }
-        )
+        lookups.forEach((lookup, index) => {
+          states.set(groupKey(lookup), new Map((found[index] ?? []).map((row) => [row.id, row.state])))
+        })
         return checks.map((one) => answer(one, states.get(groupKey(one)) ?? new Map()))
       })
     )

@@ -42,6 +42,14 @@ const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E,
 const LinkedRecord = Schema.Struct({ id: Schema.String, state: RecordState })
 type LinkedRecord = typeof LinkedRecord.Type
 const decodeLinked = Schema.decodeUnknown(Schema.Array(LinkedRecord))
+const decodeStates = Schema.decodeUnknown(Schema.Array(Schema.Struct({ lookup: Schema.Int, ...LinkedRecord.fields })))
+
+/** Records of one business object of one workspace whose states are asked for (`RecordStore.states`). */
+export interface StatesLookup {
+  readonly workspace: Workspace
+  readonly businessObject: string
+  readonly ids: ReadonlyArray<string>
+}
 
 /** Plain SQL over `<workspace>.records`; no rules, no events: `Records` adds those. */
 export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
@@ -108,15 +116,33 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
     }
 
     /** The id and state of the records of `businessObject` among `ids`, in one statement; no lock, no values. */
-    const states = (workspace: Workspace, businessObject: string, ids: ReadonlyArray<string>) => {
-      const valid = [...new Set(ids.filter(isRecordId))]
-      return valid.length === 0
-        ? Effect.succeed<ReadonlyArray<LinkedRecord>>([])
-        : read`SELECT id::text AS id, state FROM ${table(workspace)}
-              WHERE business_object = ${businessObject} AND id IN ${sql.in(valid)}`.pipe(
-            Effect.flatMap(decodeLinked),
-            Effect.orDie
-          )
+    /**
+     * The states of records, for several lookups (of any workspaces and
+     * business objects) in one statement: a `UNION ALL` of one branch per
+     * lookup, so the heartbeats of many workspaces that arrive together cost
+     * one round trip. One list per lookup, in order; ids that are not record
+     * ids, or not found, are left out.
+     */
+    const states = (lookups: ReadonlyArray<StatesLookup>) => {
+      const branches = lookups.flatMap((lookup, index) => {
+        const valid = [...new Set(lookup.ids.filter(isRecordId))]
+        return valid.length === 0
+          ? []
+          : [
+              read`SELECT ${index}::int AS lookup, id::text AS id, state FROM ${table(lookup.workspace)}
+                WHERE business_object = ${lookup.businessObject} AND id IN ${sql.in(valid)}`
+            ]
+      })
+      const found: Array<Array<LinkedRecord>> = lookups.map(() => [])
+      if (branches.length === 0) return Effect.succeed<ReadonlyArray<ReadonlyArray<LinkedRecord>>>(found)
+      return read`${read.join(" UNION ALL ", false)(branches)}`.pipe(
+        Effect.flatMap(decodeStates),
+        Effect.map((rows) => {
+          for (const { lookup, id, state } of rows) found[lookup]?.push({ id, state })
+          return found
+        }),
+        Effect.orDie
+      )
     }
 
     const list = (workspace: Workspace, businessObject: string, limit: number) =>

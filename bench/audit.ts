@@ -4,7 +4,10 @@
  * Measures, in one run, in a workspace it creates on the test database and
  * drops at the end:
  *  1. the commit latency of a single-record update unit with the audit
- *     listener against the same path without it;
+ *     listener against the same path without it, each beside the raw
+ *     node-postgres floor (`--only=commit` stops here, writing nothing);
+ *  1b. one read statement through `@effect/sql` against node-postgres
+ *     (`--only=statement` stops here);
  *  2. how many INSERT statements reach audit_entries per unit of 1, 10 and
  *     1,000 rows;
  *  3. the latency of timeline page 1 and page 200 (limit 50) of one record
@@ -48,6 +51,7 @@ const databaseUrl =
 
 const commit = { warmUp: 300, iterations: Number(process.env.UNITS ?? 2_000) }
 const unitSizes = [1, 10, 1_000] as const
+const statement = { iterations: 5_000 }
 const timeline = {
   rows: 1_000_000,
   chunk: 100_000,
@@ -282,6 +286,45 @@ const commitLatency = (workspace: Workspace) =>
     }
   })
 
+// ---------------------------------------------------------------- 1b. one statement
+
+/**
+ * One read statement (a record by id, as `RecordStore.find` reads it) through the service's `SqlClient`
+ * (`@effect/sql-pg`: statement compile, name transforms, a span when tracing is on) against the same text and
+ * parameters on node-postgres: the per-statement cost of the Effect SQL layer.
+ */
+const oneStatement = (workspace: Workspace) =>
+  Effect.gen(function* () {
+    const units = yield* UnitOfWork
+    const records = yield* Records
+    const sql = yield* SqlClient.SqlClient
+    const record = yield* units
+      .run(workspace, records.create(item, { name: "read", n: 0 }))
+      .pipe(withActor(actor), Effect.orDie)
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(
+        () => new pg.Pool({ connectionString: databaseUrl, max: 2, application_name: "bench-audit-statement" })
+      ),
+      (p) => Effect.promise(() => p.end())
+    )
+    const table = sql(workspace.table("records"))
+    const text = `SELECT id::text AS id, state, version::text AS version FROM ${workspace.schema}.records WHERE business_object = $1 AND id = $2`
+    const [service, floor] = yield* interleavedSamples(
+      [
+        Effect.orDie(
+          sql`SELECT id::text AS id, state, version::text AS version FROM ${table} WHERE business_object = ${item} AND id = ${record.id}`
+        ),
+        Effect.promise(() => pool.query(text, [item, record.id]))
+      ],
+      { max: statement.iterations, min: 500, budgetMs: 15_000 }
+    )
+    if (service === undefined || floor === undefined) return yield* Effect.dieMessage("no samples")
+    yield* say(
+      `[statement] service (@effect/sql) p50 ${ms(service.p50)} ms, CPU ${int(service.cpuUs)} µs; floor (node-postgres) p50 ${ms(floor.p50)} ms, CPU ${int(floor.cpuUs)} µs; ratio ${ratio(service.p50 / floor.p50)} (n=${service.n})`
+    )
+    return { service, floor }
+  })
+
 // ---------------------------------------------------------------- 2. statements per unit
 
 const statementsPerUnit = (workspace: Workspace) =>
@@ -499,6 +542,7 @@ const timelinePages = (workspace: Workspace) =>
 // ---------------------------------------------------------------- BENCHMARKS.md
 
 type CommitResult = Effect.Effect.Success<ReturnType<typeof commitLatency>>
+type StatementResult = Effect.Effect.Success<ReturnType<typeof oneStatement>>
 type StatementsResult = Effect.Effect.Success<ReturnType<typeof statementsPerUnit>>
 type TimelineResult = Effect.Effect.Success<ReturnType<typeof timelinePages>>
 
@@ -510,6 +554,7 @@ const auditSection = (
     readonly seconds: number
   },
   commitResult: CommitResult,
+  oneRead: StatementResult,
   statements: StatementsResult,
   pages: TimelineResult
 ) => {
@@ -540,6 +585,16 @@ user + system time per unit (\`process.cpuUsage\`), PostgreSQL's not included.
 | update without audit | ${ms(c.withoutAudit.p50)} / ${ms(c.withoutAudit.p99)} | ${ms(c.floorWithoutAudit.p50)} / ${ms(c.floorWithoutAudit.p99)} | ${ratio(c.plainRatio)} | ${int(c.withoutAudit.cpuUs)} / ${int(c.floorWithoutAudit.cpuUs)} µs | | |
 
 Audit rows written meanwhile: operational record ${int(c.auditedRows)}, draft records ${c.unauditedRows}.
+
+### One statement through @effect/sql against node-postgres (same run)
+
+A record read by id (\`SELECT id, state, version ... WHERE business_object = $1 AND id = $2\`) through the
+service's \`SqlClient\` (\`@effect/sql-pg\`: statement compile, name transforms, a span only when tracing is on),
+against the same text and parameters on node-postgres; interleaved, ${int(oneRead.service.n)} each.
+
+| statement | service p50 / p99 ms | floor p50 / p99 ms | ratio (p50) | CPU per statement: service / floor |
+|---|---|---|---|---|
+| one read by id | ${ms(oneRead.service.p50)} / ${ms(oneRead.service.p99)} | ${ms(oneRead.floor.p50)} / ${ms(oneRead.floor.p99)} | ${ratio(oneRead.service.p50 / oneRead.floor.p50)} | ${int(oneRead.service.cpuUs)} / ${int(oneRead.floor.cpuUs)} µs |
 
 ### Audit INSERT statements per unit
 
@@ -597,6 +652,8 @@ const main = Effect.gen(function* () {
   const commitResult = yield* commitLatency(workspace)
   // `--only=commit`: the commit rows alone (profiling, quick checks); BENCHMARKS.md is not written.
   if (process.argv.includes("--only=commit")) return
+  const oneRead = yield* oneStatement(workspace)
+  if (process.argv.includes("--only=statement")) return
   const statements = yield* statementsPerUnit(workspace)
   const pages = yield* timelinePages(workspace)
 
@@ -612,6 +669,7 @@ const main = Effect.gen(function* () {
           seconds
         },
         commitResult,
+        oneRead,
         statements,
         pages
       )

@@ -269,7 +269,10 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           const logged = (yield* service.logs).filter((line) => line.message === "admin command")
           expect(new Set(logged.map((line) => line.annotations.command))).toEqual(ran)
           expect(JSON.stringify(logged)).not.toContain(password)
-        })
+        }),
+      // Every command of the tree is one run of the compiled command line (a process start each): seconds apiece
+      // on a loaded machine, so the default 30 s was a race with the machine's load (seen at load 8).
+      180_000
     )
 
     it.effect("--help and --version need no server: no admin command reaches it", () =>

@@ -11,6 +11,7 @@ import { CurrentUnit } from "./CurrentUnit"
 import { ParentCorrelation } from "./ParentCorrelation"
 import { CurrentActor } from "../context/Frames"
 import { actorSpanAttributes } from "../context/actorSpanAttributes"
+import { withSpanIfTracing } from "../context/withSpanIfTracing"
 import { auditRowsWritten, unitsOfWork } from "../metrics/ServiceMetrics"
 
 const committed = Metric.tagged(unitsOfWork, "outcome", "committed")
@@ -84,7 +85,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         let committing = false
         let auditRows = 0
         const exit = yield* Effect.acquireUseRelease(
-          Effect.provideService(makeAuditStaging(workspace, parentCorrelationId), SqlClient.SqlClient, sql),
+          makeAuditStaging(sql, workspace, parentCorrelationId),
           (staging) =>
             Effect.gen(function* () {
               const value = yield* Effect.provideService(effect, CurrentUnit, {
@@ -146,7 +147,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
           if (Duration.greaterThan(next.value.delay, Duration.zero)) yield* Effect.sleep(next.value.delay)
           retries = next.value.retries
         }
-      }).pipe(Effect.withSpan("unit of work"))
+      }).pipe(withSpanIfTracing("unit of work", { captureStackTrace: false }))
 
     /**
      * Runs `effect` in a unit of work on `workspace`, or in the one already in

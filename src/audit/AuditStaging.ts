@@ -84,20 +84,23 @@ const insertAll = (
 }
 
 /** A fresh staging area for one unit of work in `workspace` (run for the unit `parentCorrelationId`, if any). */
-export const makeAuditStaging = (sql: SqlClient.SqlClient, workspace: Workspace, parentCorrelationId: string | null) =>
-  Effect.sync((): AuditStaging => {
-    let staged: Array<StagedRow> = []
-    return {
-      stage: (row) => Effect.sync(() => void staged.push(row)),
-      flush: Effect.suspend(() => {
-        const rows = staged
-        staged = []
-        return rows.length > 0
-          ? Effect.as(insertAll(sql, workspace, parentCorrelationId, rows), rows.length)
-          : Effect.succeed(0)
-      }),
-      discard: Effect.sync(() => {
-        staged = []
-      })
-    }
-  })
+export const makeAuditStaging = (
+  sql: SqlClient.SqlClient,
+  workspace: Workspace,
+  parentCorrelationId: string | null
+): AuditStaging => {
+  let staged: Array<StagedRow> = []
+  return {
+    stage: (row) => Effect.sync(() => void staged.push(row)),
+    flush: Effect.suspend(() => {
+      const rows = staged
+      staged = []
+      return rows.length > 0
+        ? Effect.as(insertAll(sql, workspace, parentCorrelationId, rows), rows.length)
+        : Effect.succeed(0)
+    }),
+    discard: Effect.sync(() => {
+      staged = []
+    })
+  }
+}

@@ -24,6 +24,7 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import { cpus } from "node:os"
 import { ServicesLive, StorageLive } from "../src/app/AppLayer"
+import { TracingLive } from "../src/app/TracingLive"
 import { decodeCursor } from "../src/audit/Cursor"
 import type { CursorPosition } from "../src/audit/Cursor"
 import { Timeline } from "../src/audit/Timeline"
@@ -98,9 +99,11 @@ const benchPlugin: Plugin = {
 const item = "bench/item"
 const actor: Actor = { kind: "system", name: "seeder:bench" }
 
+// Tracing as the service has it: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const BenchLive = ServicesLive.pipe(
   Layer.provideMerge(PluginRegistry.layer([benchPlugin])),
   Layer.provideMerge(StorageLive),
+  Layer.provideMerge(TracingLive),
   Layer.provideMerge(
     AppConfig.make({
       databaseUrl: Option.some(Redacted.make(databaseUrl)),

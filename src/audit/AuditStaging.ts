@@ -1,10 +1,11 @@
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Actor } from "../api/Actor"
 import type { Cause, Operation } from "../api/Cause"
 import type { Changes } from "../api/Changes"
 import type { RecordValues } from "../api/Json"
 import type { Workspace } from "../api/Workspace"
+import { executeFixed, quotedName } from "../db/fixedStatement"
 
 /** A row waiting for its unit of work to commit. `at` and `seq` are given by the INSERT. */
 export interface StagedRow {
@@ -64,35 +65,42 @@ const insertAll = (
       parent_correlation_id: parentCorrelationId
     }))
   )
-  const table = sql(workspace.table("audit_entries"))
-  return sql`WITH taken AS (
-      UPDATE ${sql(workspace.table("feed_position"))} SET position = position + ${rows.length}
-      RETURNING position - ${rows.length} AS base
+  const table = quotedName(workspace.table("audit_entries"))
+  return executeFixed(
+    sql,
+    `WITH taken AS (
+      UPDATE ${quotedName(workspace.table("feed_position"))} SET position = position + $1
+      RETURNING position - $1 AS base
     )
     INSERT INTO ${table}
       (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes,
        parent_correlation_id, position)
     SELECT r.id, r.actor, r.correlation_id, r.business_object, r.business_object_id, r.record_version, r.operation,
       r.cause, r.record, r.changes, r.parent_correlation_id, taken.base + r.ordinality
-    FROM taken, jsonb_populate_recordset(NULL::${table}, ${payload}::jsonb) WITH ORDINALITY AS r
-    ORDER BY r.ordinality`.pipe(Effect.orDie)
+    FROM taken, jsonb_populate_recordset(NULL::${table}, $2::jsonb) WITH ORDINALITY AS r
+    ORDER BY r.ordinality`,
+    [rows.length, payload]
+  ).pipe(Effect.orDie)
 }
 
 /** A fresh staging area for one unit of work in `workspace` (run for the unit `parentCorrelationId`, if any). */
-export const makeAuditStaging = (workspace: Workspace, parentCorrelationId: string | null) =>
-  Effect.map(SqlClient.SqlClient, (sql): AuditStaging => {
-    let staged: Array<StagedRow> = []
-    return {
-      stage: (row) => Effect.sync(() => void staged.push(row)),
-      flush: Effect.suspend(() => {
-        const rows = staged
-        staged = []
-        return rows.length > 0
-          ? Effect.as(insertAll(sql, workspace, parentCorrelationId, rows), rows.length)
-          : Effect.succeed(0)
-      }),
-      discard: Effect.sync(() => {
-        staged = []
-      })
-    }
-  })
+export const makeAuditStaging = (
+  sql: SqlClient.SqlClient,
+  workspace: Workspace,
+  parentCorrelationId: string | null
+): AuditStaging => {
+  let staged: Array<StagedRow> = []
+  return {
+    stage: (row) => Effect.sync(() => void staged.push(row)),
+    flush: Effect.suspend(() => {
+      const rows = staged
+      staged = []
+      return rows.length > 0
+        ? Effect.as(insertAll(sql, workspace, parentCorrelationId, rows), rows.length)
+        : Effect.succeed(0)
+    }),
+    discard: Effect.sync(() => {
+      staged = []
+    })
+  }
+}

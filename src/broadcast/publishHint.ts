@@ -1,4 +1,5 @@
 import { Effect, Metric } from "effect"
+import { withSpanIfTracing } from "../context/withSpanIfTracing"
 import { hintsDropped, hintsPublished } from "../metrics/ServiceMetrics"
 import { BroadcastEnvelope } from "./Broadcast"
 import type { BroadcastType } from "../api/Broadcast"
@@ -16,15 +17,20 @@ export const publishHint = (
 ) =>
   bus
     .publish(
-      new BroadcastEnvelope({
-        workspace: hint.workspace,
-        type,
-        data: { businessObject: hint.businessObject, businessObjectId: hint.businessObjectId }
-      })
+      // Built from typed values of the service's own, not input: the class need not check them again.
+      new BroadcastEnvelope(
+        {
+          workspace: hint.workspace,
+          type,
+          data: { businessObject: hint.businessObject, businessObjectId: hint.businessObjectId }
+        },
+        { disableValidation: true }
+      )
     )
     .pipe(
-      Effect.withSpan("broadcast publish", {
+      withSpanIfTracing("broadcast publish", {
         kind: "producer",
+        captureStackTrace: false,
         attributes: {
           "workspace.slug": hint.workspace,
           "broadcast.type": type,

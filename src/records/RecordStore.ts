@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
+import { executeFixed, quotedName } from "../db/fixedStatement"
 import type { RecordValues } from "../api/Json"
 import { RecordState, StoredRecord } from "../api/StoredRecord"
 import type { Workspace } from "../api/Workspace"
@@ -29,6 +30,9 @@ const decodeRows = Schema.decodeUnknown(Schema.Array(RecordRow))
 // The row was just decoded with the class's own fields: the constructor need not check them again.
 const toRecord = (row: typeof RecordRow.Type) => new StoredRecord(row, { disableValidation: true })
 
+/** A record's columns under its field names: the rows need no renaming (`executeFixed`). */
+const columns = `id::text AS id, business_object AS "businessObject", state, version::text AS version, values, ${isoMicros("created_at")} AS "createdAt", ${isoMicros("updated_at")} AS "updatedAt"`
+
 /** A statement that returns the written record: decoded as one, and a defect if it is not there. */
 const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
   statement.pipe(
@@ -56,18 +60,19 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
-    const columns = sql.literal(
-      `id::text AS id, business_object, state, version::text AS version, values, ${isoMicros("created_at")} AS created_at, ${isoMicros("updated_at")} AS updated_at`
-    )
     const table = (workspace: Workspace) => sql(workspace.table("records"))
+    const records = (workspace: Workspace) => quotedName(workspace.table("records"))
 
     /** Ids are UUIDs: anything else names no record (and must not reach a uuid cast). */
     const isRecordId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
 
     const find = (workspace: Workspace, businessObject: string, id: string, lock: boolean) =>
       isRecordId(id)
-        ? (lock ? sql : read)`SELECT ${columns} FROM ${table(workspace)}
-                WHERE business_object = ${businessObject} AND id = ${id} ${lock ? sql.literal("FOR UPDATE") : sql.literal("")}`.pipe(
+        ? executeFixed(
+            lock ? sql : read,
+            `SELECT ${columns} FROM ${records(workspace)} WHERE business_object = $1 AND id = $2${lock ? " FOR UPDATE" : ""}`,
+            [businessObject, id]
+          ).pipe(
             Effect.flatMap(decodeRows),
             Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRecord)),
             Effect.orDie
@@ -76,30 +81,39 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
 
     const insert = (workspace: Workspace, businessObject: string, state: RecordState, values: RecordValues) =>
       writtenRecord(
-        sql`INSERT INTO ${table(workspace)} (business_object, id, state, values)
-          VALUES (${businessObject}, ${crypto.randomUUID()}, ${state}, ${JSON.stringify(values)}::jsonb)
-          RETURNING ${columns}`
+        executeFixed(
+          sql,
+          `INSERT INTO ${records(workspace)} (business_object, id, state, values) VALUES ($1, $2, $3, $4::jsonb)
+          RETURNING ${columns}`,
+          [businessObject, crypto.randomUUID(), state, JSON.stringify(values)]
+        )
       )
 
     const setValues = (workspace: Workspace, record: StoredRecord, values: RecordValues) =>
       writtenRecord(
-        sql`UPDATE ${table(workspace)} SET values = ${JSON.stringify(values)}::jsonb, version = version + 1, updated_at = now()
-          WHERE business_object = ${record.businessObject} AND id = ${record.id}
-          RETURNING ${columns}`
+        executeFixed(
+          sql,
+          `UPDATE ${records(workspace)} SET values = $1::jsonb, version = version + 1, updated_at = now()
+          WHERE business_object = $2 AND id = $3 RETURNING ${columns}`,
+          [JSON.stringify(values), record.businessObject, record.id]
+        )
       )
 
     const setState = (workspace: Workspace, record: StoredRecord, state: RecordState) =>
       writtenRecord(
-        sql`UPDATE ${table(workspace)} SET state = ${state}, version = version + 1, updated_at = now()
-          WHERE business_object = ${record.businessObject} AND id = ${record.id}
-          RETURNING ${columns}`
+        executeFixed(
+          sql,
+          `UPDATE ${records(workspace)} SET state = $1, version = version + 1, updated_at = now()
+          WHERE business_object = $2 AND id = $3 RETURNING ${columns}`,
+          [state, record.businessObject, record.id]
+        )
       )
 
     const remove = (workspace: Workspace, record: StoredRecord) =>
-      sql`DELETE FROM ${table(workspace)} WHERE business_object = ${record.businessObject} AND id = ${record.id}`.pipe(
-        Effect.asVoid,
-        Effect.orDie
-      )
+      executeFixed(sql, `DELETE FROM ${records(workspace)} WHERE business_object = $1 AND id = $2`, [
+        record.businessObject,
+        record.id
+      ]).pipe(Effect.asVoid, Effect.orDie)
 
     /**
      * The records of `businessObject` among `ids` (their id and state),
@@ -146,8 +160,11 @@ export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
     }
 
     const list = (workspace: Workspace, businessObject: string, limit: number) =>
-      read`SELECT ${columns} FROM ${table(workspace)}
-          WHERE business_object = ${businessObject} ORDER BY created_at DESC, id LIMIT ${limit}`.pipe(
+      executeFixed(
+        read,
+        `SELECT ${columns} FROM ${records(workspace)} WHERE business_object = $1 ORDER BY created_at DESC, id LIMIT $2`,
+        [businessObject, limit]
+      ).pipe(
         Effect.flatMap(decodeRows),
         Effect.map((rows) => rows.map(toRecord)),
         Effect.orDie

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Exit, Metric, Option } from "effect"
+import { Duration, Effect, Exit, FiberRef, Metric, Option } from "effect"
 import { makeAuditStaging } from "../audit/AuditStaging"
 import { CommitOutcomeUnknown, databaseFaultOf } from "../db/DatabaseFault"
 import type { DatabaseFault } from "../db/DatabaseFault"
@@ -11,6 +11,7 @@ import { CurrentUnit } from "./CurrentUnit"
 import { ParentCorrelation } from "./ParentCorrelation"
 import { CurrentActor } from "../context/Frames"
 import { actorSpanAttributes } from "../context/actorSpanAttributes"
+import { withSpanIfTracing } from "../context/withSpanIfTracing"
 import { auditRowsWritten, unitsOfWork } from "../metrics/ServiceMetrics"
 
 const committed = Metric.tagged(unitsOfWork, "outcome", "committed")
@@ -48,7 +49,7 @@ const nextRetry = (
  * staging, event outbox). Audit rows are staged as events happen and written
  * by one INSERT as the last statement before COMMIT (after the workflow runs
  * are staged: the INSERT takes the workspace's feed-position lock, held to COMMIT); the staging area is
- * acquired inside the transaction and, on any failure, discarded unflushed.
+ * made fresh for each attempt and, on any failure, discarded unflushed.
  * The unit's events reach the workflow engine durably inside the transaction
  * and the broadcast publisher after COMMIT; after ROLLBACK neither.
  * A unit started inside another one joins it.
@@ -83,24 +84,16 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         const outbox: Array<BusinessObjectEvent> = []
         let committing = false
         let auditRows = 0
-        const exit = yield* Effect.acquireUseRelease(
-          Effect.provideService(makeAuditStaging(workspace, parentCorrelationId), SqlClient.SqlClient, sql),
-          (staging) =>
-            Effect.gen(function* () {
-              const value = yield* Effect.provideService(effect, CurrentUnit, {
-                workspace,
-                correlationId,
-                staging,
-                outbox
-              })
-              yield* bridge.stage(workspace, outbox, correlationId)
-              // Last before COMMIT: the flush locks the workspace's feed position until COMMIT (docs/feed.md).
-              auditRows = yield* staging.flush
-              return value
-            }),
-          (staging, exit) => (Exit.isFailure(exit) ? staging.discard : Effect.void)
-        ).pipe(
-          Effect.tap(() => Effect.sync(() => (committing = true))),
+        const staging = makeAuditStaging(sql, workspace, parentCorrelationId)
+        const exit = yield* Effect.gen(function* () {
+          const value = yield* Effect.provideService(effect, CurrentUnit, { workspace, correlationId, staging, outbox })
+          if (outbox.length > 0) yield* bridge.stage(workspace, outbox, correlationId)
+          // Last before COMMIT: the flush locks the workspace's feed position until COMMIT (docs/feed.md).
+          auditRows = yield* staging.flush
+          committing = true
+          return value
+        }).pipe(
+          Effect.onError(() => staging.discard),
           sql.withTransaction,
           orDieOnSqlError,
           Effect.exit
@@ -121,12 +114,15 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         const parentCorrelationId = Option.getOrNull(yield* ParentCorrelation)
         // Inside a transaction opened by hand (provisioning) the unit is a savepoint: the owner retries, not the unit.
         const ownsTransaction = Option.isNone(yield* Effect.serviceOption(SqlClient.TransactionConnection))
-        yield* Effect.annotateCurrentSpan({
-          "workspace.slug": workspace.slug,
-          "workspace.id": workspace.id,
-          "correlation.id": correlationId,
-          ...actorSpanAttributes(yield* CurrentActor)
-        })
+        // Without tracing there is no span to annotate.
+        if (yield* FiberRef.get(FiberRef.currentTracerEnabled)) {
+          yield* Effect.annotateCurrentSpan({
+            "workspace.slug": workspace.slug,
+            "workspace.id": workspace.id,
+            "correlation.id": correlationId,
+            ...actorSpanAttributes(yield* CurrentActor)
+          })
+        }
         for (let retries: Retries = { connection: 0, serialization: 0 }; ; ) {
           const { exit, outbox, committing } = yield* attempt(workspace, correlationId, parentCorrelationId, effect)
           if (Exit.isSuccess(exit)) {
@@ -146,7 +142,7 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
           if (Duration.greaterThan(next.value.delay, Duration.zero)) yield* Effect.sleep(next.value.delay)
           retries = next.value.retries
         }
-      }).pipe(Effect.withSpan("unit of work"))
+      }).pipe(withSpanIfTracing("unit of work", { captureStackTrace: false }))
 
     /**
      * Runs `effect` in a unit of work on `workspace`, or in the one already in

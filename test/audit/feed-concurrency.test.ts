@@ -246,7 +246,7 @@ layer(testServices({ databasePoolSize: 16 }), { excludeTestServices: true })(
           }
           const commitA = yield* holdInTransaction(
             Effect.gen(function* () {
-              const staging = yield* makeAuditStaging(workspace, null)
+              const staging = makeAuditStaging(sql, workspace, null)
               yield* staging.stage(rowOfA)
               yield* staging.flush
             })

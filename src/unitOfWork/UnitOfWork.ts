@@ -49,7 +49,8 @@ const nextRetry = (
  * staging, event outbox). Audit rows are staged as events happen and written
  * by one INSERT as the last statement before COMMIT (after the workflow runs
  * are staged: the INSERT takes the workspace's feed-position lock, held to COMMIT); the staging area is
- * made fresh for each attempt and, on any failure, discarded unflushed.
+ * acquired inside the transaction for each attempt and, on any failure,
+ * discarded unflushed.
  * The unit's events reach the workflow engine durably inside the transaction
  * and the broadcast publisher after COMMIT; after ROLLBACK neither.
  * A unit started inside another one joins it.
@@ -84,20 +85,26 @@ export class UnitOfWork extends Effect.Service<UnitOfWork>()("UnitOfWork", {
         const outbox: Array<BusinessObjectEvent> = []
         let committing = false
         let auditRows = 0
-        const staging = makeAuditStaging(sql, workspace, parentCorrelationId)
-        const exit = yield* Effect.gen(function* () {
-          const value = yield* Effect.provideService(effect, CurrentUnit, { workspace, correlationId, staging, outbox })
-          if (outbox.length > 0) yield* bridge.stage(workspace, outbox, correlationId)
-          // Last before COMMIT: the flush locks the workspace's feed position until COMMIT (docs/feed.md).
-          auditRows = yield* staging.flush
-          committing = true
-          return value
-        }).pipe(
-          Effect.onError(() => staging.discard),
-          sql.withTransaction,
-          orDieOnSqlError,
-          Effect.exit
-        )
+        // The staging area is a resource of the transaction: acquired inside it, released with it, and on any
+        // failure discarded unflushed.
+        const exit = yield* Effect.acquireUseRelease(
+          Effect.sync(() => makeAuditStaging(sql, workspace, parentCorrelationId)),
+          (staging) =>
+            Effect.gen(function* () {
+              const value = yield* Effect.provideService(effect, CurrentUnit, {
+                workspace,
+                correlationId,
+                staging,
+                outbox
+              })
+              if (outbox.length > 0) yield* bridge.stage(workspace, outbox, correlationId)
+              // Last before COMMIT: the flush locks the workspace's feed position until COMMIT (docs/feed.md).
+              auditRows = yield* staging.flush
+              committing = true
+              return value
+            }),
+          (staging, exit) => (Exit.isFailure(exit) ? staging.discard : Effect.void)
+        ).pipe(sql.withTransaction, orDieOnSqlError, Effect.exit)
         yield* Exit.isSuccess(exit)
           ? Effect.zipRight(Metric.increment(committed), Metric.incrementBy(auditRowsWritten, auditRows))
           : Metric.increment(rolledBack)

@@ -1,7 +1,8 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
+import { ApiDocsLive } from "./ApiDocs"
 import { AuditHttp } from "./handlers/AuditHttp"
 import { Access } from "../auth/Access"
 import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
@@ -76,7 +77,7 @@ const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
 export const HttpAppLive = HttpApiBuilder.serve((app) =>
   requestIds(securityHeaders(requestLog(requestMetrics(untracedProbes(app)))))
 ).pipe(
-  Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
+  Layer.provide(ApiDocsLive),
   Layer.provide(WebPageLive),
   Layer.provide(MetricsRouteLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),

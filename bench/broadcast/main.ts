@@ -616,6 +616,8 @@ const runBench = async (): Promise<Results> => {
       // Warm-up: code paths compiled and pools grown once, so the baseline holds what every stream shares.
       await open(target, spreadEvenly(Math.min(500, settings.rssSteps[0] ?? 500)))
       await closeAll(target, 0)
+      // Read as the steps are: after the same idle wait (V8 shrinks its new space too when idle).
+      await sleep(settings.rssIdleMs)
       const baseline = await settledRss(pid)
       log(`${target}: RSS ${kib(baseline)} with no streams`)
       await snapshot(target, "0")

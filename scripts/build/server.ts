@@ -26,7 +26,7 @@ const lazyOnly: esbuild.Plugin = {
  * the service loads (undici for `NodeHttpClient`, ws for WebSocket upgrades)
  * but that it only calls into on paths the service does not take: the
  * service's own HTTP client is `FetchHttpClient` (Node's built-in fetch), and
- * it upgrades no connection. Evaluated at start they cost about 15 MiB of
+ * it upgrades no connection. Evaluated at start they cost 15 to 20 MiB of
  * resident memory (bench/NOTES.md, "Memory"). Each is replaced by a stand-in
  * with the same export names whose first use of any of them loads the real
  * package from node_modules (as PGlite is), so nothing behaves differently,

@@ -12,7 +12,12 @@
  * Options: `--only=floor,rss,sweep,spread,presence,hot` runs a subset;
  * `--sweep-rates=10,25` sets the save rates of the capacity sweep; `--cpu-prof`
  * starts the service with `--cpu-prof` (profile written to the run's
- * directory and summarized); `--quick` scales everything down (a smoke test).
+ * directory and summarized); `--quick` scales everything down (a smoke test);
+ * `--rss-steps=500,2000` sets the stream counts of the RSS phase;
+ * `--heap-snapshots` writes a heap snapshot of each process (hooks.mjs) at
+ * the RSS phase's baseline and at each step, into the run's directory, for
+ * `bench/broadcast/heapDiff.ts`; `--memory-detail` logs where each RSS reading's
+ * memory is (V8 heap spaces, external), from the process itself.
  * BENCHMARKS.md is written only by a full, default run; `--report-from=<results.json>`
  * re-renders the section from a run's saved results.
  */
@@ -49,17 +54,23 @@ const phases = new Set(
 const quick = flag("quick")
 const sweepRatesArg = argv.find((a) => a.startsWith("--sweep-rates="))?.slice("--sweep-rates=".length)
 const cpuProfile = flag("cpu-prof")
+const rssStepsArg = argv.find((a) => a.startsWith("--rss-steps="))?.slice("--rss-steps=".length)
+const heapSnapshots = flag("heap-snapshots")
+const memoryDetail = flag("memory-detail")
 const fromSource = flag("source")
 /** The service's hint channel (its default Redis prefix for this database), which the bare server subscribes to. */
 const hintsChannel = channelsOf(
   redisPrefixOf({ redisPrefix: Option.none(), databaseUrl: Option.some(Redacted.make(databaseUrl)) })
 ).hints
-const writesReport = onlyArg === undefined && sweepRatesArg === undefined && !quick && !cpuProfile
+const writesReport =
+  onlyArg === undefined && sweepRatesArg === undefined && rssStepsArg === undefined && !quick && !cpuProfile
 
 const settings = {
   workspaces: quick ? 10 : 100,
   streamsPerWorkspace: quick ? 20 : 100,
-  rssSteps: quick ? [50, 100, 200] : [1_000, 5_000, 10_000],
+  rssSteps: rssStepsArg?.split(",").map(Number) ?? (quick ? [50, 100, 200] : [1_000, 5_000, 10_000]),
+  /** How long the streams idle before their RSS is read (V8's memory reducer runs about 8 s into an idle spell). */
+  rssIdleMs: quick ? 10_000 : 30_000,
   spreadRate: quick ? 50 : 500,
   hotStreams: quick ? 100 : 1_000,
   hotRate: 50,
@@ -579,19 +590,53 @@ const runBench = async (): Promise<Results> => {
   // 5. RSS per idle stream: bare server first (its sockets are closed before the service's are opened).
   if (phases.has("rss")) {
     results.quiet.push(await waitForQuiet("rss"))
+    /** Asks `target` (hooks.mjs) for `request`; its answer's `key`. */
+    const ask = (target: "server" | "bare", request: object, key: string) => {
+      const child = target === "server" ? server : bare.child
+      const answered = new Promise<unknown>((done) => {
+        const onMessage = (message: unknown) => {
+          if (typeof message !== "object" || message === null || !(key in message)) return
+          child.off("message", onMessage)
+          done((message as Record<string, unknown>)[key])
+        }
+        child.on("message", onMessage)
+      })
+      child.send(request)
+      return answered
+    }
+    /** A heap snapshot of `target`, after its RSS settled; where its memory is first. */
+    const snapshot = async (target: "server" | "bare", name: string) => {
+      if (memoryDetail || heapSnapshots) log(`${target}: ${String(await ask(target, { memory: true }, "memory"))}`)
+      if (!heapSnapshots) return
+      const path = join(runDir, `${target}-${name}.heapsnapshot`)
+      await ask(target, { heapSnapshot: path }, "heapSnapshot")
+      log(`${target}: heap snapshot ${path}`)
+    }
     const measure = async (target: "server" | "bare", pid: number) => {
       // Warm-up: code paths compiled and pools grown once, so the baseline holds what every stream shares.
       await open(target, spreadEvenly(Math.min(500, settings.rssSteps[0] ?? 500)))
       await closeAll(target, 0)
+      // Read as the steps are: after the same idle wait (V8 shrinks its new space too when idle).
+      await sleep(settings.rssIdleMs)
       const baseline = await settledRss(pid)
       log(`${target}: RSS ${kib(baseline)} with no streams`)
-      const steps: Array<{ streams: number; rssKiB: number; perStreamKiB: number }> = []
+      await snapshot(target, "0")
+      const steps: Array<{ streams: number; rssKiB: number; perStreamKiB: number; atOnceKiB: number }> = []
       for (const streams of settings.rssSteps) {
         const opened = await open(target, spreadEvenly(streams))
+        const atOnce = await settledRss(pid)
+        const atOnceKiB = (atOnce - baseline) / opened.open
+        log(`${target}: ${opened.open} streams just opened: RSS ${kib(atOnce)}, ${atOnceKiB.toFixed(1)} KiB per stream`)
+        if (memoryDetail) log(`${target}: ${String(await ask(target, { memory: true }, "memory"))}`)
+        // Idle streams: V8 gives back, within seconds of idling, the heap pages a burst of openings left sparse.
+        await sleep(settings.rssIdleMs)
         const rss = await settledRss(pid)
         const perStreamKiB = (rss - baseline) / opened.open
-        steps.push({ streams: opened.open, rssKiB: rss, perStreamKiB })
-        log(`${target}: ${opened.open} idle streams: RSS ${kib(rss)}, ${perStreamKiB.toFixed(1)} KiB per stream`)
+        steps.push({ streams: opened.open, rssKiB: rss, perStreamKiB, atOnceKiB })
+        log(
+          `${target}: ${opened.open} idle streams (${settings.rssIdleMs / 1000} s later): RSS ${kib(rss)}, ${perStreamKiB.toFixed(1)} KiB per stream`
+        )
+        await snapshot(target, String(opened.open))
       }
       return { baseline, steps }
     }
@@ -608,7 +653,9 @@ const runBench = async (): Promise<Results> => {
         bareKiB: bareStep?.perStreamKiB ?? 0,
         ratio: bareStep === undefined || bareStep.perStreamKiB <= 0 ? 0 : step.perStreamKiB / bareStep.perStreamKiB,
         serverRssKiB: step.rssKiB,
-        bareRssKiB: bareStep?.rssKiB ?? 0
+        bareRssKiB: bareStep?.rssKiB ?? 0,
+        serverAtOnceKiB: step.atOnceKiB,
+        bareAtOnceKiB: bareStep?.atOnceKiB ?? 0
       }
     })
     results.rssBaseline = { serverKiB: serverRss.baseline, bareKiB: bareRss.baseline }
@@ -771,6 +818,9 @@ const cleanUp = () =>
         console.log(summarizeProfile(readFileSync(join(runDir, file), "utf8"), 30))
       }
       rmSync(join(runDir, "plan.json"), { force: true })
+    } else if (heapSnapshots) {
+      rmSync(join(runDir, "plan.json"), { force: true })
+      log(`kept the heap snapshots: ${runDir}`)
     } else if (succeeded) {
       rmSync(runDir, { recursive: true, force: true })
     } else {
@@ -788,10 +838,10 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 const overall = setTimeout(
   () => {
-    log("the run exceeded 12 minutes: stopping")
+    log("the run exceeded 15 minutes: stopping")
     void cleanUp().finally(() => process.exit(1))
   },
-  12 * 60 * 1000
+  15 * 60 * 1000
 )
 overall.unref()
 

@@ -1,4 +1,79 @@
 import * as esbuild from "esbuild"
+import { createRequire } from "node:module"
+
+/**
+ * Modules that the package barrels (`@effect/platform`'s index) re-export but
+ * that the service only imports lazily: esbuild puts a module in the chunk of
+ * every entry that can reach it through an import, used or not, so the barrel
+ * alone would load them at start. Reached from the barrel they resolve to an
+ * empty module; imported by their own path (src/http/apiDocsPage.ts) they are
+ * the real one, in a chunk of their own.
+ */
+const lazyOnly: esbuild.Plugin = {
+  name: "lazy-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/HttpApiSwagger\.js$/ }, (args) =>
+      /@effect\/platform\/dist\/esm\/index\.js$/.test(args.importer)
+        ? { path: "HttpApiSwagger (lazy only)", namespace: "lazy-only" }
+        : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "lazy-only" }, () => ({ contents: "export {}", loader: "js" }))
+  }
+}
+
+/**
+ * CommonJS packages that @effect/platform-node imports at the top of modules
+ * the service loads (undici for `NodeHttpClient`, ws for WebSocket upgrades)
+ * but that it only calls into on paths the service does not take: the
+ * service's own HTTP client is `FetchHttpClient` (Node's built-in fetch), and
+ * it upgrades no connection. Evaluated at start they cost 15 to 20 MiB of
+ * resident memory (bench/NOTES.md, "Memory"). Each is replaced by a stand-in
+ * with the same export names whose first use of any of them loads the real
+ * package from node_modules (as PGlite is), so nothing behaves differently,
+ * only later. Left out of the bundle, their code is not even parsed at start.
+ */
+export const lazyCommonJs = (packages: ReadonlyArray<string>): esbuild.Plugin => ({
+  name: "lazy-commonjs",
+  setup(build) {
+    const require = createRequire(import.meta.url)
+    const filter = new RegExp(`^(${packages.join("|")})$`)
+    build.onResolve({ filter }, (args) =>
+      args.namespace === "lazy-commonjs"
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: "lazy-commonjs" }
+    )
+    build.onLoad({ filter: /.*/, namespace: "lazy-commonjs" }, (args) => {
+      const names = Object.keys(require(args.path))
+      return {
+        loader: "js",
+        resolveDir: process.cwd(),
+        contents: [
+          "let real",
+          `const load = () => (real ??= require(${JSON.stringify(args.path)}))`,
+          `const names = ${JSON.stringify(names)}`,
+          "module.exports = new Proxy({}, {",
+          // esbuild's interop asks for `__esModule` when it imports the stand-in: it is not a use.
+          '  get: (_, key) => (key === "__esModule" ? undefined : load()[key]),',
+          "  has: (_, key) => key in load(),",
+          "  ownKeys: () => names,",
+          "  getOwnPropertyDescriptor: (_, key) =>",
+          "    names.includes(key) ? { enumerable: true, configurable: true, get: () => load()[key] } : undefined",
+          "})"
+        ].join("\n")
+      }
+    })
+  }
+})
+
+/** The bundled CommonJS packages (pg, ioredis) call `require` and read `__dirname`. */
+export const requireBanner = [
+  'import { createRequire as __createRequire } from "node:module";',
+  'import { dirname as __pathDirname } from "node:path";',
+  'import { fileURLToPath as __fileURLToPath } from "node:url";',
+  "const require = __createRequire(import.meta.url);",
+  "const __filename = __fileURLToPath(import.meta.url);",
+  "const __dirname = __pathDirname(__filename);"
+].join(" ")
 
 /**
  * The service (`src/main.ts`) and the admin command line (`src/cli/main.ts`)
@@ -17,17 +92,8 @@ export const buildServer = (outdir: string) =>
     platform: "node",
     target: "node20",
     external: ["@electric-sql/pglite", "@electric-sql/pglite-socket"],
-    // The bundled CommonJS packages (pg, ioredis, undici) call `require` and read `__dirname`.
-    banner: {
-      js: [
-        'import { createRequire as __createRequire } from "node:module";',
-        'import { dirname as __pathDirname } from "node:path";',
-        'import { fileURLToPath as __fileURLToPath } from "node:url";',
-        "const require = __createRequire(import.meta.url);",
-        "const __filename = __fileURLToPath(import.meta.url);",
-        "const __dirname = __pathDirname(__filename);"
-      ].join(" ")
-    },
+    plugins: [lazyOnly, lazyCommonJs(["undici", "ws"])],
+    banner: { js: requireBanner },
     // Without whitespace the code Node keeps in memory is ~8 MiB smaller (bench/start.ts); identifiers are not
     // minified, so a logged stack still reads, and `node --enable-source-maps` maps it back to src/. No
     // `keepNames`: it wraps every function expression in a `__name` call, at each creation of a closure too (about

@@ -1,6 +1,7 @@
 import type { HttpServerResponse } from "@effect/platform"
 import { Option } from "effect"
 import { createHash } from "node:crypto"
+import { docsPath } from "./ApiDocs"
 
 /** API answers (JSON, streams, errors): nothing in them may load or run anything, or be framed. */
 export const apiPolicy = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
@@ -44,8 +45,6 @@ export const inlineScriptHashes = (html: string): ReadonlyArray<string> =>
           .update(match[2] ?? "")
           .digest("base64")}`
     )
-
-const docsPath = "/api/docs"
 
 /** The docs page never changes while the process runs: its script hashes are computed once. */
 let docsHashes: ReadonlyArray<string> | undefined

@@ -1,6 +1,7 @@
-import { HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
 import { Duration, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
+import { ApiDocsLive } from "./ApiDocs"
 import { AuditHttp } from "./handlers/AuditHttp"
 import { Access } from "../auth/Access"
 import { BusinessObjectGuard } from "../auth/BusinessObjectGuard"
@@ -74,7 +75,7 @@ const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
 export const HttpAppLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => HttpApiBuilder.serve(edge({ hstsMaxAge: config.hstsMaxAge })))
 ).pipe(
-  Layer.provide(HttpApiSwagger.layer({ path: "/api/docs" })),
+  Layer.provide(ApiDocsLive),
   Layer.provide(WebPageLive),
   Layer.provide(MetricsRouteLive),
   Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),

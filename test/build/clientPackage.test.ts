@@ -43,7 +43,34 @@ const built = runProcess("node", ["scripts/build-if-stale.mjs"]).pipe(
   Effect.tap((result) => expect(result.code, result.stderr).toBe(0))
 )
 
+/** The files `file` loads at start: itself and the chunks it imports statically, transitively (not `import()`). */
+const staticClosure = (file: string, seen = new Set<string>()): Set<string> => {
+  if (seen.has(file)) return seen
+  seen.add(file)
+  for (const match of readFileSync(file, "utf8").matchAll(/\bimport\s*(?:[^("]*?from\s*)?"(\.\/[^"]+)"/g)) {
+    staticClosure(join(file, "..", match[1] ?? ""), seen)
+  }
+  return seen
+}
+
 layer(TestServices, { excludeTestServices: true })("the build", (it) => {
+  it.scoped(
+    "the compiled service loads Swagger UI only when /api/docs is asked for, and then serves the docs page",
+    () =>
+      Effect.gen(function* () {
+        yield* built
+        const atStart = [...staticClosure(join(repo, "dist/server/main.js"))]
+        expect(atStart.length).toBeGreaterThan(1)
+        for (const file of atStart) expect(readFileSync(file, "utf8"), file).not.toContain("SwaggerUIBundle")
+        const service = yield* startService({ QUEUE_PREFIX: `t-${uniqueSuffix()}` }, ["node", "dist/server/main.js"])
+        const response = yield* Effect.promise(() => fetch(`${service.base}/api/docs`))
+        expect(response.status).toBe(200)
+        expect(response.headers.get("content-security-policy")).toMatch(/script-src 'sha256-/)
+        expect(yield* Effect.promise(() => response.text())).toContain("SwaggerUIBundle")
+      }),
+    360_000
+  )
+
   it.scoped(
     "the compiled service runs on plain node, and a JavaScript app signs in, writes and reads its timeline through the compiled client",
     () =>

@@ -9,7 +9,7 @@ import { DatabaseInfo } from "../../db/Database"
 import { Readiness } from "../../health/Readiness"
 import { GracefulShutdown } from "../../shutdown/GracefulShutdown"
 import { adminSocketPath } from "./adminSocketPath"
-import { runCaptured } from "./runCaptured"
+import type { runCaptured as RunCaptured } from "./runCaptured"
 
 const decodeRequest = Schema.decodeUnknownEither(Schema.parseJson(AdminRequest))
 const encodeAnswer = Schema.encodeSync(Schema.parseJson(AdminAnswer))
@@ -87,6 +87,15 @@ const serveConnection =
       answer(decoded.right, reply)
     })
   }
+
+/**
+ * The command tree (@effect/cli with its YAML and TOML readers, every
+ * command's code) is imported on the first command, not at start: only
+ * embedded mode listens here, and a server of either mode would otherwise
+ * hold it in memory for nothing.
+ */
+const runCaptured = (...args: Parameters<typeof RunCaptured>) =>
+  Effect.promise(() => import("./runCaptured")).pipe(Effect.flatMap((module) => module.runCaptured(...args)))
 
 const asError = (error: unknown) => (error instanceof Error ? error : new Error(String(error)))
 

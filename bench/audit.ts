@@ -20,8 +20,8 @@
  * postgres://postgres@127.0.0.1:5432/test. No Redis needed (in-process bus).
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { Duration, Effect, Layer, Option, Redacted, References } from "effect"
 import { cpus } from "node:os"
 import { ServicesLive, StorageLive } from "../src/app/AppLayer"
 import { TracingLive } from "../src/app/TracingLive"
@@ -42,7 +42,7 @@ import type { Workspace } from "../src/api/Workspace"
 import { Workspaces } from "../src/tenancy/Workspaces"
 import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
 import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
-import { pg } from "./http/pg"
+import { pg, prepared } from "./http/pg"
 import { statementsOf, timelinePage, updateUnit } from "./http/statements"
 
 // ---------------------------------------------------------------- settings
@@ -101,7 +101,7 @@ const actor: Actor = { kind: "system", name: "seeder:bench" }
 
 // Tracing as the service has it: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const BenchLive = ServicesLive.pipe(
-  Layer.provideMerge(PluginRegistry.layer([benchPlugin])),
+  Layer.provideMerge(PluginRegistry.layerWith([benchPlugin])),
   Layer.provideMerge(StorageLive),
   Layer.provideMerge(TracingLive),
   Layer.provideMerge(
@@ -113,7 +113,7 @@ const BenchLive = ServicesLive.pipe(
       redisUrl: Option.none()
     })
   ),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
 )
 
 // ---------------------------------------------------------------- measuring
@@ -263,7 +263,7 @@ const commitLatency = (workspace: Workspace) =>
     }))
     const [withAudit, floorWithAudit, withoutAudit, floorWithoutAudit] = results
     if (!withAudit || !floorWithAudit || !withoutAudit || !floorWithoutAudit)
-      return yield* Effect.dieMessage("no paths")
+      return yield* Effect.die(new Error("no paths"))
     for (const r of results) {
       yield* say(
         `[commit] ${r.name.padEnd(24)} p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms, mean ${ms(r.mean)} ms, CPU ${int(r.cpuUs)} µs per unit (this process), n=${r.n}`
@@ -311,17 +311,19 @@ const oneStatement = (workspace: Workspace) =>
       (p) => Effect.promise(() => p.end())
     )
     const table = sql(workspace.table("records"))
-    const text = `SELECT id::text AS id, state, version::text AS version FROM ${workspace.schema}.records WHERE business_object = $1 AND id = $2`
+    const byId = prepared(
+      `SELECT id::text AS id, state, version::text AS version FROM ${workspace.schema}.records WHERE business_object = $1 AND id = $2`
+    )
     const [service, floor] = yield* interleavedSamples(
       [
         Effect.orDie(
           sql`SELECT id::text AS id, state, version::text AS version FROM ${table} WHERE business_object = ${item} AND id = ${record.id}`
         ),
-        Effect.promise(() => pool.query(text, [item, record.id]))
+        Effect.promise(() => pool.query({ ...byId, values: [item, record.id] }))
       ],
       { max: statement.iterations, min: 500, budgetMs: 15_000 }
     )
-    if (service === undefined || floor === undefined) return yield* Effect.dieMessage("no samples")
+    if (service === undefined || floor === undefined) return yield* Effect.die(new Error("no samples"))
     yield* say(
       `[statement] service (@effect/sql) p50 ${ms(service.p50)} ms, CPU ${int(service.cpuUs)} µs; floor (node-postgres) p50 ${ms(floor.p50)} ms, CPU ${int(floor.cpuUs)} µs; ratio ${ratio(service.p50 / floor.p50)} (n=${service.n})`
     )
@@ -451,7 +453,7 @@ const timelinePages = (workspace: Workspace) =>
     while (reached < timeline.page && cursor !== null && performance.now() - walkStart < timeline.walkBudgetMs) {
       position = decodeCursor(cursor)
       if (Option.isNone(position))
-        return yield* Effect.dieMessage(`the service made a cursor it cannot read: ${cursor}`)
+        return yield* Effect.die(new Error(`the service made a cursor it cannot read: ${cursor}`))
       reached++
       if (reached < timeline.page) cursor = (yield* page(position)).nextCursor
     }
@@ -466,7 +468,7 @@ const timelinePages = (workspace: Workspace) =>
         SELECT e.seq::text AS seq FROM ${table} AS e
         WHERE business_object = ${item} AND business_object_id = ${recordId}
         ORDER BY e.seq DESC OFFSET ${(timeline.page - 1) * timeline.limit - 1} LIMIT 1`
-      if (last === undefined) return yield* Effect.dieMessage("no row at the end of page 199")
+      if (last === undefined) return yield* Effect.die(new Error("no row at the end of page 199"))
       position = Option.some({ seq: last.seq })
       walkNote =
         `the walk reached only page ${reached} in ${(walkMs / 1000).toFixed(1)} s (${ms(walkMs / Math.max(1, reached - 1))} ms a page); ` +
@@ -506,7 +508,7 @@ const timelinePages = (workspace: Workspace) =>
       [page(Option.none()), page(position), floorPage(undefined), floorPage(seq)],
       timeline.samples
     )
-    if (!page1 || !page200 || !floor1 || !floor200) return yield* Effect.dieMessage("no samples")
+    if (!page1 || !page200 || !floor1 || !floor200) return yield* Effect.die(new Error("no samples"))
     const line = (name: string, r: Summary) =>
       say(
         `[timeline] ${name.padEnd(34)} p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms, CPU ${int(r.cpuUs)} µs (this process), n=${r.n}`
@@ -544,10 +546,10 @@ const timelinePages = (workspace: Workspace) =>
 
 // ---------------------------------------------------------------- BENCHMARKS.md
 
-type CommitResult = Effect.Effect.Success<ReturnType<typeof commitLatency>>
-type StatementResult = Effect.Effect.Success<ReturnType<typeof oneStatement>>
-type StatementsResult = Effect.Effect.Success<ReturnType<typeof statementsPerUnit>>
-type TimelineResult = Effect.Effect.Success<ReturnType<typeof timelinePages>>
+type CommitResult = Effect.Success<ReturnType<typeof commitLatency>>
+type StatementResult = Effect.Success<ReturnType<typeof oneStatement>>
+type StatementsResult = Effect.Success<ReturnType<typeof statementsPerUnit>>
+type TimelineResult = Effect.Success<ReturnType<typeof timelinePages>>
 
 const auditSection = (
   environment: {
@@ -573,7 +575,8 @@ in a workspace the script creates and drops. Whole run: ${environment.seconds.to
 
 What is compared: \`UnitOfWork.run\` + \`Records.update\` of one \`bench/item\` record (a business object with
 no plugin listeners), setting one number field, timed from the start of the unit until it has committed (no HTTP),
-against its **floor**: the same statements on node-postgres in one transaction on a pooled connection
+against its **floor**: the same statements on node-postgres (each prepared once per connection, as the service's
+driver prepares its statements) in one transaction on a pooled connection
 (bench/http/statements.ts: BEGIN, \`SELECT ... FOR UPDATE\`, \`UPDATE ... RETURNING\`, the audit
 \`INSERT ... jsonb_populate_recordset\`, COMMIT), with nothing around them. **With audit**: an operational record
 (the update dispatches an \`updated\` event: outbox, the audit listener's diff and staging, the one audit INSERT
@@ -593,7 +596,7 @@ Audit rows written meanwhile: operational record ${int(c.auditedRows)}, draft re
 
 A record read by id (\`SELECT id, state, version ... WHERE business_object = $1 AND id = $2\`) through the
 service's \`SqlClient\` (\`@effect/sql-pg\`: statement compile, name transforms, a span only when tracing is on),
-against the same text and parameters on node-postgres; interleaved, ${int(oneRead.service.n)} each.
+against the same text and parameters on node-postgres (a prepared statement, as the service's driver keeps one); interleaved, ${int(oneRead.service.n)} each.
 
 | statement | service p50 / p99 ms | floor p50 / p99 ms | ratio (p50) | CPU per statement: service / floor |
 |---|---|---|---|---|
@@ -648,7 +651,7 @@ const main = Effect.gen(function* () {
   yield* migrateSchema(platformSchema, platformMigrations)
   const workspace = yield* Effect.acquireRelease(
     workspaces.create(`bench-audit-${crypto.randomUUID().slice(0, 8)}`),
-    (w) => Effect.zipRight(workspaces.drop(w), say(`[bench] dropped workspace ${w.slug} (schema ${w.schema})`))
+    (w) => Effect.andThen(workspaces.drop(w), say(`[bench] dropped workspace ${w.slug} (schema ${w.schema})`))
   )
   yield* say(`[bench] workspace ${workspace.slug} (schema ${workspace.schema})`)
 

@@ -23,10 +23,10 @@
  */
 import { spawn } from "node:child_process"
 import { cpus, loadavg } from "node:os"
-import { HttpServer } from "@effect/platform"
+import { HttpServer } from "effect/http"
 import { NodeRuntime } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { Duration, Effect, Layer, Option, Redacted, References } from "effect"
 import type { Actor } from "../src/api/Actor"
 import type { Workspace } from "../src/api/Workspace"
 import { appLayer } from "../src/app/AppLayer"
@@ -63,7 +63,7 @@ const config = AppConfig.make({
   databaseStatementTimeout: Duration.minutes(30)
 })
 
-const BenchLive = appLayer(config).pipe(Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+const BenchLive = appLayer(config).pipe(Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn")))
 
 const environment = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -80,7 +80,7 @@ const benchWorkspace = (name: string) =>
   Effect.gen(function* () {
     const workspaces = yield* Workspaces
     return yield* Effect.acquireRelease(workspaces.create(`bench-${name}-${crypto.randomUUID().slice(0, 8)}`), (w) =>
-      Effect.zipRight(workspaces.drop(w), say(`[bench] dropped workspace ${w.slug}`))
+      Effect.andThen(workspaces.drop(w), say(`[bench] dropped workspace ${w.slug}`))
     )
   })
 
@@ -115,7 +115,7 @@ const loadRows = (workspace: Workspace, rows: number) =>
 
 /** The floor: PostgreSQL producing the same JSON text per row, in position order, through COPY, read by psql. */
 const copyFloor = (workspace: Workspace) =>
-  Effect.async<{ readonly seconds: number; readonly bytes: number; readonly lines: number }, Error>((resume) => {
+  Effect.callback<{ readonly seconds: number; readonly bytes: number; readonly lines: number }, Error>((resume) => {
     const query = `COPY (SELECT (jsonb_build_object('id', e.id::text,
         'at', to_char(e.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
         'actor', e.actor, 'correlationId', e.correlation_id::text, 'businessObject', e.business_object,
@@ -174,9 +174,9 @@ const exportBench = Effect.gen(function* () {
   yield* say(`[export] workspace ${workspace.slug}: loading ${int(exportRows)} rows`)
   yield* loadRows(workspace, exportRows)
   const { key } = yield* (yield* ApiKeys).create(workspace, "bench", "admin")
-  const base = yield* HttpServer.addressWith((address) =>
-    address._tag === "TcpAddress" ? Effect.succeed(`http://127.0.0.1:${address.port}`) : Effect.die("no TCP address")
-  )
+  const { address } = yield* HttpServer.HttpServer
+  if (address._tag === "UnixPathAddress") return yield* Effect.die(new Error("no TCP address"))
+  const base = `http://127.0.0.1:${address.port}`
   const floor = yield* copyFloor(workspace)
   yield* say(
     `[export] COPY floor: ${int(floor.lines)} lines, ${mib(floor.bytes).toFixed(0)} MiB in ${floor.seconds.toFixed(2)} s`

@@ -23,9 +23,9 @@
  * postgres://postgres@127.0.0.1:5432/test; Redis: BENCH_REDIS_URL, else
  * redis://127.0.0.1:6379.
  */
-import { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Fiber, Layer, Logger, LogLevel, ManagedRuntime, Option, Queue, Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { Duration, Effect, Fiber, Layer, ManagedRuntime, Option, PubSub, Redacted, References } from "effect"
 import { Redis } from "ioredis"
 import { randomBytes } from "node:crypto"
 import { cpus, loadavg } from "node:os"
@@ -68,11 +68,12 @@ const instance = (cacheTtlMs: number) =>
       authCacheTtl: Duration.millis(cacheTtlMs),
       queuePrefix: `bench-invalidation-${randomBytes(4).toString("hex")}`
     })
-  ).pipe(Layer.provide(Logger.minimumLogLevel(LogLevel.Error)))
+  ).pipe(Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Error")))
 
-const baseOf = HttpServer.addressWith((address) =>
-  Effect.succeed(address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "")
-)
+const baseOf = Effect.gen(function* () {
+  const { address } = yield* HttpServer.HttpServer
+  return address._tag === "UnixPathAddress" ? "" : `http://127.0.0.1:${address.port}`
+})
 
 // ---------------------------------------------------------------- statistics
 
@@ -181,9 +182,9 @@ const setUp = Effect.gen(function* () {
     readerCookie: `session=${yield* session(reader.id)}`,
     newSession: (userId: string) => Effect.map(session(userId), (token) => `session=${token}`)
   }
-}).pipe(Effect.provide(Sessions.Default))
+}).pipe(Effect.provide(Sessions.layer))
 
-type Data = Effect.Effect.Success<typeof setUp>
+type Data = Effect.Success<typeof setUp>
 
 const tearDown = (data: Data) =>
   Effect.gen(function* () {
@@ -208,15 +209,15 @@ const main = async () => {
   // B's bus hands every invalidation to B's caches; the bench listens on the same bus.
   const arrivals: Array<{ readonly invalidation: CacheInvalidation; readonly at: number }> = []
   const listener = await b.runPromise(
-    Effect.forkDaemon(
+    Effect.forkDetach(
       Effect.scoped(
-        Effect.flatMap(
-          Effect.flatMap(BroadcastBus, (bus) => bus.invalidations),
-          (queue) =>
-            Effect.forever(
-              Effect.map(Queue.take(queue), (invalidation) => arrivals.push({ invalidation, at: performance.now() }))
-            )
-        )
+        Effect.gen(function* () {
+          const subscription = yield* (yield* BroadcastBus).invalidations
+          for (;;) {
+            const invalidation = yield* PubSub.take(subscription)
+            arrivals.push({ invalidation, at: performance.now() })
+          }
+        })
       )
     )
   )
@@ -343,7 +344,7 @@ const main = async () => {
             samples.push(performance.now() - start)
           }
           return summarize(samples)
-        }).pipe(Effect.provide(Authentication.Default))
+        }).pipe(Effect.provide(Authentication.layer))
       )
     const authCached = await authStep(a)
     const authUncached = await authStep(c)

@@ -16,8 +16,8 @@
  * DATABASE_URL, else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test;
  * REDIS_URL, else TEST_REDIS_URL, else redis://127.0.0.1:6379.
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { Effect, Layer, ManagedRuntime, Option, Redacted, References } from "effect"
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { request as httpRequest } from "node:http"
@@ -129,7 +129,7 @@ const sendHuge = (base: URL, target: Target, cookie: string, declared: boolean) 
 
 const runtime = ManagedRuntime.make(
   ServicesLive.pipe(
-    Layer.provideMerge(PluginRegistry.Default),
+    Layer.provideMerge(PluginRegistry.layer),
     Layer.provideMerge(StorageLive),
     Layer.provideMerge(
       AppConfig.make({
@@ -138,7 +138,7 @@ const runtime = ManagedRuntime.make(
         databasePoolSize: 2
       })
     ),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )
 )
 
@@ -153,7 +153,7 @@ const createData = Effect.gen(function* () {
   return { workspace, user }
 })
 
-const dropData = (data: Effect.Effect.Success<typeof createData>) =>
+const dropData = (data: Effect.Success<typeof createData>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* (yield* Workspaces).drop(data.workspace)

@@ -14,10 +14,10 @@
  * "Reconnect spread" section of BENCHMARKS.md (other sections are kept);
  * `--no-report` leaves it alone.
  */
-import * as Sse from "@effect/experimental/Sse"
-import { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import * as Sse from "effect/encoding/Sse"
+import { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { Duration, Effect, Layer, ManagedRuntime, Option, Redacted, References } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer, connect } from "node:net"
 import type { Socket } from "node:net"
@@ -51,7 +51,7 @@ const app = appLayer(
     maxStreamsPerSession: clients * 2,
     queuePrefix: `bench-reconnect-${randomBytes(4).toString("hex")}`
   })
-).pipe(Layer.provide(Logger.minimumLogLevel(LogLevel.Warning)))
+).pipe(Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn")))
 
 /** A workspace, a member and a session of theirs (minted directly: no sign-in throttle to trip). */
 const setUp = Effect.gen(function* () {
@@ -64,13 +64,12 @@ const setUp = Effect.gen(function* () {
   })
   yield* (yield* Members).add(workspace, user.id, "admin")
   const token = yield* (yield* Sessions).start(user.id, workspace.id, Duration.hours(1))
-  const port = yield* HttpServer.addressWith((address) =>
-    Effect.succeed(address._tag === "TcpAddress" ? address.port : 0)
-  )
+  const { address } = yield* HttpServer.HttpServer
+  const port = address._tag === "UnixPathAddress" ? 0 : address.port
   return { workspace, user, cookie: `session=${token}`, port }
-}).pipe(Effect.provide(Sessions.Default))
+}).pipe(Effect.provide(Sessions.layer))
 
-const tearDown = (data: Effect.Effect.Success<typeof setUp>) =>
+const tearDown = (data: Effect.Success<typeof setUp>) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* (yield* Workspaces).drop(data.workspace)

@@ -10,15 +10,22 @@
  * memory 2 s after that answer, idle. One warm-up start (migrations on a fresh
  * database), then RUNS (default 5) starts each; medians and worst are printed
  * and written into the "Start" section of BENCHMARKS.md.
+ *
+ * `SERVICE_DIR` starts another tree's compiled service instead (e.g. a git
+ * worktree of an earlier commit, with its own node_modules and build), run by
+ * `SERVICE_NODE` (default: this Node); the floor stays this process's Node, so
+ * runs against two trees share it. The section is then not written.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
 import { freePort } from "./freePort"
 
 const repo = join(import.meta.dirname, "..")
+const serviceDir = resolve(process.env.SERVICE_DIR ?? repo)
+const serviceNode = process.env.SERVICE_NODE ?? process.execPath
 const databaseUrl =
   process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const redisUrl = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
@@ -50,16 +57,24 @@ const stop = (child: ChildProcess) =>
     child.kill("SIGTERM")
   })
 
+/** What to start: which Node, with which arguments, in which directory. */
+interface Target {
+  readonly node: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+}
+
 interface Sample {
   readonly firstAnswerMs: number
   readonly rssMiB: number
 }
 
-const measure = async (args: ReadonlyArray<string>, path: string): Promise<Sample> => {
+const measure = async (target: Target, path: string): Promise<Sample> => {
+  const { node, args, cwd } = target
   const port = await freePort()
   const started = performance.now()
-  const child = spawn(process.execPath, args, {
-    cwd: repo,
+  const child = spawn(node, args, {
+    cwd,
     stdio: ["ignore", "ignore", "inherit"],
     env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, REDIS_URL: redisUrl, LOG_LEVEL: "WARN" }
   })
@@ -82,9 +97,9 @@ const median = (values: ReadonlyArray<number>) => {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
-const series = async (args: ReadonlyArray<string>, path: string) => {
+const series = async (target: Target, path: string) => {
   const samples: Array<Sample> = []
-  for (let run = 0; run < runs; run++) samples.push(await measure(args, path))
+  for (let run = 0; run < runs; run++) samples.push(await measure(target, path))
   return {
     firstAnswerMs: median(samples.map((s) => s.firstAnswerMs)),
     worstFirstAnswerMs: Math.max(...samples.map((s) => s.firstAnswerMs)),
@@ -93,12 +108,15 @@ const series = async (args: ReadonlyArray<string>, path: string) => {
   }
 }
 
-const build = spawnSync(process.execPath, ["scripts/build-if-stale.mjs"], { cwd: repo, stdio: "inherit" })
+const build = spawnSync(serviceNode, ["scripts/build-if-stale.mjs"], { cwd: serviceDir, stdio: "inherit" })
 if (build.status !== 0) process.exit(build.status ?? 1)
+console.log(`[bench] service: ${serviceDir}, ${serviceNode}`)
 
-await measure(serviceArgs, "/api/health/live") // warm-up: migrations on a fresh database, the disk cache
-const service = await series(serviceArgs, "/api/health/live")
-const floor = await series(["-e", floorSource], "/")
+const serviceTarget: Target = { node: serviceNode, args: serviceArgs, cwd: serviceDir }
+const floorTarget: Target = { node: process.execPath, args: ["-e", floorSource], cwd: repo }
+await measure(serviceTarget, "/api/health/live") // warm-up: migrations on a fresh database, the disk cache
+const service = await series(serviceTarget, "/api/health/live")
+const floor = await series(floorTarget, "/")
 const pass = service.worstFirstAnswerMs <= targets.firstAnswerMs && service.worstRssMiB <= targets.rssMiB
 
 const ms = (n: number) => `${Math.round(n)} ms`
@@ -127,6 +145,8 @@ ${table}
 **${pass ? "PASS" : "FAIL"}** (worst start <= 2 s and worst base RSS <= 120 MiB).
 `
 
-writeBenchmarkSection("Start", section)
-console.log(`[bench] wrote the Start section of ${benchmarksFile}`)
+if (serviceDir === resolve(repo)) {
+  writeBenchmarkSection("Start", section)
+  console.log(`[bench] wrote the Start section of ${benchmarksFile}`)
+}
 process.exit(pass ? 0 : 1)

@@ -1,8 +1,8 @@
-import type { Teardown } from "@effect/platform/Runtime"
+import type { Teardown } from "effect/Runtime"
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Config, ConfigError, Console, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Config, ConfigProvider, Console, Duration, Effect, Exit, Layer, Option } from "effect"
 import { appLayer, loggerLayer } from "./app/AppLayer"
-import { AppConfig, appConfig, logFormatConfig, logLevelConfig } from "./config/AppConfig"
+import { AppConfig, appConfig, environment, logFormatConfig, logLevelConfig, reportingEvery } from "./config/AppConfig"
 import { configErrorLines } from "./config/configErrorLines"
 
 /**
@@ -10,15 +10,16 @@ import { configErrorLines } from "./config/configErrorLines"
  * configuration (each naming it); nothing prints a stack.
  */
 export const describeStartupFailure = (cause: Cause.Cause<unknown>): string => {
-  const failure = Cause.failureOption(cause)
+  const failure = Cause.findErrorOption(cause)
   if (Option.isSome(failure)) {
     const error = failure.value
-    if (ConfigError.isConfigError(error))
+    if (error instanceof Config.ConfigError)
       return configErrorLines(error)
         .map((line) => `configuration error: ${line}`)
         .join("\n")
     if (typeof error === "object" && error !== null && "message" in error) {
-      const tag = "_tag" in error ? `${String(error._tag)}: ` : ""
+      // The tag's last segment: Effect 4's library errors are tagged by module path (`effect/sql/SqlError`).
+      const tag = "_tag" in error ? `${String(error._tag).split("/").at(-1)}: ` : ""
       return `start-up failed: ${tag}${String(error.message)}`
     }
     return `start-up failed: ${String(error)}`
@@ -63,25 +64,26 @@ const main = Effect.gen(function* () {
     level: logLevelConfig,
     format: logFormatConfig,
     config: appConfig
-  })
+  }).pipe(reportingEvery([logLevelConfig, logFormatConfig, appConfig]))
   const logger = loggerLayer(level, format)
   yield* guardShutdown(logger, config.drainTimeout)
   return yield* Layer.launch(appLayer(Layer.succeed(AppConfig, config))).pipe(Effect.provide(logger))
 }).pipe(
-  Effect.catchAllCause((cause) =>
-    Cause.isInterruptedOnly(cause)
+  Effect.catchCause((cause) =>
+    Cause.hasInterruptsOnly(cause)
       ? Effect.void
-      : Console.error(describeStartupFailure(cause)).pipe(Effect.zipRight(Effect.sync(() => process.exit(1))))
-  )
+      : Console.error(describeStartupFailure(cause)).pipe(Effect.andThen(Effect.sync(() => process.exit(1))))
+  ),
+  Effect.provideService(ConfigProvider.ConfigProvider, environment())
 )
 
 /** After a signal: 0 once the app has closed, unless closing it failed (a bug): then its cause on stderr, and 1. */
 const teardown: Teardown = (exit, onExit) => {
-  if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+  if (Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) {
     process.stderr.write(`shutdown failed: ${Cause.pretty(exit.cause)}\n`)
     return onExit(1)
   }
   onExit(0)
 }
 
-NodeRuntime.runMain(main, { disableErrorReporting: true, disablePrettyLogger: true, teardown })
+NodeRuntime.runMain(main, { disableErrorReporting: true, teardown })

@@ -517,12 +517,12 @@ const shutdown = async (code: number) => {
 
 let queue = Promise.resolve()
 process.on("message", (raw: unknown) => {
-  const decoded = Schema.decodeUnknownEither(CommandSchema)(raw)
-  if (decoded._tag === "Left") {
+  const decoded = Schema.decodeUnknownResult(CommandSchema)(raw)
+  if (decoded._tag === "Failure") {
     send({ _tag: "Failed", id: -1, message: `load: undecodable command ${JSON.stringify(raw)}` })
     return
   }
-  const command = decoded.right
+  const command = decoded.success
   queue = queue.then(async () => {
     try {
       const result = await handle(command)

@@ -217,9 +217,9 @@ const startLoad = (planPath: string, onWindow: (window: Window) => void) =>
     children.push(child)
     const pending = new Map<number, { resolve: (result: DoneResult) => void; reject: (error: Error) => void }>()
     child.on("message", (raw: unknown) => {
-      const decoded = Schema.decodeUnknownEither(Reply)(raw)
-      if (decoded._tag === "Left") return log(`load generator said something undecodable: ${JSON.stringify(raw)}`)
-      const reply = decoded.right
+      const decoded = Schema.decodeUnknownResult(Reply)(raw)
+      if (decoded._tag === "Failure") return log(`load generator said something undecodable: ${JSON.stringify(raw)}`)
+      const reply = decoded.success
       switch (reply._tag) {
         case "Ready":
           return resolveLoad({

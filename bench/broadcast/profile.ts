@@ -5,13 +5,13 @@
  * prints it; main.ts prints it after a `--cpu-prof` run.
  */
 import { readFileSync } from "node:fs"
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 
 const CpuProfile = Schema.Struct({
   nodes: Schema.Array(
     Schema.Struct({
       id: Schema.Number,
-      hitCount: Schema.optionalWith(Schema.Number, { default: () => 0 }),
+      hitCount: Schema.Number.pipe(Schema.withDecodingDefaultType(Effect.succeed(0))),
       callFrame: Schema.Struct({
         functionName: Schema.String,
         url: Schema.String,
@@ -57,7 +57,7 @@ const packageOf = (origin: string) =>
         : origin
 
 export const summarizeProfile = (json: string, top = 30): string => {
-  const profile = Schema.decodeUnknownSync(Schema.parseJson(CpuProfile))(json)
+  const profile = Schema.decodeUnknownSync(Schema.fromJsonString(CpuProfile))(json)
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
   const selfMs = new Map<number, number>()
   profile.samples.forEach((id, i) => {

@@ -27,13 +27,13 @@ export const Plan = Schema.Struct({
   workspaces: Schema.Array(PlanWorkspace)
 })
 export type Plan = typeof Plan.Type
-export const PlanJson = Schema.parseJson(Plan)
+export const PlanJson = Schema.fromJsonString(Plan)
 
-export const Target = Schema.Literal("server", "bare")
+export const Target = Schema.Literals(["server", "bare"])
 export type Target = typeof Target.Type
 
 /** Orchestrator -> load generator. */
-export const Command = Schema.Union(
+export const Command = Schema.Union([
   Schema.TaggedStruct("Floor", { id: Schema.Number, count: Schema.Number }),
   /** Opens streams until workspace i has `perWorkspace[i]` open streams on `target`. */
   Schema.TaggedStruct("Open", { id: Schema.Number, target: Target, perWorkspace: Schema.Array(Schema.Number) }),
@@ -61,7 +61,7 @@ export const Command = Schema.Union(
     measureMs: Schema.Number
   }),
   Schema.TaggedStruct("Exit", { id: Schema.Number })
-)
+])
 export type Command = typeof Command.Type
 
 export const Percentiles = Schema.Struct({
@@ -136,20 +136,20 @@ export const PresenceResult = Schema.Struct({
 export type PresenceResult = typeof PresenceResult.Type
 
 /** Load generator -> orchestrator. */
-export const Reply = Schema.Union(
+export const Reply = Schema.Union([
   Schema.TaggedStruct("Ready", {}),
-  Schema.TaggedStruct("Window", { phase: Schema.String, edge: Schema.Literal("start", "end") }),
+  Schema.TaggedStruct("Window", { phase: Schema.String, edge: Schema.Literals(["start", "end"]) }),
   Schema.TaggedStruct("Done", {
     id: Schema.Number,
-    result: Schema.Union(
+    result: Schema.Union([
       Schema.TaggedStruct("Floor", { value: FloorResult }),
       Schema.TaggedStruct("Open", { value: OpenResult }),
       Schema.TaggedStruct("Saves", { value: SavesResult }),
       Schema.TaggedStruct("Presence", { value: PresenceResult }),
       Schema.TaggedStruct("Nothing", {})
-    )
+    ])
   }),
   Schema.TaggedStruct("Failed", { id: Schema.Number, message: Schema.String })
-)
+])
 export type Reply = typeof Reply.Type
 export type DoneResult = Extract<Reply, { _tag: "Done" }>["result"]

@@ -2,7 +2,7 @@
  * Writes the "Broadcast" section of BENCHMARKS.md from one run's results,
  * leaving every other section (e.g. "Audit") as it is.
  */
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { benchmarksFile, writeBenchmarkSection } from "../benchmarksFile"
 import { Percentiles as PercentilesSchema, PresenceResult, SavesResult } from "./protocol"
 
@@ -43,52 +43,50 @@ export type RssStep = typeof RssStep.Type
 
 /** What opening or closing many streams cost the process that holds them (`streams` -1: all of them). */
 export const Churn = Schema.Struct({
-  target: Schema.Literal("server", "bare"),
-  action: Schema.Literal("open", "close"),
+  target: Schema.Literals(["server", "bare"]),
+  action: Schema.Literals(["open", "close"]),
   streams: Schema.Number,
   seconds: Schema.Number,
   cpuSeconds: Schema.Number
 })
 
-export const Results = Schema.mutable(
-  Schema.Struct({
-    date: Schema.String,
-    machine: Schema.Struct({
-      cores: Schema.Number,
-      cpuModel: Schema.String,
-      memoryGiB: Schema.Number,
-      node: Schema.String
-    }),
-    settings: Schema.Struct({
-      workspaces: Schema.Number,
-      streamsPerWorkspace: Schema.Number,
-      spreadRate: Schema.Number,
-      hotStreams: Schema.Number,
-      hotRate: Schema.Number,
-      warmupMs: Schema.Number,
-      spreadMeasureMs: Schema.Number,
-      hotMeasureMs: Schema.Number,
-      sweepMeasureMs: Schema.Number,
-      presenceConcurrency: Schema.Number,
-      presenceMeasureMs: Schema.Number
-    }),
-    floorIdle: Schema.optional(PercentilesSchema),
-    rss: Schema.mutable(Schema.Array(RssStep)),
-    rssBaseline: Schema.optional(Schema.Struct({ serverKiB: Schema.Number, bareKiB: Schema.Number })),
-    spread: Schema.optional(SavesResult),
-    sweep: Schema.mutable(Schema.Array(SavesResult)),
-    hot: Schema.optional(SavesResult),
-    presence: Schema.optional(PresenceResult),
-    bareSpread: Schema.optional(SavesResult),
-    cpu: Schema.mutable(Schema.Record({ key: Schema.String, value: CpuShare })),
-    quiet: Schema.mutable(Schema.Array(QuietCheck)),
-    churn: Schema.mutable(Schema.Array(Churn)),
-    serverLogLines: Schema.optional(Schema.Number),
-    durationSeconds: Schema.Number
-  })
-)
+export const Results = Schema.Struct({
+  date: Schema.String,
+  machine: Schema.Struct({
+    cores: Schema.Number,
+    cpuModel: Schema.String,
+    memoryGiB: Schema.Number,
+    node: Schema.String
+  }),
+  settings: Schema.Struct({
+    workspaces: Schema.Number,
+    streamsPerWorkspace: Schema.Number,
+    spreadRate: Schema.Number,
+    hotStreams: Schema.Number,
+    hotRate: Schema.Number,
+    warmupMs: Schema.Number,
+    spreadMeasureMs: Schema.Number,
+    hotMeasureMs: Schema.Number,
+    sweepMeasureMs: Schema.Number,
+    presenceConcurrency: Schema.Number,
+    presenceMeasureMs: Schema.Number
+  }),
+  floorIdle: Schema.optional(PercentilesSchema),
+  rss: Schema.mutable(Schema.Array(RssStep)),
+  rssBaseline: Schema.optional(Schema.Struct({ serverKiB: Schema.Number, bareKiB: Schema.Number })),
+  spread: Schema.optional(SavesResult),
+  sweep: Schema.mutable(Schema.Array(SavesResult)),
+  hot: Schema.optional(SavesResult),
+  presence: Schema.optional(PresenceResult),
+  bareSpread: Schema.optional(SavesResult),
+  cpu: Schema.Record(Schema.String, Schema.mutableKey(CpuShare)),
+  quiet: Schema.mutable(Schema.Array(QuietCheck)),
+  churn: Schema.mutable(Schema.Array(Churn)),
+  serverLogLines: Schema.optional(Schema.Number),
+  durationSeconds: Schema.Number
+}).mapFields(Struct.map(Schema.mutableKey))
 export type Results = typeof Results.Type
-export const ResultsJson = Schema.parseJson(Results)
+export const ResultsJson = Schema.fromJsonString(Results)
 
 export const targets = {
   p99Ms: 50,

@@ -50,7 +50,9 @@ export const makeSaver = async (plan: Plan, post: (event: SaverEvent) => void): 
   const workspaces = plan.workspaces.map((w) => new Workspace({ id: w.id, slug: w.slug, name: w.name }))
   const runtime = makeRuntime(plan.databaseUrl, plan.redisUrl, 10)
   const { store, bus } = await runtime.runPromise(
-    Effect.all({ store: RecordStore, bus: BroadcastBus }).pipe(Effect.provide(RecordStore.Default))
+    Effect.gen(function* () {
+      return { store: yield* RecordStore, bus: yield* BroadcastBus }
+    }).pipe(Effect.provide(RecordStore.layer))
   )
 
   /** `committed` is called once the INSERT has committed, before the publish (as the bridge publishes after COMMIT). */
@@ -58,7 +60,7 @@ export const makeSaver = async (plan: Plan, post: (event: SaverEvent) => void): 
     const target = workspaces[workspace]
     if (target === undefined) return Effect.die(new Error(`no workspace ${workspace}`))
     return store.insert(target, plan.businessObject, "operational", { name, wonDeals: 0 }).pipe(
-      Effect.tap((record) => committed(record.id)),
+      Effect.tap((record) => Effect.sync(() => committed(record.id))),
       Effect.tap((record) =>
         bus.publish(
           new BroadcastEnvelope({

@@ -5,8 +5,8 @@
  * Memberships.add, Roles.assign), and a pool of `crm/company` records per
  * workspace (Records.create in a unit of work, with the user as actor).
  */
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { Effect, Layer, ManagedRuntime, Option, Redacted, References } from "effect"
 import { ServicesLive, StorageLive } from "../../src/app/AppLayer"
 import { Memberships } from "../../src/auth/Memberships"
 import { Roles } from "../../src/auth/Roles"
@@ -30,7 +30,7 @@ export const businessObject = "crm/company"
 /** The domain services over the real PostgreSQL and Redis, as the service builds them, quiet. */
 export const servicesLayer = (databaseUrl: string, redisUrl: string, poolSize: number) =>
   Layer.mergeAll(ServicesLive, RedisConnection.layer(redisUrl)).pipe(
-    Layer.provideMerge(PluginRegistry.Default),
+    Layer.provideMerge(PluginRegistry.layer),
     Layer.provideMerge(StorageLive),
     Layer.provideMerge(
       AppConfig.make({
@@ -39,7 +39,7 @@ export const servicesLayer = (databaseUrl: string, redisUrl: string, poolSize: n
         databasePoolSize: poolSize
       })
     ),
-    Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+    Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )
 
 export const makeRuntime = (databaseUrl: string, redisUrl: string, poolSize = 10) =>
@@ -65,7 +65,7 @@ const createOne = (n: number, records: number) =>
     const workspace = yield* workspaces.create(`${slugPrefix}${n}`, `Bench broadcast ${n}`)
     const user = yield* users.create({ email: emailOf(n), name: `Bench User ${n}`, password })
     yield* sql.withTransaction(
-      Effect.zipRight(
+      Effect.andThen(
         memberships.add(workspace.id, user.id),
         roles.assign(workspace, { kind: "user", id: user.id }, "admin")
       )
@@ -99,7 +99,7 @@ export const createBenchData = (count: number, records: number) =>
     { concurrency: 4 }
   ).pipe(
     // The units' `changed` hints are published by detached fibers: let them go out before the caller closes Redis.
-    Effect.zipLeft(Effect.sleep("3 seconds")),
+    Effect.tap(() => Effect.sleep("3 seconds")),
     Effect.mapError((error) => new Error(`bench setup: ${error._tag}: ${error.message}`))
   )
 

@@ -25,8 +25,8 @@ import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
-import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Logger, LogLevel, ManagedRuntime, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { Effect, Layer, ManagedRuntime, Option, Redacted, References } from "effect"
 import { Pool } from "undici"
 import { ServicesLive, StorageLive } from "../../src/app/AppLayer"
 import { Memberships } from "../../src/auth/Memberships"
@@ -98,7 +98,7 @@ const int = (value: number) => Math.round(value).toLocaleString("en-US")
 // ---------------------------------------------------------------- data
 
 const setupLayer = ServicesLive.pipe(
-  Layer.provideMerge(PluginRegistry.Default),
+  Layer.provideMerge(PluginRegistry.layer),
   Layer.provideMerge(StorageLive),
   Layer.provideMerge(
     AppConfig.make({
@@ -107,7 +107,7 @@ const setupLayer = ServicesLive.pipe(
       databasePoolSize: 4
     })
   ),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Warning))
+  Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
 )
 
 const slug = `bench-h-${crypto.randomUUID().slice(0, 8)}`
@@ -127,7 +127,7 @@ const setup = Effect.gen(function* () {
   const workspace = yield* workspaces.create(slug, "Bench HTTP")
   const user = yield* users.create({ email, name: "Bench HTTP", password })
   yield* sql.withTransaction(
-    Effect.zipRight(
+    Effect.andThen(
       memberships.add(workspace.id, user.id),
       roles.assign(workspace, { kind: "user", id: user.id }, "admin")
     )
@@ -498,7 +498,7 @@ PostgreSQL and Redis on the same machine; the service, the floor, the load gener
   \`NODE_ENV=production\`, default settings (pool of 10 for writes, 5 for reads, INFO logs to a discarded stdout),
   signed in with a session cookie; \`PATCH /api/records/crm/company/<id>\` setting \`name\`, and
   \`GET /api/audit/business-object/crm%2Fcompany/<id>?limit=50[&cursor=]\`.
-- **floor**: bench/http/bare.ts, a bare \`node:http\` server with node-postgres (pool of 10) sending the same statements
+- **floor**: bench/http/bare.ts, a bare \`node:http\` server with node-postgres (pool of 10) sending the same statements, prepared
   (bench/http/statements.ts): PATCH = BEGIN, SELECT ... FOR UPDATE, UPDATE ... RETURNING, the audit INSERT, COMMIT;
   a page = the keyset query. No authentication: the service's session and grant reads are part of what it costs over the floor.
 - Load: undici keep-alive pools from this process; 1-client rows alternate one request to each server

@@ -4,8 +4,10 @@
  * `bench:audit` and `bench:http` run exactly these, with the same columns and
  * casts (src/records/RecordStore.ts, src/audit/AuditStaging.ts,
  * src/audit/Timeline.ts). Values are merged and the audit row built in plain
- * JavaScript, as little as a hand-written server would do.
+ * JavaScript, as little as a hand-written server would do. Each statement is
+ * prepared once per connection (named), as the service's driver does.
  */
+import { prepared } from "./pg"
 import type { PgClient, PgPool } from "./pg"
 
 const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
@@ -29,14 +31,14 @@ export const statementsOf = (schema: string) => {
   const records = `"${schema}"."records"`
   const audit = `"${schema}"."audit_entries"`
   return {
-    lock: `SELECT ${recordColumns} FROM ${records}
-                WHERE business_object = $1 AND id = $2 FOR UPDATE`,
-    update: `UPDATE ${records} SET values = $1::jsonb, version = version + 1, updated_at = now()
+    lock: prepared(`SELECT ${recordColumns} FROM ${records}
+                WHERE business_object = $1 AND id = $2 FOR UPDATE`),
+    update: prepared(`UPDATE ${records} SET values = $1::jsonb, version = version + 1, updated_at = now()
           WHERE business_object = $2 AND id = $3
-          RETURNING ${recordColumns}`,
+          RETURNING ${recordColumns}`),
     // As the service sends it since migration 0008: the CTE takes the unit's feed positions and holds the
     // workspace's feed lock to COMMIT (docs/feed.md, "Order"), so the floor pays the same serialisation.
-    audit: `WITH taken AS (
+    audit: prepared(`WITH taken AS (
       UPDATE "${schema}"."feed_position" SET position = position + jsonb_array_length($1::jsonb)
       RETURNING position - jsonb_array_length($1::jsonb) AS base
     )
@@ -46,18 +48,18 @@ export const statementsOf = (schema: string) => {
     SELECT r.id, r.actor, r.correlation_id, r.business_object, r.business_object_id, r.record_version, r.operation,
       r.cause, r.record, r.changes, r.parent_correlation_id, taken.base + r.ordinality
     FROM taken, jsonb_populate_recordset(NULL::${audit}, $1::jsonb) WITH ORDINALITY AS r
-    ORDER BY r.ordinality`,
-    page: `SELECT ${timelineColumns}
+    ORDER BY r.ordinality`),
+    page: prepared(`SELECT ${timelineColumns}
         FROM ${audit} AS e
         WHERE e.business_object = $1 AND e.business_object_id = $2
         ORDER BY e.seq DESC
-        LIMIT $3`,
-    pageAfter: `SELECT ${timelineColumns}
+        LIMIT $3`),
+    pageAfter: prepared(`SELECT ${timelineColumns}
         FROM ${audit} AS e
         WHERE e.business_object = $1 AND e.business_object_id = $2
         AND e.seq < $3::bigint
         ORDER BY e.seq DESC
-        LIMIT $4`
+        LIMIT $4`)
   } as const
 }
 export type Statements = ReturnType<typeof statementsOf>
@@ -81,11 +83,15 @@ export const updateUnit = async (
   const client: PgClient = await pool.connect()
   try {
     await client.query("BEGIN")
-    const current = (await client.query<RecordRow>(statements.lock, [input.businessObject, input.id])).rows[0]
+    const current = (await client.query<RecordRow>({ ...statements.lock, values: [input.businessObject, input.id] }))
+      .rows[0]
     if (current === undefined) throw new Error(`no record ${input.id}`)
     const values = { ...current.values, ...input.patch }
     const updated = (
-      await client.query<RecordRow>(statements.update, [JSON.stringify(values), input.businessObject, input.id])
+      await client.query<RecordRow>({
+        ...statements.update,
+        values: [JSON.stringify(values), input.businessObject, input.id]
+      })
     ).rows[0]
     if (updated === undefined) throw new Error(`no record ${input.id}`)
     if (input.audit) {
@@ -103,7 +109,7 @@ export const updateUnit = async (
         record: null,
         changes
       }
-      await client.query(statements.audit, [JSON.stringify([row])])
+      await client.query({ ...statements.audit, values: [JSON.stringify([row])] })
     }
     await client.query("COMMIT")
     client.release()
@@ -123,13 +129,14 @@ export const timelinePage = async (
 ) => {
   const { rows } =
     input.afterSeq === undefined
-      ? await pool.query<Record<string, unknown>>(statements.page, [input.businessObject, input.id, input.limit + 1])
-      : await pool.query<Record<string, unknown>>(statements.pageAfter, [
-          input.businessObject,
-          input.id,
-          input.afterSeq,
-          input.limit + 1
-        ])
+      ? await pool.query<Record<string, unknown>>({
+          ...statements.page,
+          values: [input.businessObject, input.id, input.limit + 1]
+        })
+      : await pool.query<Record<string, unknown>>({
+          ...statements.pageAfter,
+          values: [input.businessObject, input.id, input.afterSeq, input.limit + 1]
+        })
   const shown = rows.slice(0, input.limit)
   const last = shown[shown.length - 1]
   return { rows: shown, nextSeq: rows.length > input.limit && last !== undefined ? String(last.seq) : null }

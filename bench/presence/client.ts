@@ -116,9 +116,9 @@ const run = async (command: Extract<typeof ClientCommand.Type, { _tag: "Run" }>)
 }
 
 process.on("message", (raw: unknown) => {
-  const decoded = Schema.decodeUnknownEither(ClientCommand)(raw)
-  if (decoded._tag === "Left") return send({ _tag: "Failed", message: `undecodable command ${JSON.stringify(raw)}` })
-  const command = decoded.right
+  const decoded = Schema.decodeUnknownResult(ClientCommand)(raw)
+  if (decoded._tag === "Failure") return send({ _tag: "Failed", message: `undecodable command ${JSON.stringify(raw)}` })
+  const command = decoded.success
   if (command._tag === "Exit") return process.exit(0)
   run(command).then(
     (result) => send({ _tag: "Done", result }),

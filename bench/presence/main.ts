@@ -212,7 +212,7 @@ const runBench = async () => {
   log(`setting up ${settings.workspaces} workspaces with ${settings.records} records each (database ${databaseUrl})`)
   const setup = makeRuntime(databaseUrl, redisUrl, 5)
   const created = await setup
-    .runPromise(Effect.zipRight(dropBenchData, createBenchData(settings.workspaces, settings.records)))
+    .runPromise(Effect.andThen(dropBenchData, createBenchData(settings.workspaces, settings.records)))
     .finally(() => setup.dispose())
 
   const servicePort = await freePort()

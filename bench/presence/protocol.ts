@@ -2,7 +2,7 @@ import { Schema } from "effect"
 
 /** What main.ts and its load-generator processes (client.ts) say over the fork IPC channel; decoded on arrival. */
 
-export const ClientCommand = Schema.Union(
+export const ClientCommand = Schema.Union([
   Schema.TaggedStruct("Run", {
     port: Schema.Number,
     /** Every editor's heartbeat path and the cookie of its session. */
@@ -15,7 +15,7 @@ export const ClientCommand = Schema.Union(
     measureMs: Schema.Number
   }),
   Schema.TaggedStruct("Exit", {})
-)
+])
 
 export const RunResult = Schema.Struct({
   /** Answered 204 inside the window. */
@@ -30,9 +30,9 @@ export const RunResult = Schema.Struct({
 })
 export type RunResult = typeof RunResult.Type
 
-export const ClientReply = Schema.Union(
+export const ClientReply = Schema.Union([
   Schema.TaggedStruct("Ready", {}),
   Schema.TaggedStruct("Done", { result: RunResult }),
   Schema.TaggedStruct("Failed", { message: Schema.String })
-)
+])
 export type ClientReply = typeof ClientReply.Type

@@ -2,32 +2,14 @@ import * as esbuild from "esbuild"
 import { createRequire } from "node:module"
 
 /**
- * Modules that the package barrels (`@effect/platform`'s index) re-export but
- * that the service only imports lazily: esbuild puts a module in the chunk of
- * every entry that can reach it through an import, used or not, so the barrel
- * alone would load them at start. Reached from the barrel they resolve to an
- * empty module; imported by their own path (src/http/apiDocsPage.ts) they are
- * the real one, in a chunk of their own.
- */
-const lazyOnly: esbuild.Plugin = {
-  name: "lazy-only",
-  setup(build) {
-    build.onResolve({ filter: /^\.\/HttpApiSwagger\.js$/ }, (args) =>
-      /@effect\/platform\/dist\/esm\/index\.js$/.test(args.importer)
-        ? { path: "HttpApiSwagger (lazy only)", namespace: "lazy-only" }
-        : undefined
-    )
-    build.onLoad({ filter: /.*/, namespace: "lazy-only" }, () => ({ contents: "export {}", loader: "js" }))
-  }
-}
-
-/**
  * CommonJS packages that @effect/platform-node imports at the top of modules
- * the service loads (undici for `NodeHttpClient`, ws for WebSocket upgrades)
- * but that it only calls into on paths the service does not take: the
- * service's own HTTP client is `FetchHttpClient` (Node's built-in fetch), and
- * it upgrades no connection. Evaluated at start they cost 15 to 20 MiB of
- * resident memory (bench/NOTES.md, "Memory"). Each is replaced by a stand-in
+ * (ws: `NodeHttpServer` imports `NodeWS` for WebSocket upgrades; undici:
+ * `NodeHttpClient`'s `Undici` module) but that the service only calls into on
+ * paths it does not take: its own HTTP client is `FetchHttpClient` (Node's
+ * built-in fetch), and it upgrades no connection. Evaluated at start they cost
+ * 15 to 20 MiB of resident memory (bench/NOTES.md, "Memory"); with
+ * @effect/platform-node 4, ws is still on the start path, undici is not (the
+ * stand-in keeps it so). Each is replaced by a stand-in
  * with the same export names whose first use of any of them loads the real
  * package from node_modules (as PGlite is), so nothing behaves differently,
  * only later. Left out of the bundle, their code is not even parsed at start.
@@ -90,9 +72,10 @@ export const buildServer = (outdir: string) =>
     splitting: true,
     format: "esm",
     platform: "node",
-    target: "node20",
+    target: "node22",
     external: ["@electric-sql/pglite", "@electric-sql/pglite-socket"],
-    plugins: [lazyOnly, lazyCommonJs(["undici", "ws"])],
+    // Effect 4's `HttpApiSwagger` loads its page's assets with a dynamic import of its own: a chunk of their own.
+    plugins: [lazyCommonJs(["undici", "ws"])],
     banner: { js: requireBanner },
     // Without whitespace the code Node keeps in memory is ~8 MiB smaller (bench/start.ts); identifiers are not
     // minified, so a logged stack still reads, and `node --enable-source-maps` maps it back to src/. No

@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { ApiKeys } from "../auth/ApiKeys"
 import { Roles } from "../auth/Roles"
 import { BadRequest } from "../api/errors"
@@ -26,9 +26,8 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * id. An agent working alone signs in with its own key and writes as itself,
  * within its own grants; in a chat turn it works for the user instead.
  */
-export class Agents extends Effect.Service<Agents>()("Agents", {
-  dependencies: [ApiKeys.Default, Roles.Default],
-  effect: Effect.gen(function* () {
+export class Agents extends Context.Service<Agents>()("Agents", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const apiKeys = yield* ApiKeys
     const roles = yield* Roles
@@ -40,7 +39,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
         if (trimmed.length === 0 || trimmed.length > 200) {
           return yield* new BadRequest({ message: "an agent's name is 1-200 characters" })
         }
-        const agent = yield* SqlSchema.single({
+        const agent = yield* SqlSchema.findOne({
           Request: Schema.String,
           Result: Agent,
           execute: (name) =>
@@ -53,7 +52,7 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
 
     const find = (workspace: Workspace, id: string) =>
       uuidPattern.test(id)
-        ? SqlSchema.findOne({
+        ? SqlSchema.findOneOption({
             Request: Schema.String,
             Result: Agent,
             execute: (id) => sql`SELECT id, name FROM ${sql(workspace.table("agents"))} WHERE id = ${id}`
@@ -75,4 +74,6 @@ export class Agents extends Effect.Service<Agents>()("Agents", {
 
     return { create, find, list } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide([ApiKeys.layer, Roles.layer]))
+}

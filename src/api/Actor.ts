@@ -26,7 +26,7 @@ export const AgentActor = Schema.Struct({
   name: Schema.String
 })
 
-export const Actor = Schema.Union(UserActor, ServiceAccountActor, SystemActor, AgentActor).annotations({
+export const Actor = Schema.Union([UserActor, ServiceAccountActor, SystemActor, AgentActor]).annotate({
   identifier: "Actor"
 })
 export type Actor = typeof Actor.Type

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { omittable } from "./Json"
 
 /**
  * The embedded server's admin socket speaks one JSON line each way per
@@ -13,13 +14,13 @@ export const maxAdminRequestBytes = 64 * 1024
 export const AdminRequest = Schema.Struct({
   args: Schema.Array(Schema.String),
   /** The command line's working directory: a relative file name in the command is resolved against it. */
-  cwd: Schema.optional(Schema.String)
+  cwd: omittable(Schema.String)
 })
 export type AdminRequest = typeof AdminRequest.Type
 
 /** What one print of the command wrote (a table is one print of several lines), and to which stream. */
 export const AdminOutput = Schema.Struct({
-  stream: Schema.Literal("stdout", "stderr"),
+  stream: Schema.Literals(["stdout", "stderr"]),
   text: Schema.String
 })
 export type AdminOutput = typeof AdminOutput.Type
@@ -38,5 +39,5 @@ export const AdminRefused = Schema.TaggedStruct("Refused", {
 export type AdminRefused = typeof AdminRefused.Type
 
 /** The server's one answer line. */
-export const AdminAnswer = Schema.Union(AdminRan, AdminRefused)
+export const AdminAnswer = Schema.Union([AdminRan, AdminRefused])
 export type AdminAnswer = typeof AdminAnswer.Type

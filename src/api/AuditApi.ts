@@ -1,7 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
-import { BadRequest, Forbidden, NotFound, TooManyRequests } from "./errors"
+import { apiErrors, BadRequest, Forbidden, NotFound, TooManyRequests } from "./errors"
 import { TimelinePage } from "./AuditEntry"
 import {
   CorrelationPath,
@@ -13,24 +13,23 @@ import {
   feedMaxLimit,
   feedMaxWaitSeconds
 } from "./Feed"
-import { queryLimit } from "./QueryLimit"
+import { queryParameterSchemas } from "./OpenApiDocument"
+import { queryLimit, queryLimitDocument } from "./QueryLimit"
 
 export const timelineDefaultLimit = 50
 
 export class AuditApi extends HttpApiGroup.make("audit")
   .add(
-    HttpApiEndpoint.get("timeline", "/audit/business-object/:businessObject/:id")
-      .setPath(Schema.Struct({ businessObject: Schema.String, id: Schema.String }))
-      .setUrlParams(
-        Schema.Struct({
-          cursor: Schema.optional(Schema.String),
-          limit: queryLimit(1, 200, timelineDefaultLimit)
-        })
-      )
-      .addSuccess(TimelinePage)
-      .addError(BadRequest)
-      .addError(Forbidden)
-      .addError(NotFound)
+    HttpApiEndpoint.get("timeline", "/audit/business-object/:businessObject/:id", {
+      params: { businessObject: Schema.String, id: Schema.String },
+      query: {
+        cursor: Schema.optional(Schema.String),
+        limit: queryLimit(1, 200, timelineDefaultLimit)
+      },
+      success: TimelinePage,
+      error: [...apiErrors, BadRequest, Forbidden, NotFound]
+    })
+      .annotate(OpenApi.Transform, queryParameterSchemas({ limit: queryLimitDocument(1, 200, timelineDefaultLimit) }))
       .annotate(
         OpenApi.Description,
         "A record's audit timeline, newest first. The business object name is URL-encoded (crm%2Fdeal). " +
@@ -38,13 +37,18 @@ export class AuditApi extends HttpApiGroup.make("audit")
       )
   )
   .add(
-    HttpApiEndpoint.get("feed", "/audit/feed")
-      .setUrlParams(FeedParams)
-      .addSuccess(FeedPage)
-      .addError(BadRequest)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(TooManyRequests)
+    HttpApiEndpoint.get("feed", "/audit/feed", {
+      query: FeedParams,
+      success: FeedPage,
+      error: [...apiErrors, BadRequest, Forbidden, NotFound, TooManyRequests]
+    })
+      .annotate(
+        OpenApi.Transform,
+        queryParameterSchemas({
+          limit: queryLimitDocument(1, feedMaxLimit, feedDefaultLimit),
+          wait: { type: "integer", description: `seconds, clamped into 0..${feedMaxWaitSeconds}` }
+        })
+      )
       .annotate(
         OpenApi.Description,
         "The workspace change feed: audit rows oldest first, in commit order, after `cursor` (none: from the start), " +
@@ -59,15 +63,15 @@ export class AuditApi extends HttpApiGroup.make("audit")
       )
   )
   .add(
-    HttpApiEndpoint.get("correlation", "/audit/correlation/:id")
-      .setPath(CorrelationPath)
-      .addSuccess(CorrelationView)
-      .addError(BadRequest)
-      .annotate(
-        OpenApi.Description,
-        "Every row of one unit of work (its correlation id) and of its cascade (the jobs and workflow runs it " +
-          "started, and theirs), grouped by unit and cause in commit order, only of business objects the caller " +
-          `may read; at most ${correlationMaxRows} rows (\`truncated\` says when more exist).`
-      )
+    HttpApiEndpoint.get("correlation", "/audit/correlation/:id", {
+      params: CorrelationPath,
+      success: CorrelationView,
+      error: [...apiErrors, BadRequest]
+    }).annotate(
+      OpenApi.Description,
+      "Every row of one unit of work (its correlation id) and of its cascade (the jobs and workflow runs it " +
+        "started, and theirs), grouped by unit and cause in commit order, only of business objects the caller " +
+        `may read; at most ${correlationMaxRows} rows (\`truncated\` says when more exist).`
+    )
   )
   .middleware(Authenticated) {}

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { Actor } from "./Actor"
 import { Cause, Operation } from "./Cause"
 import { Changes } from "./Changes"
-import { JsonObject } from "./Json"
+import { JsonObject, omittable } from "./Json"
 
 /**
  * One row of a record's timeline, as the endpoint serves it. `record` is
@@ -19,8 +19,8 @@ export class AuditEntry extends Schema.Class<AuditEntry>("AuditEntry")({
   businessObjectId: Schema.String,
   operation: Operation,
   cause: Schema.NullOr(Cause),
-  record: Schema.optional(JsonObject),
-  changes: Schema.optional(Changes)
+  record: omittable(JsonObject),
+  changes: omittable(Changes)
 }) {}
 
 export class TimelinePage extends Schema.Class<TimelinePage>("TimelinePage")({

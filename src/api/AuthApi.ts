@@ -1,14 +1,15 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
-import { Forbidden, TooManyRequests, Unauthorized } from "./errors"
+import { apiErrors, Forbidden, TooManyRequests, Unauthorized } from "./errors"
 import { MaxBodyBytes } from "./MaxBodyBytes"
 import { Authenticated } from "./AuthMiddleware"
 import { PrincipalKind } from "./Principal"
+import { omittable } from "./Json"
 
 export class SignIn extends Schema.Class<SignIn>("SignIn")({
   workspace: Schema.String,
   email: Schema.String,
-  password: Schema.Redacted(Schema.String)
+  password: Schema.RedactedFromValue(Schema.String)
 }) {}
 
 /** The caller as the API shows it. */
@@ -16,17 +17,17 @@ export class Me extends Schema.Class<Me>("Me")({
   kind: PrincipalKind,
   id: Schema.String,
   name: Schema.String,
-  email: Schema.optional(Schema.String),
+  email: omittable(Schema.String),
   workspace: Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String })
 }) {}
 
 export class AuthApi extends HttpApiGroup.make("auth")
   .add(
-    HttpApiEndpoint.post("login", "/auth/login")
-      .setPayload(SignIn)
-      .addSuccess(Me)
-      .addError(Unauthorized)
-      .addError(TooManyRequests)
+    HttpApiEndpoint.post("login", "/auth/login", {
+      payload: SignIn,
+      success: Me,
+      error: [...apiErrors, Unauthorized, TooManyRequests]
+    })
       .annotate(
         OpenApi.Summary,
         "Sign in to a workspace; sets the HttpOnly session cookie; throttled per account and per client address (429)"
@@ -35,15 +36,15 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .annotate(MaxBodyBytes, 16 * 1024)
   )
   .add(
-    HttpApiEndpoint.post("logout", "/auth/logout")
-      .addSuccess(HttpApiSchema.NoContent)
+    HttpApiEndpoint.post("logout", "/auth/logout", { success: HttpApiSchema.NoContent, error: apiErrors })
       .middleware(Authenticated)
       .annotate(OpenApi.Summary, "End the current session; its open broadcast streams end")
   )
   .add(
-    HttpApiEndpoint.post("logoutEverywhere", "/auth/logout-everywhere")
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(Forbidden)
+    HttpApiEndpoint.post("logoutEverywhere", "/auth/logout-everywhere", {
+      success: HttpApiSchema.NoContent,
+      error: [...apiErrors, Forbidden]
+    })
       .middleware(Authenticated)
       .annotate(
         OpenApi.Summary,
@@ -51,8 +52,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       )
   )
   .add(
-    HttpApiEndpoint.get("me", "/auth/me")
-      .addSuccess(Me)
+    HttpApiEndpoint.get("me", "/auth/me", { success: Me, error: apiErrors })
       .middleware(Authenticated)
       .annotate(OpenApi.Summary, "Who the request is authenticated as")
   ) {}

@@ -1,6 +1,6 @@
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Unauthorized } from "./errors"
-import { CurrentPrincipal } from "./Principal"
+import type { CurrentPrincipal } from "./Principal"
 
 /** The session cookie set by `POST /api/auth/login`. */
 export const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: "session" }).pipe(
@@ -8,7 +8,8 @@ export const sessionCookie = HttpApiSecurity.apiKey({ in: "cookie", key: "sessio
 )
 
 /** `Authorization: Bearer ak_<workspace>.<id>.<secret>`: a service account's API key. */
-export const apiKeyBearer = HttpApiSecurity.bearer.pipe(
+// The scheme as the OpenAPI document has always spelled it (the server compares it case-insensitively).
+export const apiKeyBearer = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
     "API key of a service account, created with `npm run admin -- apikey create`"
@@ -19,8 +20,10 @@ export const apiKeyBearer = HttpApiSecurity.bearer.pipe(
  * Turns the request's credentials into the `CurrentPrincipal`. Handlers never
  * read cookies or headers themselves.
  */
-export class Authenticated extends HttpApiMiddleware.Tag<Authenticated>()("Authenticated", {
-  failure: Unauthorized,
-  provides: CurrentPrincipal,
-  security: { session: sessionCookie, apiKey: apiKeyBearer }
-}) {}
+export class Authenticated extends HttpApiMiddleware.Service<Authenticated, { provides: CurrentPrincipal }>()(
+  "Authenticated",
+  {
+    error: Unauthorized,
+    security: { session: sessionCookie, apiKey: apiKeyBearer }
+  }
+) {}

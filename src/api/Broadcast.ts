@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /** The two kinds of hint a tab receives (spec, "Broadcast"). */
-export const BroadcastType = Schema.Literal("changed", "presence")
+export const BroadcastType = Schema.Literals(["changed", "presence"])
 export type BroadcastType = typeof BroadcastType.Type
 
 /** What a hint names: a record of a business object. Never the record itself. */
@@ -23,13 +23,13 @@ export class Broadcast extends Schema.Class<Broadcast>("Broadcast")({
  * Served in every `resync`, so a client never hard-codes them.
  */
 export const PresenceIntervals = Schema.Struct({
-  heartbeatMs: Schema.Int.pipe(Schema.positive()),
-  lapseMs: Schema.Int.pipe(Schema.positive())
+  heartbeatMs: Schema.Int.check(Schema.isGreaterThan(0)),
+  lapseMs: Schema.Int.check(Schema.isGreaterThan(0))
 })
 export type PresenceIntervals = typeof PresenceIntervals.Type
 
 /** `open`: the stream has just opened (first connect or any reconnect); `resubscribed`: this instance was cut off from the shared pub/sub store and is back. */
-export const ResyncReason = Schema.Literal("open", "resubscribed")
+export const ResyncReason = Schema.Literals(["open", "resubscribed"])
 export type ResyncReason = typeof ResyncReason.Type
 
 /**
@@ -53,13 +53,13 @@ export type Resync = typeof Resync.Type
  * - `lifetime`: the stream reached its maximum lifetime.
  * The client's reconnect gets what its rights allow now: a stream, or a 401/403.
  */
-export const StreamEndReason = Schema.Literal(
+export const StreamEndReason = Schema.Literals([
   "signed-out",
   "session-expired",
   "membership-changed",
   "role-changed",
   "lifetime"
-)
+])
 export type StreamEndReason = typeof StreamEndReason.Type
 
 /** The data of `event: end`. */
@@ -71,5 +71,5 @@ export const StreamShutdown = Schema.Struct({})
 export type StreamShutdown = typeof StreamShutdown.Type
 
 /** Every event name a stream carries besides comment lines. */
-export const StreamEventName = Schema.Literal("changed", "presence", "resync", "end", "shutdown")
+export const StreamEventName = Schema.Literals(["changed", "presence", "resync", "end", "shutdown"])
 export type StreamEventName = typeof StreamEventName.Type

@@ -12,10 +12,10 @@ export const BroadcastStatus = Schema.Struct({
   /** When the current outage began (ISO-8601), or null. */
   lostSince: Schema.NullOr(Schema.String),
   /** Subscriptions lost since start-up. */
-  outages: Schema.Number,
+  outages: Schema.Finite,
   /** How long the last outage that ended lasted, or null. */
-  lastOutageMs: Schema.NullOr(Schema.Number),
+  lastOutageMs: Schema.NullOr(Schema.Finite),
   /** Hints this instance could not publish (the store did not take them) since start-up. */
-  droppedPublishes: Schema.Number
+  droppedPublishes: Schema.Finite
 })
 export type BroadcastStatus = typeof BroadcastStatus.Type

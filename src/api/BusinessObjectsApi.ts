@@ -1,10 +1,10 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
-import { Forbidden, NotFound } from "./errors"
+import { apiErrors, Forbidden, NotFound } from "./errors"
 import { BusinessObjectDefinition } from "./BusinessObjectDefinition"
 
-const IfNoneMatch = Schema.String.annotations({
+const IfNoneMatch = Schema.String.annotate({
   identifier: "IfNoneMatch",
   description: "The `ETag` of the list as last fetched: 304 when it has not changed"
 })
@@ -17,7 +17,7 @@ const IfNoneMatch = Schema.String.annotations({
  */
 export class ListedBusinessObject extends BusinessObjectDefinition.extend<ListedBusinessObject>("ListedBusinessObject")(
   {
-    mayUpdate: Schema.Boolean.annotations({
+    mayUpdate: Schema.Boolean.annotate({
       description: "Whether the caller holds the update grant on it (create, change, delete, lifecycle steps, actions)"
     })
   }
@@ -29,9 +29,11 @@ export class BusinessObjectList extends Schema.Class<BusinessObjectList>("Busine
 
 export class BusinessObjectsApi extends HttpApiGroup.make("businessObjects")
   .add(
-    HttpApiEndpoint.get("list", "/business-objects")
-      .setHeaders(Schema.Struct({ "if-none-match": Schema.optionalWith(IfNoneMatch, { exact: true }) }))
-      .addSuccess(BusinessObjectList)
+    HttpApiEndpoint.get("list", "/business-objects", {
+      headers: { "if-none-match": Schema.optionalKey(IfNoneMatch) },
+      success: BusinessObjectList,
+      error: apiErrors
+    })
       .annotate(
         OpenApi.Summary,
         "The business object types the caller may read, with their fields and whether the caller may update them"
@@ -43,11 +45,10 @@ export class BusinessObjectsApi extends HttpApiGroup.make("businessObjects")
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/business-objects/:businessObject")
-      .setPath(Schema.Struct({ businessObject: Schema.String }))
-      .addSuccess(BusinessObjectDefinition)
-      .addError(NotFound)
-      .addError(Forbidden)
-      .annotate(OpenApi.Summary, "One business object type (name URL-encoded: crm%2Fdeal); needs read permission")
+    HttpApiEndpoint.get("get", "/business-objects/:businessObject", {
+      params: { businessObject: Schema.String },
+      success: BusinessObjectDefinition,
+      error: [...apiErrors, NotFound, Forbidden]
+    }).annotate(OpenApi.Summary, "One business object type (name URL-encoded: crm%2Fdeal); needs read permission")
   )
   .middleware(Authenticated) {}

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /** What triggered a write one level up (decisions.md, "cause shapes"). */
-export const Operation = Schema.Literal("created", "updated", "deleted", "archived", "restored")
+export const Operation = Schema.Literals(["created", "updated", "deleted", "archived", "restored"])
 export type Operation = typeof Operation.Type
 
 export const EventCause = Schema.Struct({
@@ -12,7 +12,7 @@ export const EventCause = Schema.Struct({
 })
 
 /** How a revert treats the entry it names: back to the state as of it, or only its own changes taken back. */
-export const RevertMode = Schema.Literal("restore", "undo")
+export const RevertMode = Schema.Literals(["restore", "undo"])
 export type RevertMode = typeof RevertMode.Type
 
 /**
@@ -22,7 +22,7 @@ export type RevertMode = typeof RevertMode.Type
 export const ActionCause = Schema.Struct({
   kind: Schema.Literal("action"),
   action: Schema.String,
-  revert: Schema.optionalWith(Schema.Struct({ entry: Schema.String, mode: RevertMode }), { exact: true })
+  revert: Schema.optionalKey(Schema.Struct({ entry: Schema.String, mode: RevertMode }))
 })
 
 export const JobCause = Schema.Struct({
@@ -37,7 +37,7 @@ export const ConversationCause = Schema.Struct({
   agent: Schema.Struct({ id: Schema.String, name: Schema.String })
 })
 
-export const Cause = Schema.Union(EventCause, ActionCause, JobCause, ConversationCause).annotations({
+export const Cause = Schema.Union([EventCause, ActionCause, JobCause, ConversationCause]).annotate({
   identifier: "Cause"
 })
 export type Cause = typeof Cause.Type

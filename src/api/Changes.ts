@@ -2,20 +2,20 @@ import { Schema } from "effect"
 import { Json, JsonObject } from "./Json"
 
 /** A changed scalar or struct: the whole value on each side, null where absent. */
-export const ValueChange = Schema.Struct({ from: Json, to: Json }).annotations({ identifier: "ValueChange" })
-export interface ValueChange extends Schema.Schema.Type<typeof ValueChange> {}
+export const ValueChange = Schema.Struct({ from: Json, to: Json }).annotate({ identifier: "ValueChange" })
+export interface ValueChange extends Readonly<typeof ValueChange.Type> {}
 
 /** An entry new to a collection; its `values` hold the entry's members, never its `id`. */
 export const AddedEntry = Schema.Struct({
   id: Schema.String,
-  values: JsonObject.pipe(
-    Schema.filter((values) => !Object.hasOwn(values, "id") || "an added entry's values exclude its id")
+  values: JsonObject.check(
+    Schema.makeFilter((values) => !Object.hasOwn(values, "id") || "an added entry's values exclude its id")
   )
-}).annotations({ identifier: "AddedEntry" })
-export interface AddedEntry extends Schema.Schema.Type<typeof AddedEntry> {}
+}).annotate({ identifier: "AddedEntry" })
+export interface AddedEntry extends Readonly<typeof AddedEntry.Type> {}
 
-export const RemovedEntry = Schema.Struct({ id: Schema.String }).annotations({ identifier: "RemovedEntry" })
-export interface RemovedEntry extends Schema.Schema.Type<typeof RemovedEntry> {}
+export const RemovedEntry = Schema.Struct({ id: Schema.String }).annotate({ identifier: "RemovedEntry" })
+export interface RemovedEntry extends Readonly<typeof RemovedEntry.Type> {}
 
 /** An entry kept in a collection whose members changed; `changes` is diffed with the collection's own fields. */
 export interface ModifiedEntry {
@@ -23,10 +23,10 @@ export interface ModifiedEntry {
   readonly changes: Changes
 }
 
-export const ModifiedEntry: Schema.Schema<ModifiedEntry> = Schema.Struct({
+export const ModifiedEntry: Schema.Codec<ModifiedEntry> = Schema.Struct({
   id: Schema.String,
-  changes: Schema.suspend((): Schema.Schema<Changes> => Changes)
-}).annotations({ identifier: "ModifiedEntry" })
+  changes: Schema.suspend((): Schema.Codec<Changes> => Changes)
+}).annotate({ identifier: "ModifiedEntry" })
 
 /** A changed child collection. Empty buckets are never present, and at least one bucket is. */
 export interface CollectionChanges {
@@ -35,23 +35,23 @@ export interface CollectionChanges {
   readonly removed?: ReadonlyArray<RemovedEntry>
 }
 
-const bucket = <A>(entry: Schema.Schema<A>) =>
-  Schema.optionalWith(Schema.Array(entry).pipe(Schema.minItems(1)), { exact: true })
+const bucket = <A>(entry: Schema.Codec<A>) => Schema.optionalKey(Schema.Array(entry).check(Schema.isMinLength(1)))
 
-export const CollectionChanges: Schema.Schema<CollectionChanges> = Schema.Struct({
+export const CollectionChanges: Schema.Codec<CollectionChanges> = Schema.Struct({
   added: bucket(AddedEntry),
   modified: bucket(ModifiedEntry),
   removed: bucket(RemovedEntry)
-}).pipe(
-  Schema.filter(
-    (c) =>
-      c.added !== undefined ||
-      c.modified !== undefined ||
-      c.removed !== undefined ||
-      "an unchanged collection is omitted, never an empty change"
-  ),
-  Schema.annotations({ identifier: "CollectionChanges" })
-)
+})
+  .check(
+    Schema.makeFilter(
+      (c) =>
+        c.added !== undefined ||
+        c.modified !== undefined ||
+        c.removed !== undefined ||
+        "an unchanged collection is omitted, never an empty change"
+    )
+  )
+  .annotate({ identifier: "CollectionChanges" })
 
 export type FieldChange = ValueChange | CollectionChanges
 
@@ -60,13 +60,16 @@ export interface Changes {
   readonly [field: string]: FieldChange
 }
 
-export const Changes: Schema.Schema<Changes> = Schema.Record({
-  key: Schema.String,
-  value: Schema.Union(ValueChange, CollectionChanges)
-}).pipe(
-  Schema.filter((changes) => Object.keys(changes).length > 0 || "an unchanged object is null, never an empty diff"),
-  Schema.annotations({ identifier: "Changes" })
+export const Changes: Schema.Codec<Changes> = Schema.Record(
+  Schema.String,
+  Schema.Union([ValueChange, CollectionChanges])
 )
+  .check(
+    Schema.makeFilter(
+      (changes) => Object.keys(changes).length > 0 || "an unchanged object is null, never an empty diff"
+    )
+  )
+  .annotate({ identifier: "Changes" })
 
 /** A ValueChange always has `from` and `to`; a CollectionChanges never has either. */
 export const isValueChange = (change: FieldChange): change is ValueChange => "from" in change

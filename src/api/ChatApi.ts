@@ -1,12 +1,12 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
 import { RecordWrites, WrittenRecords } from "./RecordWrite"
 import { writeEndpoint } from "./WriteEndpoint"
 
-export const ConversationId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9._:-]{1,200}$/, {
-    message: () => "a conversation id is 1-200 letters, digits, '.', '_', ':' or '-'"
+export const ConversationId = Schema.String.check(
+  Schema.isPattern(/^[A-Za-z0-9._:-]{1,200}$/u, {
+    message: "a conversation id is 1-200 letters, digits, '.', '_', ':' or '-'"
   })
 )
 
@@ -18,12 +18,12 @@ export class ChatTurn extends Schema.Class<ChatTurn>("ChatTurn")({
 
 export class ChatApi extends HttpApiGroup.make("chat")
   .add(
-    writeEndpoint(
-      HttpApiEndpoint.post("toolCalls", "/conversations/:conversationId/tool-calls")
-        .setPath(Schema.Struct({ conversationId: ConversationId }))
-        .setPayload(ChatTurn)
-        .addSuccess(WrittenRecords)
-    ).annotate(
+    HttpApiEndpoint.post("toolCalls", "/conversations/:conversationId/tool-calls", {
+      params: { conversationId: ConversationId },
+      payload: ChatTurn,
+      success: WrittenRecords,
+      ...writeEndpoint()
+    }).annotate(
       OpenApi.Summary,
       "The tool calls an agent made in a user's chat turn, applied in one unit of work as the signed-in user " +
         "(within the user's grants), each row naming the conversation and the agent as its cause"

@@ -8,12 +8,12 @@ export class Editor extends Schema.Class<Editor>("Editor")({
 
 /** `GET /api/presence/:ns/:name`: live editors grouped by record id. */
 export class PresenceList extends Schema.Class<PresenceList>("PresenceList")({
-  records: Schema.Record({ key: Schema.String, value: Schema.Array(Editor) })
+  records: Schema.Record(Schema.String, Schema.Array(Editor))
 }) {}
 
 /** An editor id is made by the form when it mounts: short, URL-safe. */
-export const EditorId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_-]{1,100}$/, {
-    message: () => "an editor id is 1-100 letters, digits, '-' or '_'"
+export const EditorId = Schema.String.check(
+  Schema.isPattern(/^[A-Za-z0-9_-]{1,100}$/u, {
+    message: "an editor id is 1-100 letters, digits, '-' or '_'"
   })
 )

@@ -1,7 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { EventCause } from "./Cause"
-import { BadRequest, Conflict, NotFound, UnprocessableEntity } from "./errors"
+import { apiErrors, BadRequest, Conflict, NotFound, UnprocessableEntity } from "./errors"
 import { WriteHeaders } from "./IdempotencyKey"
 import { RecordWrites, WrittenRecords } from "./RecordWrite"
 import { EngineAuthenticated } from "./EngineAuth"
@@ -16,20 +16,17 @@ export class EngineWrites extends Schema.Class<EngineWrites>("EngineWrites")({
 
 export class EngineApi extends HttpApiGroup.make("engine")
   .add(
-    HttpApiEndpoint.post("writes", "/engine/workspaces/:workspace/writes")
-      .setPath(Schema.Struct({ workspace: Schema.String }))
-      .setPayload(EngineWrites)
-      .setHeaders(WriteHeaders)
-      .addSuccess(WrittenRecords)
-      .addError(BadRequest)
-      .addError(Conflict)
-      .addError(NotFound)
-      .addError(UnprocessableEntity)
-      .annotate(
-        OpenApi.Summary,
-        "The workflow engine's write route: applies a workflow run's writes in one unit of work as " +
-          "workflow:<workflowId>, caused by the trigger event. No permission guard runs; only ENGINE_TOKEN is accepted"
-      )
+    HttpApiEndpoint.post("writes", "/engine/workspaces/:workspace/writes", {
+      params: { workspace: Schema.String },
+      payload: EngineWrites,
+      headers: WriteHeaders,
+      success: WrittenRecords,
+      error: [...apiErrors, BadRequest, Conflict, NotFound, UnprocessableEntity]
+    }).annotate(
+      OpenApi.Summary,
+      "The workflow engine's write route: applies a workflow run's writes in one unit of work as " +
+        "workflow:<workflowId>, caused by the trigger event. No permission guard runs; only ENGINE_TOKEN is accepted"
+    )
   )
   .middleware(EngineAuthenticated)
   // Internal: the engine's route is not part of the public API document.

@@ -1,8 +1,8 @@
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { Unauthorized } from "./errors"
 
 /** `Authorization: Bearer <ENGINE_TOKEN>`: the workflow engine's own credential. */
-export const engineBearer = HttpApiSecurity.bearer.pipe(
+export const engineBearer = HttpApiSecurity.http({ scheme: "bearer" }).pipe(
   HttpApiSecurity.annotate(
     OpenApi.Description,
     "The workflow engine's credential (ENGINE_TOKEN); no session or API key is accepted"
@@ -10,7 +10,7 @@ export const engineBearer = HttpApiSecurity.bearer.pipe(
 )
 
 /** Lets only the workflow engine through. It provides no principal: the engine is none. */
-export class EngineAuthenticated extends HttpApiMiddleware.Tag<EngineAuthenticated>()("EngineAuthenticated", {
-  failure: Unauthorized,
+export class EngineAuthenticated extends HttpApiMiddleware.Service<EngineAuthenticated>()("EngineAuthenticated", {
+  error: Unauthorized,
   security: { engine: engineBearer }
 }) {}

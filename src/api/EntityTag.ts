@@ -36,11 +36,11 @@ export const parseIfMatch = (header: string): VersionPrecondition | undefined =>
 }
 
 /** The `If-Match` request header: a malformed one is a 400 and nothing runs. */
-export const IfMatch = Schema.String.pipe(
-  Schema.filter((value) => parseIfMatch(value) !== undefined, {
-    message: () => 'the If-Match header is a record\'s ETag ("7"), its version (7) or *'
+export const IfMatch = Schema.String.check(
+  Schema.makeFilter((value) => parseIfMatch(value) !== undefined, {
+    message: 'the If-Match header is a record\'s ETag ("7"), its version (7) or *'
   })
-).annotations({
+).annotate({
   identifier: "IfMatch",
   description:
     "Makes the write conditional on the record's version: the ETag (or `version`) of the record as last read. " +

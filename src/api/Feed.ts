@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { AuditEntry } from "./AuditEntry"
 import { Cause } from "./Cause"
 import { queryLimit } from "./QueryLimit"
@@ -32,17 +32,17 @@ export class FeedPage extends Schema.Class<FeedPage>("FeedPage")({
   more: Schema.Boolean
 }) {}
 
-const isoInstant = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/
+const isoInstant = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/u
 
 /**
  * A point in time as a query parameter: an ISO-8601 date (`2026-05-01`, UTC
  * midnight) or date-time with `Z` or an offset, to the microsecond.
  */
-export const Instant = Schema.String.pipe(
-  Schema.pattern(isoInstant, {
-    message: () => "an ISO-8601 date or date-time with Z or an offset, e.g. 2026-05-01T12:00:00Z"
+export const Instant = Schema.String.check(
+  Schema.isPattern(isoInstant, {
+    message: "an ISO-8601 date or date-time with Z or an offset, e.g. 2026-05-01T12:00:00Z"
   }),
-  Schema.filter(
+  Schema.makeFilter(
     (text) => {
       // The pattern alone lets 2026-02-30, 25:00 and year 0000 through; PostgreSQL refuses them.
       const [year, month, day] = [Number(text.slice(0, 4)), Number(text.slice(5, 7)), Number(text.slice(8, 10))]
@@ -54,18 +54,18 @@ export const Instant = Schema.String.pipe(
       const realOffset = offset === null || (Number(offset[2]) < 16 && Number(offset[3]) < 60)
       return realDay && realTime && realOffset
     },
-    { message: () => "not a real calendar date and time" }
+    { message: "not a real calendar date and time" }
   )
 )
 
-const Uuid = Schema.String.pipe(
-  Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
-    message: () => "a UUID"
+const Uuid = Schema.String.check(
+  Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/u, {
+    message: "a UUID"
   })
 )
 
 const Name = (what: string) =>
-  Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200, { message: () => `${what}: at most 200 characters` }))
+  Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200, { message: `${what}: at most 200 characters` }))
 
 /** The feed's query: where to go on from and which rows to keep. Every filter is optional; all must hold. */
 export const FeedParams = Schema.Struct({
@@ -84,9 +84,15 @@ export const FeedParams = Schema.Struct({
   to: Schema.optional(Instant),
   /** Seconds to hold the request while the feed has nothing new (long-poll); clamped into 0..30. */
   wait: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.clamp(0, feedMaxWaitSeconds)).annotations({
-      jsonSchema: { type: "integer", description: `seconds, clamped into 0..${feedMaxWaitSeconds}` }
-    })
+    Schema.Int.pipe(
+      Schema.decodeTo(
+        Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: feedMaxWaitSeconds })),
+        SchemaTransformation.transform({
+          decode: (seconds: number) => Math.min(feedMaxWaitSeconds, Math.max(0, seconds)),
+          encode: (seconds: number) => seconds
+        })
+      )
+    )
   )
 })
 export type FeedParams = typeof FeedParams.Type

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { omittable } from "./Json"
 
 /** A scalar kind with nothing to declare but whether it is required. */
 interface PlainField<Kind extends string> {
@@ -51,29 +52,32 @@ export const defaultStringMaxLength = 64 * 1024
 export type FieldKind = Field["kind"]
 export type ScalarKind = ScalarField["kind"]
 
-const required = Schema.optional(Schema.Boolean)
+const required = omittable(Schema.Boolean)
 
 /** The wire form of a field list, as served by `GET /api/business-objects`. */
-export const FieldSchema: Schema.Schema<Field> = Schema.Union(
+export const FieldSchema: Schema.Codec<Field> = Schema.Union([
   Schema.Struct({
     kind: Schema.Literal("string"),
-    maxLength: Schema.optional(Schema.Int.pipe(Schema.positive())),
+    maxLength: omittable(Schema.Int.check(Schema.isGreaterThan(0))),
     required
   }),
-  Schema.Struct({ kind: Schema.Literal("number", "boolean", "decimal", "date", "datetime"), required }),
+  Schema.Struct({ kind: Schema.Literals(["number", "boolean", "decimal", "date", "datetime"]), required }),
   Schema.Struct({
     kind: Schema.Literal("choice"),
-    options: Schema.Array(Schema.String).pipe(Schema.minItems(1)),
+    options: Schema.Array(Schema.String).check(Schema.isMinLength(1)),
     required
   }),
   Schema.Struct({ kind: Schema.Literal("link"), target: Schema.String, required }),
   Schema.Struct({
-    kind: Schema.Literal("struct", "collection"),
-    fields: Schema.Record({ key: Schema.String, value: Schema.suspend(() => FieldSchema) })
+    kind: Schema.Literals(["struct", "collection"]),
+    fields: Schema.Record(
+      Schema.String,
+      Schema.suspend((): Schema.Codec<Field> => FieldSchema)
+    )
   })
-).annotations({ identifier: "Field" })
+]).annotate({ identifier: "Field" })
 
-export const FieldsSchema = Schema.Record({ key: Schema.String, value: FieldSchema })
+export const FieldsSchema = Schema.Record(Schema.String, FieldSchema)
 
 /**
  * Shorthands for declaring fields in a plugin:

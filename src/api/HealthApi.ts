@@ -1,10 +1,10 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { BroadcastStatus } from "./BroadcastStatus"
-import { errorFields } from "./errors"
+import { apiErrors, errorFields } from "./errors"
 
 export const ComponentHealth = Schema.Struct({
-  status: Schema.Literal("up", "down"),
+  status: Schema.Literals(["up", "down"]),
   kind: Schema.String
 })
 
@@ -21,7 +21,7 @@ export class HealthReport extends Schema.Class<HealthReport>("HealthReport")(rep
 export class Unhealthy extends Schema.TaggedError<Unhealthy>()(
   "Unhealthy",
   { ...errorFields, ...report },
-  HttpApiSchema.annotations({ status: 503 })
+  { httpApiStatus: 503 }
 ) {}
 
 /** The process runs and answers. */
@@ -33,7 +33,7 @@ export class Liveness extends Schema.Class<Liveness>("Liveness")({ status: Schem
  * presence across instances suffer, but writes and reads still work.
  */
 export class ReadinessReport extends Schema.Class<ReadinessReport>("ReadinessReport")({
-  status: Schema.Literal("ready", "degraded"),
+  status: Schema.Literals(["ready", "degraded"]),
   draining: Schema.Boolean,
   ...report
 }) {}
@@ -42,27 +42,28 @@ export class ReadinessReport extends Schema.Class<ReadinessReport>("ReadinessRep
 export class NotReady extends Schema.TaggedError<NotReady>()(
   "NotReady",
   { ...errorFields, draining: Schema.Boolean, ...report },
-  HttpApiSchema.annotations({ status: 503 })
+  { httpApiStatus: 503 }
 ) {}
 
 export class HealthApi extends HttpApiGroup.make("health")
   .add(
-    HttpApiEndpoint.get("health", "/health")
-      .addSuccess(HealthReport)
-      .addError(Unhealthy)
-      .annotate(OpenApi.Summary, "Whether the database and the pub/sub store answer")
+    HttpApiEndpoint.get("health", "/health", {
+      success: HealthReport,
+      error: [...apiErrors, Unhealthy]
+    }).annotate(OpenApi.Summary, "Whether the database and the pub/sub store answer")
   )
   .add(
-    HttpApiEndpoint.get("live", "/health/live")
-      .addSuccess(Liveness)
-      .annotate(OpenApi.Summary, "Liveness: 200 while the process runs")
+    HttpApiEndpoint.get("live", "/health/live", { success: Liveness, error: apiErrors }).annotate(
+      OpenApi.Summary,
+      "Liveness: 200 while the process runs"
+    )
   )
   .add(
-    HttpApiEndpoint.get("ready", "/health/ready")
-      .addSuccess(ReadinessReport)
-      .addError(NotReady)
-      .annotate(
-        OpenApi.Summary,
-        "Readiness: 200 when PostgreSQL answers within 1 s and the instance is not draining (pub/sub down: degraded, still 200)"
-      )
+    HttpApiEndpoint.get("ready", "/health/ready", {
+      success: ReadinessReport,
+      error: [...apiErrors, NotReady]
+    }).annotate(
+      OpenApi.Summary,
+      "Readiness: 200 when PostgreSQL answers within 1 s and the instance is not draining (pub/sub down: degraded, still 200)"
+    )
   ) {}

@@ -4,11 +4,11 @@ import { Schema } from "effect"
  * A caller's name for one logical write: 1-255 printable ASCII characters
  * (space to `~`), so it fits any proxy and log line. Anything else is a 400.
  */
-export const IdempotencyKey = Schema.String.pipe(
-  Schema.pattern(/^[\x20-\x7E]{1,255}$/, {
-    message: () => "the Idempotency-Key header is 1-255 printable ASCII characters"
+export const IdempotencyKey = Schema.String.check(
+  Schema.isPattern(/^[\x20-\x7E]{1,255}$/u, {
+    message: "the Idempotency-Key header is 1-255 printable ASCII characters"
   })
-).annotations({
+).annotate({
   identifier: "IdempotencyKey",
   description:
     "Makes a retried write safe: the first request with this key runs, a retry with the same key and the same " +
@@ -18,7 +18,7 @@ export const IdempotencyKey = Schema.String.pipe(
 
 /** The headers every write route accepts (lower case: that is how HttpApi matches them). */
 export const WriteHeaders = Schema.Struct({
-  "idempotency-key": Schema.optionalWith(IdempotencyKey, { exact: true })
+  "idempotency-key": Schema.optionalKey(IdempotencyKey)
 })
 
 /** Set on an answer that is the stored first answer of an earlier request with the same key. */

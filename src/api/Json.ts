@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Option, Predicate, Schema, SchemaGetter } from "effect"
 import { own } from "./own"
 
 /** A JSON value, as values travel on the wire and sit in a record. */
@@ -11,16 +11,20 @@ export interface JsonObject {
 /** A record's values in wire form, keyed by field name. */
 export type RecordValues = JsonObject
 
-export const Json: Schema.Schema<Json> = Schema.Union(
+// Finite: JSON has no NaN or Infinity (a plain Schema.Number would encode them as strings).
+export const Json: Schema.Codec<Json> = Schema.Union([
   Schema.Null,
   Schema.Boolean,
-  Schema.Number,
+  Schema.Finite,
   Schema.String,
-  Schema.Array(Schema.suspend((): Schema.Schema<Json> => Json)),
-  Schema.Record({ key: Schema.String, value: Schema.suspend((): Schema.Schema<Json> => Json) })
-).annotations({ identifier: "Json" })
+  Schema.Array(Schema.suspend((): Schema.Codec<Json> => Json)),
+  Schema.Record(
+    Schema.String,
+    Schema.suspend((): Schema.Codec<Json> => Json)
+  )
+]).annotate({ identifier: "Json" })
 
-export const JsonObject: Schema.Schema<JsonObject> = Schema.Record({ key: Schema.String, value: Json })
+export const JsonObject: Schema.Codec<JsonObject> = Schema.Record(Schema.String, Json)
 
 /** "No value": a field that is absent, undefined or null. */
 export const isAbsent = (value: Json | undefined): value is null | undefined => value === null || value === undefined
@@ -56,4 +60,17 @@ export const compact = (value: Json): Json => {
 export const compactObject = (value: JsonObject): JsonObject =>
   Object.fromEntries(
     Object.entries(value).flatMap(([key, member]) => (isAbsent(member) ? [] : [[key, compact(member)]]))
+  )
+
+/**
+ * A member that JSON carries or leaves out, never as null: absent when the
+ * value is undefined (as JSON.stringify leaves it out), and null refused.
+ * `Schema.optional` alone would encode an undefined member as null.
+ */
+export const omittable = <S extends Schema.Top>(schema: S) =>
+  Schema.optionalKey(schema).pipe(
+    Schema.decodeTo(Schema.optional(Schema.toType(schema)), {
+      decode: SchemaGetter.passthroughSupertype(),
+      encode: SchemaGetter.transformOptional(Option.filter(Predicate.isNotUndefined))
+    })
   )

@@ -1,7 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
-import { BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "./errors"
+import { apiErrors, BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "./errors"
 
 /** A member of the workspace: a user and the roles they hold in it. */
 export class Member extends Schema.Class<Member>("Member")({
@@ -20,7 +20,7 @@ export class SetMemberRole extends Schema.Class<SetMemberRole>("SetMemberRole")(
   role: Schema.String
 }) {}
 
-const MemberPath = Schema.Struct({ userId: Schema.String })
+const MemberPath = { userId: Schema.String }
 
 /**
  * The workspace's members, for its admins (holders of the built-in `admin`
@@ -29,38 +29,32 @@ const MemberPath = Schema.Struct({ userId: Schema.String })
  */
 export class MembersApi extends HttpApiGroup.make("members")
   .add(
-    HttpApiEndpoint.get("list", "/members")
-      .addSuccess(MemberList)
-      .addError(Forbidden)
-      .annotate(OpenApi.Summary, "The workspace's members and their roles; admins only")
+    HttpApiEndpoint.get("list", "/members", {
+      success: MemberList,
+      error: [...apiErrors, Forbidden]
+    }).annotate(OpenApi.Summary, "The workspace's members and their roles; admins only")
   )
   .add(
-    HttpApiEndpoint.del("remove", "/members/:userId")
-      .setPath(MemberPath)
-      .addSuccess(HttpApiSchema.NoContent)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(Conflict)
-      .annotate(
-        OpenApi.Summary,
-        "Remove a member: their roles and sessions in this workspace go, their open streams end; admins only; " +
-          "404 for a user who is not a member, 409 for the last admin"
-      )
+    HttpApiEndpoint.delete("remove", "/members/:userId", {
+      params: MemberPath,
+      success: HttpApiSchema.NoContent,
+      error: [...apiErrors, Forbidden, NotFound, Conflict]
+    }).annotate(
+      OpenApi.Summary,
+      "Remove a member: their roles and sessions in this workspace go, their open streams end; admins only; " +
+        "404 for a user who is not a member, 409 for the last admin"
+    )
   )
   .add(
-    HttpApiEndpoint.put("setRole", "/members/:userId/role")
-      .setPath(MemberPath)
-      .setPayload(SetMemberRole)
-      .addSuccess(Member)
-      .addError(BadRequest)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(UnprocessableEntity)
-      .annotate(
-        OpenApi.Summary,
-        "Make a member hold exactly this role (their open streams end and reopen with the new rights); admins only; " +
-          "404 for a user who is not a member, 422 for a role the workspace does not have, 409 when it would leave no admin"
-      )
+    HttpApiEndpoint.put("setRole", "/members/:userId/role", {
+      params: MemberPath,
+      payload: SetMemberRole,
+      success: Member,
+      error: [...apiErrors, BadRequest, Forbidden, NotFound, Conflict, UnprocessableEntity]
+    }).annotate(
+      OpenApi.Summary,
+      "Make a member hold exactly this role (their open streams end and reopen with the new rights); admins only; " +
+        "404 for a user who is not a member, 422 for a role the workspace does not have, 409 when it would leave no admin"
+    )
   )
   .middleware(Authenticated) {}

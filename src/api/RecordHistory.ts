@@ -1,8 +1,7 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Actor } from "./Actor"
 import { RevertMode } from "./Cause"
 import { errorFields } from "./errors"
-import { HttpApiSchema } from "@effect/platform"
 import { JsonObject } from "./Json"
 import { RecordVersion } from "./StoredRecord"
 
@@ -45,12 +44,11 @@ export const parseAsOf = (value: string): AsOfPoint | undefined => {
   return match !== null && isRealInstant(match) ? { _tag: "Instant", at: value } : undefined
 }
 
-export const AsOf = Schema.String.pipe(
-  Schema.filter((value) => parseAsOf(value) !== undefined, {
-    message: () =>
-      "asOf is a timeline entry's id (a UUID) or an ISO-8601 instant with its zone, e.g. 2026-11-23T20:10:15Z"
+export const AsOf = Schema.String.check(
+  Schema.makeFilter((value) => parseAsOf(value) !== undefined, {
+    message: "asOf is a timeline entry's id (a UUID) or an ISO-8601 instant with its zone, e.g. 2026-11-23T20:10:15Z"
   })
-).annotations({
+).annotate({
   identifier: "AsOf",
   description:
     "Read the record as it was: just after the timeline entry with this `id`, or at this ISO-8601 instant " +
@@ -72,7 +70,7 @@ export class AsOfEntry extends Schema.Class<AsOfEntry>("AsOfEntry")({
 export class RecordAsOf extends Schema.Class<RecordAsOf>("RecordAsOf")({
   id: Schema.String,
   businessObject: Schema.String,
-  state: Schema.Literal("operational", "archived"),
+  state: Schema.Literals(["operational", "archived"]),
   version: Schema.NullOr(RecordVersion),
   values: JsonObject,
   entry: AsOfEntry
@@ -85,9 +83,12 @@ export class RecordAsOf extends Schema.Class<RecordAsOf>("RecordAsOf")({
  * changed one of its fields again, unless `force`.
  */
 export class RevertRecord extends Schema.Class<RevertRecord>("RevertRecord")({
-  entry: Schema.UUID.annotations({ description: "the id of an entry on this record's timeline" }),
+  // Any UUID (Schema.isUUID would also check its version and variant bits).
+  entry: Schema.String.annotate({ format: "uuid", description: "the id of an entry on this record's timeline" }).check(
+    Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/u)
+  ),
   mode: RevertMode,
-  force: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  force: Schema.Boolean.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(false)))
 }) {}
 
 /**
@@ -98,5 +99,5 @@ export class RevertRecord extends Schema.Class<RevertRecord>("RevertRecord")({
 export class ChangedSince extends Schema.TaggedError<ChangedSince>()(
   "ChangedSince",
   { ...errorFields, fields: Schema.Array(Schema.String) },
-  HttpApiSchema.annotations({ status: 409 })
+  { httpApiStatus: 409 }
 ) {}

@@ -1,15 +1,16 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Effect, Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
-import { Forbidden, NotFound } from "./errors"
-import { queryLimit } from "./QueryLimit"
+import { apiErrors, Forbidden, NotFound } from "./errors"
+import { queryParameterSchemas } from "./OpenApiDocument"
+import { queryLimit, queryLimitDocument } from "./QueryLimit"
 import { AsOf, ChangedSince, RecordAsOf, RevertRecord } from "./RecordHistory"
 import { StoredRecord } from "./StoredRecord"
 import { ValuesInput } from "./ValuesInput"
 import { conditionalWriteEndpoint, writeEndpoint } from "./WriteEndpoint"
 
-const TypePath = Schema.Struct({ namespace: Schema.String, name: Schema.String })
-const RecordPath = Schema.Struct({ namespace: Schema.String, name: Schema.String, id: Schema.String })
+const TypePath = { namespace: Schema.String, name: Schema.String }
+const RecordPath = { namespace: Schema.String, name: Schema.String, id: Schema.String }
 
 /** Values in wire form; checked against the business object's fields by the service. */
 const Values = ValuesInput
@@ -19,7 +20,7 @@ export const recordsDefaultLimit = 100
 
 export class CreateRecord extends Schema.Class<CreateRecord>("CreateRecord")({
   values: Values,
-  draft: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  draft: Schema.Boolean.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(false)))
 }) {}
 
 export class UpdateRecord extends Schema.Class<UpdateRecord>("UpdateRecord")({
@@ -35,70 +36,70 @@ export class RunAction extends Schema.Class<RunAction>("RunAction")({
 }) {}
 
 const lifecycle = <const Name extends string>(name: Name, summary: string) =>
-  conditionalWriteEndpoint(
-    HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`).setPath(RecordPath).addSuccess(StoredRecord)
-  ).annotate(OpenApi.Summary, summary)
+  HttpApiEndpoint.post(name, `/records/:namespace/:name/:id/${name}`, {
+    params: RecordPath,
+    success: StoredRecord,
+    ...conditionalWriteEndpoint()
+  }).annotate(OpenApi.Summary, summary)
 
 export class RecordsApi extends HttpApiGroup.make("records")
   .add(
-    writeEndpoint(
-      HttpApiEndpoint.post("create", "/records/:namespace/:name")
-        .setPath(TypePath)
-        .setPayload(CreateRecord)
-        .addSuccess(StoredRecord, { status: 201 })
-    ).annotate(OpenApi.Summary, "Create a record (operational, or a draft with draft: true); needs update permission")
+    HttpApiEndpoint.post("create", "/records/:namespace/:name", {
+      params: TypePath,
+      payload: CreateRecord,
+      success: StoredRecord.pipe(HttpApiSchema.status(201)),
+      ...writeEndpoint()
+    }).annotate(OpenApi.Summary, "Create a record (operational, or a draft with draft: true); needs update permission")
   )
   .add(
-    HttpApiEndpoint.get("list", "/records/:namespace/:name")
-      .setPath(TypePath)
-      .setUrlParams(Schema.Struct({ limit: queryLimit(1, 500, recordsDefaultLimit) }))
-      .addSuccess(RecordList)
-      .addError(Forbidden)
-      .addError(NotFound)
+    HttpApiEndpoint.get("list", "/records/:namespace/:name", {
+      params: TypePath,
+      query: { limit: queryLimit(1, 500, recordsDefaultLimit) },
+      success: RecordList,
+      error: [...apiErrors, Forbidden, NotFound]
+    })
+      .annotate(OpenApi.Transform, queryParameterSchemas({ limit: queryLimitDocument(1, 500, recordsDefaultLimit) }))
       .annotate(
         OpenApi.Summary,
         "The newest records of a business object (limit 1..500, default 100); needs read permission"
       )
   )
   .add(
-    HttpApiEndpoint.get("get", "/records/:namespace/:name/:id")
-      .setPath(RecordPath)
-      .setUrlParams(Schema.Struct({ asOf: Schema.optionalWith(AsOf, { exact: true }) }))
-      .addSuccess(StoredRecord)
-      .addSuccess(RecordAsOf)
-      .addError(Forbidden)
-      .addError(NotFound)
-      .annotate(
-        OpenApi.Summary,
-        "One record; with `asOf` (an entry id or an instant) the record as it was then, a RecordAsOf; needs read permission"
-      )
+    HttpApiEndpoint.get("get", "/records/:namespace/:name/:id", {
+      params: RecordPath,
+      query: { asOf: Schema.optionalKey(AsOf) },
+      success: [StoredRecord, RecordAsOf],
+      error: [...apiErrors, Forbidden, NotFound]
+    }).annotate(
+      OpenApi.Summary,
+      "One record; with `asOf` (an entry id or an instant) the record as it was then, a RecordAsOf; needs read permission"
+    )
   )
   .add(
-    conditionalWriteEndpoint(
-      HttpApiEndpoint.patch("update", "/records/:namespace/:name/:id")
-        .setPath(RecordPath)
-        .setPayload(UpdateRecord)
-        .addSuccess(StoredRecord)
-    ).annotate(
+    HttpApiEndpoint.patch("update", "/records/:namespace/:name/:id", {
+      params: RecordPath,
+      payload: UpdateRecord,
+      success: StoredRecord,
+      ...conditionalWriteEndpoint()
+    }).annotate(
       OpenApi.Summary,
       "Change some fields (null clears one; a collection is sent whole, entries keep their ids); needs update permission"
     )
   )
   .add(
-    conditionalWriteEndpoint(
-      HttpApiEndpoint.del("remove", "/records/:namespace/:name/:id")
-        .setPath(RecordPath)
-        .addSuccess(HttpApiSchema.NoContent)
-    ).annotate(OpenApi.Summary, "Delete a record; needs update permission")
+    HttpApiEndpoint.delete("remove", "/records/:namespace/:name/:id", {
+      params: RecordPath,
+      success: HttpApiSchema.NoContent,
+      ...conditionalWriteEndpoint()
+    }).annotate(OpenApi.Summary, "Delete a record; needs update permission")
   )
   .add(
-    conditionalWriteEndpoint(
-      HttpApiEndpoint.post("revert", "/records/:namespace/:name/:id/revert")
-        .setPath(RecordPath)
-        .setPayload(RevertRecord)
-        .addSuccess(StoredRecord)
-        .addError(ChangedSince)
-    ).annotate(
+    HttpApiEndpoint.post("revert", "/records/:namespace/:name/:id/revert", {
+      params: RecordPath,
+      payload: RevertRecord,
+      success: StoredRecord,
+      ...conditionalWriteEndpoint(ChangedSince)
+    }).annotate(
       OpenApi.Summary,
       "Restore the values as of a timeline entry, or undo one update's changes: one update, its cause naming the entry; needs update permission"
     )
@@ -107,11 +108,11 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(lifecycle("archive", "Archive an operational record"))
   .add(lifecycle("restore", "Restore an archived record"))
   .add(
-    conditionalWriteEndpoint(
-      HttpApiEndpoint.post("action", "/actions/:namespace/:name/:action")
-        .setPath(Schema.Struct({ namespace: Schema.String, name: Schema.String, action: Schema.String }))
-        .setPayload(RunAction)
-        .addSuccess(StoredRecord)
-    ).annotate(OpenApi.Summary, "Run a plugin action on the record `id`; needs update permission")
+    HttpApiEndpoint.post("action", "/actions/:namespace/:name/:action", {
+      params: { namespace: Schema.String, name: Schema.String, action: Schema.String },
+      payload: RunAction,
+      success: StoredRecord,
+      ...conditionalWriteEndpoint()
+    }).annotate(OpenApi.Summary, "Run a plugin action on the record `id`; needs update permission")
   )
   .middleware(Authenticated) {}

@@ -1,11 +1,11 @@
 import { Schema } from "effect"
 import { JsonObject } from "./Json"
 
-export const RecordState = Schema.Literal("draft", "operational", "archived")
+export const RecordState = Schema.Literals(["draft", "operational", "archived"])
 export type RecordState = typeof RecordState.Type
 
 /** A record's version: 1 when created, one more with every write that changes it (also its ETag, `"7"`). */
-export const RecordVersion = Schema.Int.pipe(Schema.positive()).annotations({
+export const RecordVersion = Schema.Int.check(Schema.isGreaterThan(0)).annotate({
   identifier: "RecordVersion",
   description: "1 when created, one more with every write that changes the record; its ETag is the version quoted"
 })

@@ -11,7 +11,13 @@ const isObject = (input: unknown): input is { readonly [field: string]: unknown 
  * would then read as given) instead of letting validation refuse it.
  */
 export const ValuesInput = Schema.declare(isObject, {
-  identifier: "Values",
-  description: "field name to value, in wire form",
-  jsonSchema: { type: "object", additionalProperties: true }
-})
+  // The values are JSON as they are: no encoding to JSON (which would document them as any value).
+  toCodecJson: () => undefined
+}).check(
+  // A declared type has no JSON schema of its own: this says what the document shows, an open object.
+  Schema.makeFilter(() => true, {
+    identifier: "Values",
+    description: "field name to value, in wire form",
+    toJsonSchema: () => ({ type: "object", additionalProperties: true })
+  })
+)

@@ -6,9 +6,11 @@ import { Schema } from "effect"
  * turned into underscores can never name two workspaces alike.
  */
 export const WorkspaceSlug = Schema.String.pipe(
-  Schema.pattern(/^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){1,39}$/, {
-    message: () => "a workspace slug is 2-40 lower-case letters, digits and single hyphens, starting with a letter"
-  }),
+  Schema.check(
+    Schema.isPattern(/^[a-z](?:[a-z0-9]|-(?=[a-z0-9])){1,39}$/u, {
+      message: "a workspace slug is 2-40 lower-case letters, digits and single hyphens, starting with a letter"
+    })
+  ),
   Schema.brand("WorkspaceSlug")
 )
 export type WorkspaceSlug = typeof WorkspaceSlug.Type

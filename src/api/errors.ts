@@ -1,6 +1,6 @@
-import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { AuditEntry } from "./AuditEntry"
+import { omittable } from "./Json"
 
 /**
  * What every error body holds besides its `_tag`: the message, and the id of
@@ -11,7 +11,7 @@ import { AuditEntry } from "./AuditEntry"
  */
 export const errorFields = {
   message: Schema.String,
-  requestId: Schema.optional(Schema.String)
+  requestId: omittable(Schema.String)
 }
 
 /**
@@ -19,70 +19,44 @@ export const errorFields = {
  * API definition, the OpenAPI document and the client share one source. The
  * wire body is `{ _tag, message, requestId }` (decisions.md, "errors").
  */
-export class BadRequest extends Schema.TaggedError<BadRequest>()(
-  "BadRequest",
-  errorFields,
-  HttpApiSchema.annotations({ status: 400 })
-) {}
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BadRequest", errorFields, { httpApiStatus: 400 }) {}
 
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
-  "Unauthorized",
-  errorFields,
-  HttpApiSchema.annotations({ status: 401 })
-) {}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", errorFields, {
+  httpApiStatus: 401
+}) {}
 
-export class Forbidden extends Schema.TaggedError<Forbidden>()(
-  "Forbidden",
-  errorFields,
-  HttpApiSchema.annotations({ status: 403 })
-) {}
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", errorFields, { httpApiStatus: 403 }) {}
 
-export class NotFound extends Schema.TaggedError<NotFound>()(
-  "NotFound",
-  errorFields,
-  HttpApiSchema.annotations({ status: 404 })
-) {}
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", errorFields, { httpApiStatus: 404 }) {}
 
-export class Conflict extends Schema.TaggedError<Conflict>()(
-  "Conflict",
-  errorFields,
-  HttpApiSchema.annotations({ status: 409 })
-) {}
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", errorFields, { httpApiStatus: 409 }) {}
 
 /** The shared publish/subscribe store (Redis) cannot be reached. */
-export class PubSubUnavailable extends Schema.TaggedError<PubSubUnavailable>()(
-  "PubSubUnavailable",
-  errorFields,
-  HttpApiSchema.annotations({ status: 503 })
-) {}
+export class PubSubUnavailable extends Schema.TaggedError<PubSubUnavailable>()("PubSubUnavailable", errorFields, {
+  httpApiStatus: 503
+}) {}
 
 /** Anything unexpected. The message is generic on purpose: a 500 never leaks internals. */
-export class InternalError extends Schema.TaggedError<InternalError>()(
-  "InternalError",
-  errorFields,
-  HttpApiSchema.annotations({ status: 500 })
-) {}
+export class InternalError extends Schema.TaggedError<InternalError>()("InternalError", errorFields, {
+  httpApiStatus: 500
+}) {}
 
 /** The request body is over the route's limit (checked before it is read). */
-export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
-  "PayloadTooLarge",
-  errorFields,
-  HttpApiSchema.annotations({ status: 413 })
-) {}
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", errorFields, {
+  httpApiStatus: 413
+}) {}
 
 /** A body route got something other than `application/json`. */
 export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
   "UnsupportedMediaType",
   errorFields,
-  HttpApiSchema.annotations({ status: 415 })
+  { httpApiStatus: 415 }
 ) {}
 
 /** Well-formed but refused: a record over its size limits, an idempotency key reused with another body. */
-export class UnprocessableEntity extends Schema.TaggedError<UnprocessableEntity>()(
-  "UnprocessableEntity",
-  errorFields,
-  HttpApiSchema.annotations({ status: 422 })
-) {}
+export class UnprocessableEntity extends Schema.TaggedError<UnprocessableEntity>()("UnprocessableEntity", errorFields, {
+  httpApiStatus: 422
+}) {}
 
 /**
  * The write named a version (`If-Match`) the record has moved on from:
@@ -99,7 +73,7 @@ export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()
     entries: Schema.Array(AuditEntry),
     moreEntries: Schema.Boolean
   },
-  HttpApiSchema.annotations({ status: 412 })
+  { httpApiStatus: 412 }
 ) {}
 
 /** How many timeline entries a 412 carries at most. */
@@ -109,7 +83,7 @@ export const preconditionEntriesLimit = 100
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(
   "TooManyRequests",
   { ...errorFields, retryAfter: Schema.Int },
-  HttpApiSchema.annotations({ status: 429 })
+  { httpApiStatus: 429 }
 ) {}
 
 /**
@@ -120,5 +94,63 @@ export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()(
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()(
   "ServiceUnavailable",
   { ...errorFields, retryAfter: Schema.Int },
-  HttpApiSchema.annotations({ status: 503 })
+  { httpApiStatus: 503 }
 ) {}
+
+/** Where in the request an issue is: property names and array indexes. */
+const PropertyKey = Schema.Union([
+  Schema.String,
+  Schema.Finite,
+  Schema.Struct({ _tag: Schema.Literal("symbol"), key: Schema.String }).annotate({
+    description: "an object to be decoded into a globally shared symbol"
+  })
+]).annotate({ identifier: "PropertyKey" })
+
+const Issue = Schema.Struct({
+  _tag: Schema.Literals([
+    "Pointer",
+    "Unexpected",
+    "Missing",
+    "Composite",
+    "Refinement",
+    "Transformation",
+    "Type",
+    "Forbidden"
+  ]).annotate({ description: "The tag identifying the type of parse issue" }),
+  path: Schema.Array(PropertyKey).annotate({ description: "The path to the property where the issue occurred" }),
+  message: Schema.String.annotate({ description: "A descriptive message explaining the issue" })
+}).annotate({
+  identifier: "Issue",
+  description: "Represents an error encountered while parsing a value to match the schema"
+})
+
+/**
+ * A path, query, header or body that does not match the route's schemas: a
+ * 400 with the issues (src/http/ErrorResponses.ts). The tag and shape are
+ * the ones the API has always answered with (the platform's error of Effect 3).
+ */
+export class HttpApiDecodeError extends Schema.TaggedError<HttpApiDecodeError>()(
+  "HttpApiDecodeError",
+  Schema.Struct({ issues: Schema.Array(Issue), message: Schema.String }).annotate({
+    description: "The request did not match the expected schema"
+  }),
+  { httpApiStatus: 400, description: "The request did not match the expected schema" }
+) {}
+
+/**
+ * The errors any route may answer with, whatever it does (a malformed request,
+ * a body over its limit or of another type, missing rights, an overloaded or
+ * unreachable database, anything unexpected). Every endpoint declares them
+ * besides its own, so that the OpenAPI document lists them and the client
+ * decodes them on every route.
+ */
+export const apiErrors = [
+  HttpApiDecodeError,
+  BadRequest,
+  Forbidden,
+  InternalError,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  UnprocessableEntity,
+  ServiceUnavailable
+] as const

@@ -1,4 +1,4 @@
-import { Effect, Layer, Logger, type LogLevel } from "effect"
+import { Effect, Formatter, Layer, Logger, type LogLevel, References } from "effect"
 import { Agents } from "../agents/Agents"
 import { Correlation } from "../audit/Correlation"
 import { Feed } from "../audit/Feed"
@@ -38,44 +38,46 @@ import { AdminSocketLive } from "./admin/AdminSocketLive"
 import { EditableRecords } from "../presence/EditableRecords"
 
 /** The producers of durable work: background jobs and workflow runs. */
-const QueuesLive = Layer.merge(JobQueue.Default, WorkflowQueue.Default).pipe(Layer.provide(DurableQueuesLive))
+const QueuesLive = Layer.merge(JobQueue.layer, WorkflowQueue.layer).pipe(Layer.provide(DurableQueuesLive))
 
 const CoreServicesLive = Layer.mergeAll(
-  Agents.Default,
-  FailedWork.Default,
-  Workspaces.Default,
-  WorkspaceWork.Default,
-  Users.Default,
-  Memberships.Default,
-  Members.Default,
-  SignOuts.Default,
-  Roles.Default,
-  ApiKeys.Default,
-  Records.Default,
-  RecordHistory.Default,
-  Timeline.Default,
-  Feed.Default,
-  FeedWake.Default,
-  Correlation.Default,
-  UnitOfWork.Default,
-  Idempotency.Default,
-  Presence.Default,
-  EditableRecords.Default
+  Agents.layer,
+  FailedWork.layer,
+  Workspaces.layer,
+  WorkspaceWork.layer,
+  Users.layer,
+  Memberships.layer,
+  Members.layer,
+  SignOuts.layer,
+  Roles.layer,
+  ApiKeys.layer,
+  Records.layer,
+  RecordHistory.layer,
+  Timeline.layer,
+  Feed.layer,
+  FeedWake.layer,
+  Correlation.layer,
+  UnitOfWork.layer,
+  Idempotency.layer,
+  Presence.layer,
+  EditableRecords.layer
 ).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive), Layer.provideMerge(Caches.layer))
 
 /** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */
-export const ServicesLive = Seeders.Default.pipe(Layer.provideMerge(CoreServicesLive))
+export const ServicesLive = Seeders.layer.pipe(Layer.provideMerge(CoreServicesLive))
 
 /** Storage ports: the database and the shared pub/sub store, chosen by configuration. */
 export const StorageLive = Layer.merge(DatabaseLive, PubSubLive)
 
-type PubSubPorts = Layer.Layer.Success<typeof PubSubLive>
+type PubSubPorts = Layer.Success<typeof PubSubLive>
 
 /** Migrations (and the demo, on a fresh embedded database) before the server listens and the workers start. */
-const StartedServerLive = Layer.unwrapEffect(
+const StartedServerLive = Layer.unwrap(
   Effect.map(startUp, (provisionedDemo) =>
     Layer.mergeAll(
-      provisionedDemo ? ServerLive.pipe(Layer.tap((context) => Effect.provide(printDemoHint, context))) : ServerLive,
+      provisionedDemo
+        ? ServerLive.pipe(Layer.tap((context) => Effect.provideContext(printDemoHint, context)))
+        : ServerLive,
       BackgroundWorkersLive,
       AdminSocketLive
     )
@@ -89,7 +91,7 @@ const StartedServerLive = Layer.unwrapEffect(
  */
 export const appLayer = (
   config: Layer.Layer<AppConfig, unknown>,
-  plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default,
+  plugins: Layer.Layer<PluginRegistry> = PluginRegistry.layer,
   pubsub: Layer.Layer<PubSubPorts, unknown, AppConfig> = PubSubLive
 ) =>
   DrainOnShutdownLive.pipe(
@@ -97,18 +99,36 @@ export const appLayer = (
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(plugins),
     Layer.provideMerge(Layer.merge(DatabaseLive, pubsub)),
-    Layer.provideMerge(Layer.merge(GracefulShutdown.Default, Readiness.Default)),
+    Layer.provideMerge(Layer.merge(GracefulShutdown.layer, Readiness.layer)),
     // First, so that everything built after it (server, workers, pools) runs with its tracer, and last to close (a final flush).
     Layer.provideMerge(TracingLive),
     Layer.provideMerge(config)
   )
 
+/**
+ * One JSON object a line, with the keys docs/operations.md lists (Effect 3's:
+ * `logLevel`, where v4's structured logger says `level`).
+ */
+export const jsonFormat = Logger.formatStructured.pipe(
+  Logger.map((entry) =>
+    Formatter.formatJson({
+      message: entry.message,
+      logLevel: entry.level,
+      timestamp: entry.timestamp,
+      cause: entry.cause,
+      annotations: entry.annotations,
+      spans: entry.spans,
+      fiberId: entry.fiberId
+    })
+  )
+)
+
 const loggers: Record<LogFormat, Layer.Layer<never>> = {
-  json: Logger.json,
-  pretty: Logger.pretty,
-  logfmt: Logger.logFmt
+  json: Logger.layer([Logger.withConsoleLog(jsonFormat)]),
+  pretty: Logger.layer([Logger.consolePretty()]),
+  logfmt: Logger.layer([Logger.consoleLogFmt])
 }
 
 /** Log lines in `LOG_FORMAT` (JSON in production), at `LOG_LEVEL` (default Info). */
 export const loggerLayer = (level: LogLevel.LogLevel, format: LogFormat = "json") =>
-  Layer.merge(loggers[format], Logger.minimumLogLevel(level))
+  Layer.merge(loggers[format], Layer.succeed(References.MinimumLogLevel, level))

@@ -1,5 +1,5 @@
-import { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
+import { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { Console, Effect } from "effect"
 import { Memberships } from "../auth/Memberships"
 import { Roles } from "../auth/Roles"

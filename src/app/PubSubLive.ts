@@ -13,9 +13,10 @@ import { RedisConnection } from "../redis/RedisConnection"
  * (any number of instances; every key and channel starts with the deployment's `REDIS_PREFIX`), in this
  * process otherwise (single instance only).
  */
-export const PubSubLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    Option.match(config.redisUrl, {
+export const PubSubLive = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return Option.match(config.redisUrl, {
       onSome: (url) =>
         Layer.mergeAll(BroadcastBusRedis.layer, PresenceStoreRedis.layer, LoginThrottleRedis.layer).pipe(
           Layer.provide(RedisConnection.layer(url, { prefix: redisPrefixOf(config) }))
@@ -23,5 +24,5 @@ export const PubSubLive = Layer.unwrapEffect(
       onNone: () =>
         Layer.mergeAll(BroadcastBusInProcess.layer, PresenceStoreInProcess.layer, LoginThrottleInProcess.layer)
     })
-  )
+  })
 )

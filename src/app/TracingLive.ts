@@ -1,8 +1,8 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient } from "effect/http"
 // The modules, not the package index: the index also loads the OpenTelemetry SDK, which this does not use.
-import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
-import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
-import { Effect, Layer, Option } from "effect"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
+import * as OtlpTracer from "effect/observability/OtlpTracer"
+import { Effect, Layer, Option, References } from "effect"
 import { AppConfig } from "../config/AppConfig"
 
 /**
@@ -12,12 +12,13 @@ import { AppConfig } from "../config/AppConfig"
  * OTLP/HTTP JSON to `<endpoint>/v1/traces` every `OTEL_BSP_SCHEDULE_DELAY`,
  * and what is left is sent when the service stops. Unset, tracing is turned
  * off: `Effect.withSpan` then hands out the no-op span, so a span costs a
- * FiberRef read and nothing is recorded or sent.
+ * reference read and nothing is recorded or sent.
  */
-export const TracingLive: Layer.Layer<never, never, AppConfig> = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    Option.match(config.otelEndpoint, {
-      onNone: () => Layer.setTracerEnabled(false),
+export const TracingLive: Layer.Layer<never, never, AppConfig> = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return Option.match(config.otelEndpoint, {
+      onNone: (): Layer.Layer<never> => Layer.succeed(References.TracerEnabled, false),
       onSome: (endpoint) =>
         OtlpTracer.layer({
           url: `${endpoint}/v1/traces`,
@@ -25,5 +26,5 @@ export const TracingLive: Layer.Layer<never, never, AppConfig> = Layer.unwrapEff
           exportInterval: config.otelExportInterval
         }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
     })
-  )
+  })
 )

@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import type { Actor } from "../api/Actor"
 import type { Cause, Operation } from "../api/Cause"

@@ -11,9 +11,9 @@ export interface CursorPosition {
 
 const maxBigint = 9223372036854775807n
 
-const Seq = Schema.String.pipe(
-  Schema.pattern(/^[1-9]\d{0,18}$/),
-  Schema.filter((seq) => BigInt(seq) <= maxBigint)
+const Seq = Schema.String.check(
+  Schema.isPattern(/^[1-9]\d{0,18}$/),
+  Schema.makeFilter((seq) => BigInt(seq) <= maxBigint)
 )
 
 const isoMicros = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/
@@ -24,15 +24,15 @@ const isRealInstant = (at: string) => {
     !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === at.slice(0, 19) && !at.startsWith("0000")
   )
 }
-const At = Schema.String.pipe(Schema.pattern(isoMicros), Schema.filter(isRealInstant))
+const At = Schema.String.check(Schema.isPattern(isoMicros), Schema.makeFilter(isRealInstant))
 
 /**
  * `[seq]` is today's cursor. `[at, seq]` is the one served before timelines
  * followed commit order; it names its last row by the same `seq`, so a
  * client holding one across the upgrade pages on from that row.
  */
-const Position = Schema.Union(Schema.Tuple(Seq), Schema.Tuple(At, Seq))
-const decodePosition = Schema.decodeUnknownOption(Schema.parseJson(Position))
+const Position = Schema.Union([Schema.Tuple([Seq]), Schema.Tuple([At, Seq])])
+const decodePosition = Schema.decodeUnknownOption(Schema.fromJsonString(Position))
 
 /** Opaque to clients: base64url of `[seq]`. */
 export const encodeCursor = (position: CursorPosition): string =>

@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { Workspace } from "../api/Workspace"
 import { AuditEntry } from "../api/AuditEntry"
 import { FeedEntry, FeedPage } from "../api/Feed"
@@ -43,7 +43,7 @@ export const scanWindow = 5_000
 export const feedLine = (row: FeedRow) =>
   `${row.json.slice(0, -1)},"cursor":"${encodeFeedCursor({ position: row.position })}"}\n`
 
-const decodeEntry = Schema.decodeUnknown(Schema.parseJson(AuditEntry))
+const decodeEntry = Schema.decodeUnknownEffect(Schema.fromJsonString(AuditEntry))
 
 interface Scanned {
   readonly last: string | null
@@ -52,6 +52,99 @@ interface Scanned {
   readonly json: string | null
 }
 
+const make = Effect.gen(function* () {
+  const sql = yield* ReadSqlClient
+
+  const conditions = (filter: FeedFilter) => {
+    const clauses = []
+    if (filter.readable !== "all") {
+      clauses.push(filter.readable.length === 0 ? sql.literal("false") : sql.in("s.business_object", filter.readable))
+    }
+    if (filter.businessObject !== undefined) clauses.push(sql`s.business_object = ${filter.businessObject}`)
+    if (filter.record !== undefined) clauses.push(sql`s.business_object_id = ${filter.record}`)
+    if (filter.actor !== undefined) {
+      // An actor is named by its id; a system actor (a seeder, a workflow) has none and is named by its name.
+      clauses.push(
+        sql`coalesce(s.actor->>'id', CASE WHEN s.actor->>'kind' = 'system' THEN s.actor->>'name' END) = ${filter.actor}`
+      )
+    }
+    if (filter.correlationId !== undefined) clauses.push(sql`s.correlation_id = ${filter.correlationId}::uuid`)
+    if (filter.from !== undefined) clauses.push(sql`s.at >= ${utc(filter.from)}::timestamptz`)
+    if (filter.to !== undefined) clauses.push(sql`s.at < ${utc(filter.to)}::timestamptz`)
+    return clauses
+  }
+
+  const entryText = entryJson(sql)
+
+  /** One statement: the window after `after`, its matches (at most `limit + 1`) as JSON text. */
+  const batch = (workspace: Workspace, after: FeedPosition, filter: FeedFilter, limit: number) =>
+    Effect.gen(function* () {
+      const clauses = conditions(filter)
+      // Unfiltered, every scanned row is kept: scanning more than the page would be waste.
+      const window = clauses.length === 0 ? limit + 1 : Math.max(scanWindow, limit + 1)
+      const table = sql(workspace.table("audit_entries"))
+      const rows = yield* sql<Scanned>`
+        WITH scanned AS MATERIALIZED (
+          SELECT e.position, e.business_object, e.business_object_id, e.actor, e.correlation_id, e.at
+          FROM ${table} AS e
+          WHERE e.position > ${after.position.toString()}::bigint
+          ORDER BY e.position
+          LIMIT ${window}
+        ), matched AS (
+          SELECT s.position FROM scanned AS s WHERE ${sql.and(clauses)} ORDER BY s.position LIMIT ${limit + 1}
+        )
+        SELECT b.last::text AS last, b.scanned, x.position::text AS position, x.json
+        FROM (SELECT max(position) AS last, count(*)::int AS scanned FROM scanned) AS b
+        LEFT JOIN LATERAL (
+          SELECT e.position, ${entryText} AS json
+          FROM ${table} AS e
+          -- A lookup of each kept position on the index (a join here may hash the whole table).
+          WHERE e.position = ANY (ARRAY(SELECT position FROM matched))
+        ) AS x ON true
+        ORDER BY x.position`
+      const first = rows[0]
+      const matched: Array<FeedRow> = []
+      for (const row of rows) {
+        if (row.position !== null && row.json !== null) matched.push({ position: BigInt(row.position), json: row.json })
+      }
+      const page = pageOfWindow({
+        after: after.position,
+        limit,
+        scanned: first?.scanned ?? 0,
+        lastScanned: first?.last == null ? null : BigInt(first.last),
+        windowFull: (first?.scanned ?? 0) >= window,
+        matched,
+        positionOf: (row) => row.position
+      })
+      return { rows: page.rows, next: { position: page.next }, more: page.more } satisfies FeedBatch
+    }).pipe(Effect.orDie)
+
+  /** A page as the JSON answer: each row decoded into its wire shape, with its cursor. */
+  const toPage = (result: FeedBatch) =>
+    Effect.gen(function* () {
+      const entries = yield* Effect.forEach(result.rows, (row) =>
+        Effect.map(
+          decodeEntry(row.json),
+          (entry) => new FeedEntry({ ...entry, cursor: encodeFeedCursor({ position: row.position }) })
+        )
+      )
+      return new FeedPage({ entries, nextCursor: encodeFeedCursor(result.next), more: result.more })
+    }).pipe(Effect.orDie)
+
+  const page = (workspace: Workspace, after: FeedPosition, filter: FeedFilter, limit: number) =>
+    Effect.flatMap(batch(workspace, after, filter, limit), toPage)
+
+  /** How many rows follow `after`: an index-only count, for an export's progress. */
+  const countAfter = (workspace: Workspace, after: FeedPosition) =>
+    Effect.map(
+      sql<{ readonly n: string }>`SELECT count(*)::text AS n FROM ${sql(workspace.table("audit_entries"))}
+        WHERE position > ${after.position.toString()}::bigint`,
+      (rows) => Number(rows[0]?.n ?? "0")
+    ).pipe(Effect.orDie)
+
+  return { batch, page, toPage, countAfter } as const
+})
+
 /**
  * The workspace change feed (docs/feed.md): audit rows in `position` order,
  * which is the workspace's commit order. A request scans at most a window of
@@ -59,98 +152,6 @@ interface Scanned {
  * its filters and the caller's permissions let through; the rows, the
  * window's end and its size come from one statement, so from one snapshot.
  */
-export class Feed extends Effect.Service<Feed>()("Feed", {
-  effect: Effect.gen(function* () {
-    const sql = yield* ReadSqlClient
-
-    const conditions = (filter: FeedFilter) => {
-      const clauses = []
-      if (filter.readable !== "all") {
-        clauses.push(filter.readable.length === 0 ? sql.literal("false") : sql.in("s.business_object", filter.readable))
-      }
-      if (filter.businessObject !== undefined) clauses.push(sql`s.business_object = ${filter.businessObject}`)
-      if (filter.record !== undefined) clauses.push(sql`s.business_object_id = ${filter.record}`)
-      if (filter.actor !== undefined) {
-        // An actor is named by its id; a system actor (a seeder, a workflow) has none and is named by its name.
-        clauses.push(
-          sql`coalesce(s.actor->>'id', CASE WHEN s.actor->>'kind' = 'system' THEN s.actor->>'name' END) = ${filter.actor}`
-        )
-      }
-      if (filter.correlationId !== undefined) clauses.push(sql`s.correlation_id = ${filter.correlationId}::uuid`)
-      if (filter.from !== undefined) clauses.push(sql`s.at >= ${utc(filter.from)}::timestamptz`)
-      if (filter.to !== undefined) clauses.push(sql`s.at < ${utc(filter.to)}::timestamptz`)
-      return clauses
-    }
-
-    const entryText = entryJson(sql)
-
-    /** One statement: the window after `after`, its matches (at most `limit + 1`) as JSON text. */
-    const batch = (workspace: Workspace, after: FeedPosition, filter: FeedFilter, limit: number) =>
-      Effect.gen(function* () {
-        const clauses = conditions(filter)
-        // Unfiltered, every scanned row is kept: scanning more than the page would be waste.
-        const window = clauses.length === 0 ? limit + 1 : Math.max(scanWindow, limit + 1)
-        const table = sql(workspace.table("audit_entries"))
-        const rows = yield* sql<Scanned>`
-          WITH scanned AS MATERIALIZED (
-            SELECT e.position, e.business_object, e.business_object_id, e.actor, e.correlation_id, e.at
-            FROM ${table} AS e
-            WHERE e.position > ${after.position.toString()}::bigint
-            ORDER BY e.position
-            LIMIT ${window}
-          ), matched AS (
-            SELECT s.position FROM scanned AS s WHERE ${sql.and(clauses)} ORDER BY s.position LIMIT ${limit + 1}
-          )
-          SELECT b.last::text AS last, b.scanned, x.position::text AS position, x.json
-          FROM (SELECT max(position) AS last, count(*)::int AS scanned FROM scanned) AS b
-          LEFT JOIN LATERAL (
-            SELECT e.position, ${entryText} AS json
-            FROM ${table} AS e
-            -- A lookup of each kept position on the index (a join here may hash the whole table).
-            WHERE e.position = ANY (ARRAY(SELECT position FROM matched))
-          ) AS x ON true
-          ORDER BY x.position`
-        const first = rows[0]
-        const matched: Array<FeedRow> = []
-        for (const row of rows) {
-          if (row.position !== null && row.json !== null)
-            matched.push({ position: BigInt(row.position), json: row.json })
-        }
-        const page = pageOfWindow({
-          after: after.position,
-          limit,
-          scanned: first?.scanned ?? 0,
-          lastScanned: first?.last == null ? null : BigInt(first.last),
-          windowFull: (first?.scanned ?? 0) >= window,
-          matched,
-          positionOf: (row) => row.position
-        })
-        return { rows: page.rows, next: { position: page.next }, more: page.more } satisfies FeedBatch
-      }).pipe(Effect.orDie)
-
-    /** A page as the JSON answer: each row decoded into its wire shape, with its cursor. */
-    const toPage = (result: FeedBatch) =>
-      Effect.gen(function* () {
-        const entries = yield* Effect.forEach(result.rows, (row) =>
-          Effect.map(
-            decodeEntry(row.json),
-            (entry) => new FeedEntry({ ...entry, cursor: encodeFeedCursor({ position: row.position }) })
-          )
-        )
-        return new FeedPage({ entries, nextCursor: encodeFeedCursor(result.next), more: result.more })
-      }).pipe(Effect.orDie)
-
-    const page = (workspace: Workspace, after: FeedPosition, filter: FeedFilter, limit: number) =>
-      Effect.flatMap(batch(workspace, after, filter, limit), toPage)
-
-    /** How many rows follow `after`: an index-only count, for an export's progress. */
-    const countAfter = (workspace: Workspace, after: FeedPosition) =>
-      Effect.map(
-        sql<{ readonly n: string }>`SELECT count(*)::text AS n FROM ${sql(workspace.table("audit_entries"))}
-          WHERE position > ${after.position.toString()}::bigint`,
-        (rows) => Number(rows[0]?.n ?? "0")
-      ).pipe(Effect.orDie)
-
-    return { batch, page, toPage, countAfter } as const
-  })
-}) {}
+export class Feed extends Context.Service<Feed, Effect.Success<typeof make>>()("Feed") {
+  static readonly layer = Layer.effect(Feed, make)
+}

@@ -1,4 +1,4 @@
-import { Duration, Effect, Option, Queue } from "effect"
+import { Context, Duration, Effect, Layer, Option, Queue } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 
 /**
@@ -15,30 +15,30 @@ export interface Wake {
   readonly await: (atMost: Duration.Duration) => Effect.Effect<void>
 }
 
+const make = Effect.gen(function* () {
+  const bus = yield* BroadcastBus
+
+  /** A signal for `workspaceId` until the scope closes; without the bus, the re-check alone. */
+  const subscribe = (workspaceId: string) =>
+    Effect.gen(function* () {
+      const hints = yield* Queue.sliding<true>(1)
+      const detach = yield* Effect.option(bus.attach(workspaceId, { offer: () => void Queue.offerUnsafe(hints, true) }))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Option.map(detach, (run) => run())))
+      return {
+        clear: Effect.asVoid(Queue.clear(hints)),
+        await: (atMost) => Effect.asVoid(Effect.timeoutOption(Queue.take(hints), Duration.min(atMost, feedRecheck)))
+      } satisfies Wake
+    })
+
+  return { subscribe } as const
+})
+
 /**
  * Wake-ups for readers following the feed (long-poll and SSE): the
  * broadcast's `changed` hints of the workspace, published after each commit
  * on every instance, with a periodic re-check as a safety net. A hint is
  * only a reason to query again; the feed query is the truth.
  */
-export class FeedWake extends Effect.Service<FeedWake>()("FeedWake", {
-  effect: Effect.gen(function* () {
-    const bus = yield* BroadcastBus
-
-    /** A signal for `workspaceId` until the scope closes; without the bus, the re-check alone. */
-    const subscribe = (workspaceId: string) =>
-      Effect.gen(function* () {
-        const hints = yield* Queue.sliding<true>(1)
-        const detach = yield* Effect.option(
-          bus.attach(workspaceId, { offer: () => void Queue.unsafeOffer(hints, true) })
-        )
-        yield* Effect.addFinalizer(() => Effect.sync(() => Option.map(detach, (run) => run())))
-        return {
-          clear: Effect.asVoid(Queue.takeAll(hints)),
-          await: (atMost) => Effect.asVoid(Effect.timeoutOption(Queue.take(hints), Duration.min(atMost, feedRecheck)))
-        } satisfies Wake
-      })
-
-    return { subscribe } as const
-  })
-}) {}
+export class FeedWake extends Context.Service<FeedWake, Effect.Success<typeof make>>()("FeedWake") {
+  static readonly layer = Layer.effect(FeedWake, make)
+}

@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import type { SqlClient } from "effect/sql"
 
 /**
  * An audit row of `e` as its wire shape (AuditEntry), built by PostgreSQL as

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { Forbidden } from "../api/errors"
 import { allows } from "./Grants"
 import type { Permission } from "./Grants"
@@ -7,13 +7,12 @@ import { Roles } from "./Roles"
 import { excerpt } from "../messages/inputExcerpt"
 
 /** Permission checks for the current principal, from the grants of its roles. */
-export class Access extends Effect.Service<Access>()("Access", {
-  dependencies: [Roles.Default],
-  effect: Effect.gen(function* () {
+export class Access extends Context.Service<Access>()("Access", {
+  make: Effect.gen(function* () {
     const roles = yield* Roles
 
     /** The current principal's grants, read from the workspace schema. */
-    const grants = Effect.flatMap(CurrentPrincipal, (principal) => roles.grantsOf(principal.workspace, principal))
+    const grants = CurrentPrincipal.use((principal) => roles.grantsOf(principal.workspace, principal))
 
     const can = (businessObject: string, permission: Permission) =>
       Effect.map(grants, (held) => allows(held, businessObject, permission))
@@ -30,4 +29,6 @@ export class Access extends Effect.Service<Access>()("Access", {
 
     return { grants, can, require } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(Roles.layer))
+}

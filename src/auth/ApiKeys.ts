@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Data, Effect, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Context, Data, Effect, Layer, Option, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/CacheInvalidation"
@@ -58,8 +58,8 @@ export class ApiKeyListing extends Schema.Class<ApiKeyListing>("ApiKeyListing")(
   /** The agent the key signs in as; none for a service account's key (which holds `roles` itself). */
   agent: Schema.NullOr(Schema.String),
   roles: Schema.Array(Schema.String),
-  createdAt: Schema.DateFromSelf,
-  revokedAt: Schema.NullOr(Schema.DateFromSelf)
+  createdAt: Schema.Date,
+  revokedAt: Schema.NullOr(Schema.Date)
 }) {}
 
 /** A key id in a workspace: compared by value, as a cache key. */
@@ -72,9 +72,8 @@ const sameHash = (a: string, b: string) => {
 }
 
 /** Service-account credentials of one workspace. The key's id is the service account's id. */
-export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
-  dependencies: [Roles.Default],
-  effect: Effect.gen(function* () {
+export class ApiKeys extends Context.Service<ApiKeys>()("ApiKeys", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const roles = yield* Roles
@@ -117,7 +116,7 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     const liveKey = yield* caches.make({
       lookup: ({ keyId, workspace }: KeyOf) =>
-        SqlSchema.findOne({
+        SqlSchema.findOneOption({
           Request: Schema.String,
           Result: ApiKeyRow,
           execute: (id) => read`SELECT k.id, k.name, k.key_hash, a.id AS agent_id, a.name AS agent_name
@@ -161,4 +160,6 @@ export class ApiKeys extends Effect.Service<ApiKeys>()("ApiKeys", {
 
     return { create, createForAgent, revoke, verify, list } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(Roles.layer))
+}

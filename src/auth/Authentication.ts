@@ -1,4 +1,4 @@
-import { Effect, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { Forbidden, Unauthorized } from "../api/errors"
 import { Workspace } from "../api/Workspace"
@@ -16,17 +16,8 @@ import { hashToken } from "./Tokens"
 const badSignIn = new Unauthorized({ message: "wrong workspace, email or password" })
 
 /** Turns credentials (password, session token, API key) into a principal. */
-export class Authentication extends Effect.Service<Authentication>()("Authentication", {
-  dependencies: [
-    Users.Default,
-    Sessions.Default,
-    Memberships.Default,
-    ApiKeys.Default,
-    Workspaces.Default,
-    LoginThrottle.Default,
-    SignOuts.Default
-  ],
-  effect: Effect.gen(function* () {
+export class Authentication extends Context.Service<Authentication>()("Authentication", {
+  make: Effect.gen(function* () {
     const config = yield* AppConfig
     const users = yield* Users
     const sessions = yield* Sessions
@@ -82,8 +73,8 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
         if (Option.isNone(session))
           return yield* new Unauthorized({ message: "the session is unknown or has expired: sign in again" })
         const row = session.value
-        // The row was decoded with these very types on its way out of the database: not checked again per request.
-        const trusted = { disableValidation: true }
+        // The row was decoded with these very types on its way out of the database: its checks are not run again per request.
+        const trusted = { disableChecks: true }
         return new Principal(
           {
             kind: "user",
@@ -134,4 +125,19 @@ export class Authentication extends Effect.Service<Authentication>()("Authentica
 
     return { signIn, fromSession, fromApiKey, signOut, signOutEverywhere } as const
   })
-}) {}
+}) {
+  /** Its own services left to the caller to provide (a test that counts their lookups). */
+  static readonly layerWithoutDependencies = Layer.effect(this, this.make)
+
+  static readonly layer = this.layerWithoutDependencies.pipe(
+    Layer.provide([
+      Users.layer,
+      Sessions.layer,
+      Memberships.layer,
+      ApiKeys.layer,
+      Workspaces.layer,
+      LoginThrottle.layer,
+      SignOuts.layer
+    ])
+  )
+}

@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { NotFound } from "../api/errors"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Access } from "./Access"
@@ -11,9 +11,8 @@ import { excerpt } from "../messages/inputExcerpt"
  * object no plugin declares, then 403 without the permission. Gives the
  * principal and the business object's registration on success.
  */
-export class BusinessObjectGuard extends Effect.Service<BusinessObjectGuard>()("BusinessObjectGuard", {
-  dependencies: [Access.Default],
-  effect: Effect.gen(function* () {
+export class BusinessObjectGuard extends Context.Service<BusinessObjectGuard>()("BusinessObjectGuard", {
+  make: Effect.gen(function* () {
     const access = yield* Access
     const registry = yield* PluginRegistry
 
@@ -29,4 +28,6 @@ export class BusinessObjectGuard extends Effect.Service<BusinessObjectGuard>()("
 
     return { require } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(Access.layer))
+}

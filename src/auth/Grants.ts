@@ -1,12 +1,12 @@
 import { Schema } from "effect"
 
-export const Permission = Schema.Literal("read", "update")
+export const Permission = Schema.Literals(["read", "update"])
 export type Permission = typeof Permission.Type
 
 /** A grant names a business object (`<namespace>/<name>`), or `*` for all of them. */
-export const GrantTarget = Schema.String.pipe(
-  Schema.pattern(/^(\*|[a-z][a-z0-9-]*\/[a-z][a-zA-Z0-9-]*)$/, {
-    message: () => "a business object is <namespace>/<name> (e.g. crm/deal), or * for all"
+export const GrantTarget = Schema.String.check(
+  Schema.isPattern(/^(\*|[a-z][a-z0-9-]*\/[a-z][a-zA-Z0-9-]*)$/, {
+    message: "a business object is <namespace>/<name> (e.g. crm/deal), or * for all"
   })
 )
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { Clock, Duration, Effect } from "effect"
+import { Clock, Context, Duration, Effect, Layer } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { TooManyRequests } from "../api/errors"
 import { LoginThrottleStore } from "./LoginThrottleStore"
@@ -25,8 +25,8 @@ const maxDoublings = 4
  * costs one counter operation; it counts the attempt as a failure until
  * `succeeded` gives it back (the account's failures are then forgotten).
  */
-export class LoginThrottle extends Effect.Service<LoginThrottle>()("LoginThrottle", {
-  effect: Effect.gen(function* () {
+export class LoginThrottle extends Context.Service<LoginThrottle>()("LoginThrottle", {
+  make: Effect.gen(function* () {
     const store = yield* LoginThrottleStore
     const config = yield* AppConfig
     const windowMs = Duration.toMillis(config.loginWindow)
@@ -72,4 +72,6 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("LoginThrottl
 
     return { admit, succeeded } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -73,7 +73,7 @@ const make = Effect.gen(function* () {
   const orLocally =
     <A>(fallback: Effect.Effect<A>) =>
     (error: unknown) =>
-      Effect.zipRight(
+      Effect.andThen(
         Effect.logWarning(
           `login throttle: redis unreachable, counting on this instance (${error instanceof Error ? error.message : String(error)})`
         ),
@@ -84,18 +84,15 @@ const make = Effect.gen(function* () {
     attempt: (key, nowMs, policy) =>
       attempt(command, keyOf(key), [nowMs, ...policyArgs(policy)]).pipe(
         Effect.map((reply) => (typeof reply === "number" ? reply : 0)),
-        Effect.catchAll(orLocally(local.attempt(key, nowMs, policy)))
+        Effect.catch(orLocally(local.attempt(key, nowMs, policy)))
       ),
     forgiveOne: (key, policy) =>
       forgive(command, keyOf(key), [policy.maxFailures]).pipe(
         Effect.asVoid,
-        Effect.catchAll(orLocally(local.forgiveOne(key, policy)))
+        Effect.catch(orLocally(local.forgiveOne(key, policy)))
       ),
     clear: (key) =>
-      Effect.tryPromise(() => command.del(keyOf(key))).pipe(
-        Effect.asVoid,
-        Effect.catchAll(orLocally(local.clear(key)))
-      ),
+      Effect.tryPromise(() => command.del(keyOf(key))).pipe(Effect.asVoid, Effect.catch(orLocally(local.clear(key)))),
     kind: "redis"
   })
 })

@@ -18,7 +18,6 @@ export interface LoginThrottleStoreShape {
   readonly kind: "redis" | "in-process"
 }
 
-export class LoginThrottleStore extends Context.Tag("LoginThrottleStore")<
-  LoginThrottleStore,
-  LoginThrottleStoreShape
->() {}
+export class LoginThrottleStore extends Context.Service<LoginThrottleStore, LoginThrottleStoreShape>()(
+  "LoginThrottleStore"
+) {}

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import { Conflict, Forbidden, NotFound, UnprocessableEntity } from "../api/errors"
 import { Member, MemberList } from "../api/MembersApi"
 import type { Principal } from "../api/Principal"
@@ -34,9 +34,8 @@ const MemberRow = Schema.Struct({
  * member's cached sessions and grants and ends their open broadcast streams,
  * on every instance.
  */
-export class Members extends Effect.Service<Members>()("Members", {
-  dependencies: [Sessions.Default],
-  effect: Effect.gen(function* () {
+export class Members extends Context.Service<Members>()("Members", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const sessions = yield* Sessions
@@ -68,7 +67,7 @@ export class Members extends Effect.Service<Members>()("Members", {
           JOIN ${users} u ON u.id = m.user_id
           LEFT JOIN ${assignments(workspace)} a ON a.principal_kind = 'user' AND a.principal_id = u.id::text
           WHERE m.workspace_id = ${workspace.id} ${userId === undefined ? sql.literal("") : sql`AND m.user_id = ${userId}`}
-          GROUP BY u.id ORDER BY u.email`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(MemberRow))))
+          GROUP BY u.id ORDER BY u.email`.pipe(Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(MemberRow))))
 
     const list = (workspace: Workspace) =>
       rowsOf(read, workspace).pipe(
@@ -126,7 +125,7 @@ export class Members extends Effect.Service<Members>()("Members", {
           yield* sql`DELETE FROM ${memberships} WHERE workspace_id = ${workspace.id} AND user_id = ${userId}`
           yield* sessions.endIn(userId, workspace.id)
           return member
-        }).pipe(sql.withTransaction, orDieOnSqlError, Effect.catchTag("ParseError", Effect.die))
+        }).pipe(sql.withTransaction, orDieOnSqlError, Effect.catchTag("SchemaError", Effect.die))
         yield* caches.invalidate({ _tag: "Member", workspaceId: workspace.id, userId })
         yield* revokeStreams(bus, {
           _tag: "User",
@@ -152,7 +151,7 @@ export class Members extends Effect.Service<Members>()("Members", {
           yield* sql`DELETE FROM ${assignments(workspace)} WHERE principal_kind = 'user' AND principal_id = ${userId}`
           yield* sql`INSERT INTO ${assignments(workspace)} ${sql.insert({ principalKind: "user", principalId: userId, role })}`
           return { member: { ...member, roles: [role] }, changed: true }
-        }).pipe(sql.withTransaction, orDieOnSqlError, Effect.catchTag("ParseError", Effect.die))
+        }).pipe(sql.withTransaction, orDieOnSqlError, Effect.catchTag("SchemaError", Effect.die))
         if (outcome.changed) {
           yield* caches.invalidate({ _tag: "Member", workspaceId: workspace.id, userId })
           yield* revokeStreams(bus, {
@@ -197,7 +196,7 @@ export class Members extends Effect.Service<Members>()("Members", {
       Effect.gen(function* () {
         const holders = yield* read`SELECT principal_id FROM ${assignments(workspace)}
           WHERE principal_kind = 'user' AND role = ${role}`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.Struct({ principalId: Schema.String })))),
+          Effect.flatMap(Schema.decodeUnknownEffect(Schema.Array(Schema.Struct({ principalId: Schema.String })))),
           Effect.orDie
         )
         if (holders.length === 0) return
@@ -211,4 +210,6 @@ export class Members extends Effect.Service<Members>()("Members", {
 
     return { requireAdmin, list, add, remove, setRole, roleChanged } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(Sessions.layer))
+}

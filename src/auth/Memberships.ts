@@ -1,11 +1,11 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { ReadSqlClient } from "../db/Database"
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { platformSchema } from "../tenancy/migrations/platform"
 
 /** Which users belong to which workspaces. A user signs in to a workspace only as its member. */
-export class Memberships extends Effect.Service<Memberships>()("Memberships", {
-  effect: Effect.gen(function* () {
+export class Memberships extends Context.Service<Memberships>()("Memberships", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const memberships = sql(`${platformSchema}.memberships`)
@@ -24,4 +24,6 @@ export class Memberships extends Effect.Service<Memberships>()("Memberships", {
 
     return { add, isMember } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

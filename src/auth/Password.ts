@@ -7,7 +7,7 @@ const keyLength = 32
 
 /** Fails (rather than throwing) when scrypt refuses the parameters, e.g. of a corrupt stored hash. */
 const derive = (password: string, salt: Buffer, options: ScryptOptions) =>
-  Effect.async<Buffer, Error>((resume) => {
+  Effect.callback<Buffer, Error>((resume) => {
     try {
       scrypt(password.normalize("NFKC"), salt, keyLength, { ...options, maxmem: 64 * 1024 * 1024 }, (error, key) => {
         resume(error ? Effect.fail(error) : Effect.succeed(key))

@@ -1,7 +1,7 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { ReadSqlClient } from "../db/Database"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
-import { Data, Effect, ParseResult, Schema } from "effect"
+import { Context, Data, Effect, Layer, Schema } from "effect"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/CacheInvalidation"
 import { BadRequest, NotFound } from "../api/errors"
@@ -11,12 +11,11 @@ import type { Grant } from "./Grants"
 import type { PrincipalKind } from "../api/Principal"
 import { excerpt } from "../messages/inputExcerpt"
 
-const RoleName = Schema.String.pipe(
-  Schema.pattern(/^[a-z][a-z0-9-]{0,62}$/, { message: () => "a role name is lower-case letters, digits and hyphens" })
+const RoleName = Schema.String.check(
+  Schema.isPattern(/^[a-z][a-z0-9-]{0,62}$/, { message: "a role name is lower-case letters, digits and hyphens" })
 )
 
-const badRequest = (error: ParseResult.ParseError) =>
-  new BadRequest({ message: ParseResult.TreeFormatter.formatErrorSync(error) })
+const badRequest = (error: Schema.SchemaError) => new BadRequest({ message: error.message })
 
 const GrantRow = Schema.Struct({ businessObject: Schema.String, permission: Permission })
 
@@ -28,8 +27,8 @@ class GrantsKey extends Data.Class<{
 }> {}
 
 /** Roles hold grants per business object; users, service accounts and agents hold roles. */
-export class Roles extends Effect.Service<Roles>()("Roles", {
-  effect: Effect.gen(function* () {
+export class Roles extends Context.Service<Roles>()("Roles", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const caches = yield* Caches
@@ -40,16 +39,16 @@ export class Roles extends Effect.Service<Roles>()("Roles", {
      */
     const grant = (workspace: Workspace, role: string, businessObject: string, permission: string) =>
       Effect.gen(function* () {
-        const name = yield* Schema.decodeUnknown(RoleName)(role).pipe(Effect.mapError(badRequest))
-        const target = yield* Schema.decodeUnknown(GrantTarget)(businessObject).pipe(Effect.mapError(badRequest))
-        const perm = yield* Schema.decodeUnknown(Permission)(permission).pipe(Effect.mapError(badRequest))
+        const name = yield* Schema.decodeUnknownEffect(RoleName)(role).pipe(Effect.mapError(badRequest))
+        const target = yield* Schema.decodeUnknownEffect(GrantTarget)(businessObject).pipe(Effect.mapError(badRequest))
+        const perm = yield* Schema.decodeUnknownEffect(Permission)(permission).pipe(Effect.mapError(badRequest))
         yield* sql`INSERT INTO ${sql(workspace.table("roles"))} ${sql.insert({ name })} ON CONFLICT DO NOTHING`
         yield* sql`INSERT INTO ${sql(workspace.table("role_grants"))} ${sql.insert({ role: name, businessObject: target, permission: perm })}
           ON CONFLICT DO NOTHING`
       }).pipe(
         sql.withTransaction,
         orDieOnSqlError,
-        Effect.zipLeft(caches.invalidate({ _tag: "Role", workspaceId: workspace.id }))
+        Effect.tap(() => caches.invalidate({ _tag: "Role", workspaceId: workspace.id }))
       )
 
     /**
@@ -103,4 +102,6 @@ export class Roles extends Effect.Service<Roles>()("Roles", {
 
     return { grant, assign, grantsOf } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

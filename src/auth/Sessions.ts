@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/CacheInvalidation"
 import { ReadSqlClient } from "../db/Database"
@@ -13,18 +13,18 @@ const SessionRow = Schema.Struct({
   workspaceId: Schema.String,
   workspaceSlug: Schema.String,
   workspaceName: Schema.String,
-  expiresAt: Schema.DateFromSelf
+  expiresAt: Schema.Date
 })
 
-const ExpiryRow = Schema.Struct({ expiresAt: Schema.DateFromSelf })
+const ExpiryRow = Schema.Struct({ expiresAt: Schema.Date })
 
 /**
  * Sign-in sessions, stored in PostgreSQL by the hash of their token, bound
  * to one workspace, valid until `expires_at` (checked by the database clock
  * when read, by this instance's clock while cached).
  */
-export class Sessions extends Effect.Service<Sessions>()("Sessions", {
-  effect: Effect.gen(function* () {
+export class Sessions extends Context.Service<Sessions>()("Sessions", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const sessions = sql(`${platformSchema}.sessions`)
@@ -41,7 +41,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
         return token
       }).pipe(Effect.orDie)
 
-    const lookup = SqlSchema.findOne({
+    const lookup = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: SessionRow,
       execute: (tokenHash) =>
@@ -86,7 +86,7 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
 
     /** When the live session behind a token's hash ends (as `find` sees it); none when it is no longer live. */
     const expiry = (tokenHash: string) =>
-      SqlSchema.findOne({
+      SqlSchema.findOneOption({
         Request: Schema.String,
         Result: ExpiryRow,
         execute: (hash) => read`SELECT s.expires_at FROM ${sessions} s
@@ -110,4 +110,6 @@ export class Sessions extends Effect.Service<Sessions>()("Sessions", {
 
     return { start, find, end, expiry, endAllOf, endIn } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { revokeStreams } from "../broadcast/revokeStreams"
 import { Caches } from "../cache/Caches"
@@ -9,9 +9,8 @@ import { Sessions } from "./Sessions"
  * then on no request is let in), then the open broadcast streams of those
  * sessions end on every instance.
  */
-export class SignOuts extends Effect.Service<SignOuts>()("SignOuts", {
-  dependencies: [Sessions.Default],
-  effect: Effect.gen(function* () {
+export class SignOuts extends Context.Service<SignOuts>()("SignOuts", {
+  make: Effect.gen(function* () {
     const sessions = yield* Sessions
     const bus = yield* BroadcastBus
     const caches = yield* Caches
@@ -35,4 +34,6 @@ export class SignOuts extends Effect.Service<SignOuts>()("SignOuts", {
 
     return { session, everywhere } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(Sessions.layer))
+}

@@ -1,6 +1,6 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { ReadSqlClient } from "../db/Database"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { BadRequest, Conflict, NotFound } from "../api/errors"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashPassword } from "./Password"
@@ -26,14 +26,14 @@ const emailPattern = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
 /** People who sign in. Platform-wide: one user may belong to several workspaces. */
-export class Users extends Effect.Service<Users>()("Users", {
-  effect: Effect.gen(function* () {
+export class Users extends Context.Service<Users>()("Users", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const users = sql(`${platformSchema}.users`)
 
     /** The new user; none when the email is taken (a duplicate the caller can act on, told by the statement). */
-    const insert = SqlSchema.findOne({
+    const insert = SqlSchema.findOneOption({
       Request: Schema.Struct({ email: Schema.String, name: Schema.String, passwordHash: Schema.String }),
       Result: User,
       execute: (user) => sql`INSERT INTO ${users} ${sql.insert(user)}
@@ -60,13 +60,13 @@ export class Users extends Effect.Service<Users>()("Users", {
         return created.value
       })
 
-    const credentialsByEmail = SqlSchema.findOne({
+    const credentialsByEmail = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: UserWithHash,
       execute: (email) => read`SELECT id, email, name, password_hash FROM ${users} WHERE email = ${email}`
     })
 
-    const userByEmail = SqlSchema.findOne({
+    const userByEmail = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: User,
       execute: (email) => sql`SELECT id, email, name FROM ${users} WHERE email = ${email}`
@@ -101,4 +101,6 @@ export class Users extends Effect.Service<Users>()("Users", {
 
     return { create, findCredentials, findByEmail, getByEmail, list } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -11,4 +11,4 @@ export class BroadcastEnvelope extends Schema.Class<BroadcastEnvelope>("Broadcas
   data: BroadcastData
 }) {}
 
-export const BroadcastEnvelopeJson = Schema.parseJson(BroadcastEnvelope)
+export const BroadcastEnvelopeJson = Schema.fromJsonString(BroadcastEnvelope)

@@ -1,4 +1,4 @@
-import type { Effect, Queue, Scope } from "effect"
+import type { Effect, PubSub, Scope } from "effect"
 import { Context } from "effect"
 import type { PubSubUnavailable } from "../api/errors"
 import type { BroadcastStatus } from "../api/BroadcastStatus"
@@ -38,21 +38,21 @@ export interface BroadcastBusShape {
    * after an outage, from the moment of subscribing (the scope ends it): open
    * tabs may have missed hints and should re-read what they show.
    */
-  readonly resubscriptions: Effect.Effect<Queue.Dequeue<Resubscribed>, never, Scope.Scope>
+  readonly resubscriptions: Effect.Effect<PubSub.Subscription<Resubscribed>, never, Scope.Scope>
   /**
    * Hands a stream revocation to every instance (this one included), on a
    * control channel of its own. Callers log failures, never retry (see `revokeStreams`).
    */
   readonly revoke: (revocation: StreamRevocation) => Effect.Effect<void, PubSubUnavailable>
   /** Every revocation any instance publishes, from the moment of subscribing (the scope ends it). */
-  readonly revocations: Effect.Effect<Queue.Dequeue<StreamRevocation>, never, Scope.Scope>
+  readonly revocations: Effect.Effect<PubSub.Subscription<StreamRevocation>, never, Scope.Scope>
   /**
    * Hands a cache invalidation to every instance (this one included), on a
    * channel of its own; the subscription and its outages are the bus's own (see `Caches`).
    */
   readonly invalidate: (invalidation: CacheInvalidation) => Effect.Effect<void, PubSubUnavailable>
   /** Every cache invalidation any instance publishes, from the moment of subscribing (the scope ends it). */
-  readonly invalidations: Effect.Effect<Queue.Dequeue<CacheInvalidation>, never, Scope.Scope>
+  readonly invalidations: Effect.Effect<PubSub.Subscription<CacheInvalidation>, never, Scope.Scope>
 }
 
-export class BroadcastBus extends Context.Tag("BroadcastBus")<BroadcastBus, BroadcastBusShape>() {}
+export class BroadcastBus extends Context.Service<BroadcastBus, BroadcastBusShape>()("BroadcastBus") {}

@@ -1,4 +1,4 @@
-import { Effect, Layer, PubSub, Queue } from "effect"
+import { Effect, Layer, PubSub } from "effect"
 import { BroadcastBus } from "./BroadcastBus"
 import * as BroadcastHub from "./BroadcastHub"
 import { inProcessStatus } from "./BroadcastStatus"
@@ -11,6 +11,8 @@ const make = Effect.gen(function* () {
   const hub = yield* BroadcastHub.make()
   const revocations = yield* Effect.acquireRelease(PubSub.unbounded<StreamRevocation>(), PubSub.shutdown)
   const invalidations = yield* Effect.acquireRelease(PubSub.unbounded<CacheInvalidation>(), PubSub.shutdown)
+  // Never published to: the bus is this process, it cannot lose its subscription.
+  const resubscriptions = yield* Effect.acquireRelease(PubSub.unbounded<Resubscribed>(), PubSub.shutdown)
   return BroadcastBus.of({
     publish: hub.deliver,
     attach: hub.attach,
@@ -19,7 +21,7 @@ const make = Effect.gen(function* () {
     kind: "in-process",
     // Nothing to lose: the bus is this process.
     status: Effect.succeed(inProcessStatus),
-    resubscriptions: Effect.acquireRelease(Queue.unbounded<Resubscribed>(), Queue.shutdown),
+    resubscriptions: PubSub.subscribe(resubscriptions),
     revoke: (revocation) => PubSub.publish(revocations, revocation).pipe(Effect.asVoid),
     revocations: PubSub.subscribe(revocations),
     invalidate: (invalidation) => PubSub.publish(invalidations, invalidation).pipe(Effect.asVoid),
@@ -31,4 +33,4 @@ const make = Effect.gen(function* () {
  * The bus without Redis: publishing delivers straight to this process's
  * streams (there is no shared subscription to fan out, hence no inbox).
  */
-export const layer: Layer.Layer<BroadcastBus> = Layer.scoped(BroadcastBus, make)
+export const layer: Layer.Layer<BroadcastBus> = Layer.effect(BroadcastBus, make)

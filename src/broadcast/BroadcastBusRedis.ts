@@ -1,4 +1,4 @@
-import { Effect, Either, Layer, PubSub, Runtime, Schema } from "effect"
+import { Effect, Layer, PubSub, Result, Schema } from "effect"
 import { PubSubUnavailable } from "../api/errors"
 import { RedisConnection } from "../redis/RedisConnection"
 import { BroadcastEnvelopeJson } from "./Broadcast"
@@ -25,12 +25,12 @@ export const channelsOf = (prefix: string) => ({
 const unavailable = (error: unknown) =>
   new PubSubUnavailable({ message: `redis: ${error instanceof Error ? error.message : String(error)}` })
 
-const decode = Schema.decodeUnknownEither(BroadcastEnvelopeJson)
-const encode = Schema.encode(BroadcastEnvelopeJson)
-const decodeRevocation = Schema.decodeUnknownEither(StreamRevocationJson)
-const encodeRevocation = Schema.encode(StreamRevocationJson)
-const decodeInvalidation = Schema.decodeUnknownEither(CacheInvalidationJson)
-const encodeInvalidation = Schema.encode(CacheInvalidationJson)
+const decode = Schema.decodeUnknownResult(BroadcastEnvelopeJson)
+const encode = Schema.encodeEffect(BroadcastEnvelopeJson)
+const decodeRevocation = Schema.decodeUnknownResult(StreamRevocationJson)
+const encodeRevocation = Schema.encodeEffect(StreamRevocationJson)
+const decodeInvalidation = Schema.decodeUnknownResult(CacheInvalidationJson)
+const encodeInvalidation = Schema.encodeEffect(CacheInvalidationJson)
 
 const make = Effect.gen(function* () {
   const { command, prefix, subscriber } = yield* RedisConnection
@@ -40,28 +40,27 @@ const make = Effect.gen(function* () {
   const revocations = yield* Effect.acquireRelease(PubSub.unbounded<StreamRevocation>(), PubSub.shutdown)
   const invalidations = yield* Effect.acquireRelease(PubSub.unbounded<CacheInvalidation>(), PubSub.shutdown)
 
-  const runtime = yield* Effect.runtime<never>()
-  const log = Runtime.runFork(runtime)
+  const run = Effect.runForkWith(yield* Effect.context<never>())
 
   // From the ioredis callback straight into the bounded inbox; each stream bounds its own lag.
   const malformed = (error: string) =>
-    log(Effect.logWarning("broadcast bus: dropped a malformed message").pipe(Effect.annotateLogs("error", error)))
+    run(Effect.logWarning("broadcast bus: dropped a malformed message").pipe(Effect.annotateLogs("error", error)))
   const onMessage = (from: string, message: string) => {
     if (from === channel) {
       const decoded = decode(message)
-      return Either.isRight(decoded) ? inbox.offer(decoded.right) : malformed(decoded.left.message)
+      return Result.isSuccess(decoded) ? inbox.offer(decoded.success) : malformed(decoded.failure.message)
     }
     if (from === cachesChannel) {
       const invalidation = decodeInvalidation(message)
-      if (Either.isLeft(invalidation)) return malformed(invalidation.left.message)
+      if (Result.isFailure(invalidation)) return malformed(invalidation.failure.message)
       // Unbounded: never suspends.
-      return Effect.runSync(PubSub.publish(invalidations, invalidation.right))
+      return Effect.runSync(PubSub.publish(invalidations, invalidation.success))
     }
     if (from !== controlChannel) return
     const revocation = decodeRevocation(message)
-    if (Either.isLeft(revocation)) return malformed(revocation.left.message)
+    if (Result.isFailure(revocation)) return malformed(revocation.failure.message)
     // Unbounded: never suspends.
-    Effect.runSync(PubSub.publish(revocations, revocation.right))
+    Effect.runSync(PubSub.publish(revocations, revocation.success))
   }
   yield* Effect.acquireRelease(
     Effect.sync(() => subscriber.on("message", onMessage)),
@@ -78,12 +77,11 @@ const make = Effect.gen(function* () {
   // ioredis retries: counted once); restored once SUBSCRIBE is acknowledged on the new connection
   // (ioredis sends its own after "ready"; asking again is harmless and tells us when it holds).
   const health = yield* makeSubscriptionHealth
-  const run = Runtime.runFork(runtime)
   const onClose = () => void run(health.lost)
   const onReady = () =>
     void run(
       Effect.tryPromise(() => subscriber.subscribe(channel, controlChannel, cachesChannel)).pipe(
-        Effect.zipRight(health.restored),
+        Effect.andThen(health.restored),
         Effect.ignore
       )
     )
@@ -106,11 +104,11 @@ const make = Effect.gen(function* () {
         Effect.tapError(() => health.publishFailed),
         Effect.asVoid
       ),
-    attach: (workspace, sink, filter) => Effect.zipRight(ready, hub.attach(workspace, sink, filter)),
+    attach: (workspace, sink, filter) => Effect.andThen(ready, hub.attach(workspace, sink, filter)),
     subscriberCount: hub.subscriberCount,
     // Both connections: a lost subscriber alone would leave streams silent.
     isHealthy: ready.pipe(
-      Effect.zipRight(Effect.tryPromise(() => command.ping())),
+      Effect.andThen(Effect.tryPromise(() => command.ping())),
       Effect.timeout("1 second"),
       Effect.as(true),
       Effect.orElseSucceed(() => false)
@@ -140,4 +138,4 @@ const make = Effect.gen(function* () {
 })
 
 /** The bus across instances: PUBLISH on the deployment's channel, one SUBSCRIBE per instance. */
-export const layer: Layer.Layer<BroadcastBus, PubSubUnavailable, RedisConnection> = Layer.scoped(BroadcastBus, make)
+export const layer: Layer.Layer<BroadcastBus, PubSubUnavailable, RedisConnection> = Layer.effect(BroadcastBus, make)

@@ -42,7 +42,7 @@ export interface BroadcastHub {
 type Sinks = Map<ReadFilter, Set<HintSink>>
 
 export const make = (): Effect.Effect<BroadcastHub> =>
-  Effect.sync(() => {
+  Effect.map(Effect.context<never>(), (context) => {
     const workspaces = new Map<string, Sinks>()
     let total = 0
 
@@ -79,7 +79,7 @@ export const make = (): Effect.Effect<BroadcastHub> =>
       for (const [filter, group] of sinks) {
         if (!filter(hint.data.businessObject)) continue
         for (const sink of group) sink.offer(hint)
-        hintsDelivered.unsafeUpdate(group.size, [])
+        hintsDelivered.updateUnsafe(group.size, context)
       }
     }
 

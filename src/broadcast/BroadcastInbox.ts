@@ -1,5 +1,5 @@
 import type { Scope } from "effect"
-import { Effect, PubSub, Queue } from "effect"
+import { Effect, PubSub } from "effect"
 import type { BroadcastEnvelope } from "./Broadcast"
 import type { BroadcastHub } from "./BroadcastHub"
 
@@ -30,7 +30,7 @@ export const makeInbox = (hub: BroadcastHub): Effect.Effect<BroadcastInbox, neve
       Effect.sync(() => {
         for (const envelope of envelopes) hub.unsafeDeliver(envelope)
       })
-    yield* Queue.takeBetween(routed, 1, batch).pipe(Effect.flatMap(route), Effect.forever, Effect.forkScoped)
-    // `publish`, not `unsafeOffer`: only the effectful one slides past the oldest. It never suspends.
+    yield* PubSub.takeBetween(routed, 1, batch).pipe(Effect.flatMap(route), Effect.forever, Effect.forkScoped)
+    // `publish`, not `publishUnsafe`: only the effectful one slides past the oldest. It never suspends.
     return { offer: (envelope) => void Effect.runSync(PubSub.publish(pubsub, envelope)) }
   })

@@ -1,4 +1,4 @@
-import type { Queue, Scope } from "effect"
+import type { Scope } from "effect"
 import { Clock, Effect, Metric, PubSub } from "effect"
 import { subscriptionLosses } from "../metrics/ServiceMetrics"
 import type { BroadcastStatus } from "../api/BroadcastStatus"
@@ -23,7 +23,7 @@ export interface SubscriptionHealth {
   readonly restored: Effect.Effect<void>
   readonly publishFailed: Effect.Effect<void>
   readonly status: Effect.Effect<BroadcastStatus>
-  readonly resubscriptions: Effect.Effect<Queue.Dequeue<Resubscribed>, never, Scope.Scope>
+  readonly resubscriptions: Effect.Effect<PubSub.Subscription<Resubscribed>, never, Scope.Scope>
 }
 
 /**
@@ -44,7 +44,7 @@ export const makeSubscriptionHealth: Effect.Effect<SubscriptionHealth, never, Sc
     lostAt = yield* Clock.currentTimeMillis
     droppedAtLoss = status.droppedPublishes
     status = { ...status, subscribed: false, lostSince: new Date(lostAt).toISOString(), outages: status.outages + 1 }
-    yield* Metric.increment(subscriptionLosses)
+    yield* Metric.update(subscriptionLosses, 1)
     yield* Effect.logWarning(
       "broadcast subscription lost: hints published meanwhile, here or by other instances, are lost"
     )

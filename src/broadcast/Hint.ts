@@ -1,4 +1,4 @@
-import * as Sse from "@effect/experimental/Sse"
+import * as Sse from "effect/encoding/Sse"
 import type { BroadcastData, BroadcastType } from "../api/Broadcast"
 
 /**

@@ -10,14 +10,14 @@ import { StreamEndReason } from "../api/Broadcast"
  * - `User`: the streams of users, in one workspace (`workspaceId`) or in
  *   all of them (null): a membership or role change, a sign-out everywhere.
  */
-export const StreamRevocation = Schema.Union(
+export const StreamRevocation = Schema.Union([
   Schema.TaggedStruct("Session", { tokenHash: Schema.String, reason: StreamEndReason }),
   Schema.TaggedStruct("User", {
     userIds: Schema.Array(Schema.String),
     workspaceId: Schema.NullOr(Schema.String),
     reason: StreamEndReason
   })
-)
+])
 export type StreamRevocation = typeof StreamRevocation.Type
 
-export const StreamRevocationJson = Schema.parseJson(StreamRevocation)
+export const StreamRevocationJson = Schema.fromJsonString(StreamRevocation)

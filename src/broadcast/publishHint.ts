@@ -24,7 +24,7 @@ export const publishHint = (
           type,
           data: { businessObject: hint.businessObject, businessObjectId: hint.businessObjectId }
         },
-        { disableValidation: true }
+        { disableChecks: true }
       )
     )
     .pipe(
@@ -38,10 +38,10 @@ export const publishHint = (
           "business_object.id": hint.businessObjectId
         }
       }),
-      Effect.zipRight(Metric.increment(hintsPublished)),
-      Effect.catchAll((error) =>
+      Effect.andThen(Metric.update(hintsPublished, 1)),
+      Effect.catch((error) =>
         Effect.logWarning(`${type} broadcast publish failed`, error.message).pipe(
-          Effect.zipRight(Metric.increment(hintsDropped)),
+          Effect.andThen(Metric.update(hintsDropped, 1)),
           Effect.annotateLogs({
             workspace: hint.workspace,
             businessObject: hint.businessObject,

@@ -12,7 +12,7 @@ export const revokeStreams = (bus: BroadcastBusShape, revocation: StreamRevocati
   bus
     .revoke(revocation)
     .pipe(
-      Effect.catchAll((error) =>
+      Effect.catch((error) =>
         Effect.logWarning("stream revocation publish failed: open streams end by their lifetime", error.message).pipe(
           Effect.annotateLogs({ revocation: revocation._tag, reason: revocation.reason })
         )

@@ -11,7 +11,7 @@ import { Schema } from "effect"
  * - `ApiKey`: a key was revoked.
  * - `Workspace`: a workspace was dropped: everything of it.
  */
-export const CacheInvalidation = Schema.Union(
+export const CacheInvalidation = Schema.Union([
   Schema.TaggedStruct("Session", { tokenHash: Schema.String }),
   Schema.TaggedStruct("User", { userId: Schema.String }),
   Schema.TaggedStruct("Member", { workspaceId: Schema.String, userId: Schema.String }),
@@ -19,10 +19,10 @@ export const CacheInvalidation = Schema.Union(
   Schema.TaggedStruct("Role", { workspaceId: Schema.String }),
   Schema.TaggedStruct("ApiKey", { keyId: Schema.String }),
   Schema.TaggedStruct("Workspace", { workspaceId: Schema.String })
-)
+])
 export type CacheInvalidation = typeof CacheInvalidation.Type
 
-export const CacheInvalidationJson = Schema.parseJson(CacheInvalidation)
+export const CacheInvalidationJson = Schema.fromJsonString(CacheInvalidation)
 
 /**
  * The dependency tags cached values carry and invalidations name: a value is

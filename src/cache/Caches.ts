@@ -1,4 +1,4 @@
-import { Cache, Context, Duration, Effect, Exit, FiberRef, Hash, Layer, Option, Queue, Tracer } from "effect"
+import { Cache, Context, Duration, Effect, Exit, Hash, Layer, PubSub } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { AppConfig } from "../config/AppConfig"
 import type { CacheInvalidation } from "./CacheInvalidation"
@@ -38,19 +38,6 @@ interface Entry<V> {
   readonly buckets: ReadonlyArray<number>
 }
 
-/**
- * The span of the request a lookup runs for: Effect's `Cache` runs a lookup
- * in the context the cache was made in, which would make its SQL spans
- * roots of traces of their own.
- */
-const callerSpan = FiberRef.unsafeMake(Option.none<Tracer.AnySpan>())
-
-const underCallerSpan = <A>(effect: Effect.Effect<A>) =>
-  Effect.flatMap(
-    FiberRef.get(callerSpan),
-    Option.match({ onNone: () => effect, onSome: (span) => Effect.withParentSpan(effect, span) })
-  )
-
 /** Tags share stamps by hash: a collision only makes a value be read again. */
 const bucketCount = 4096
 const bucketOf = (tag: string) => (Hash.string(tag) >>> 0) % bucketCount
@@ -83,21 +70,23 @@ const make = Effect.gen(function* () {
     entry.readFrom >= clearedAt && entry.buckets.every((bucket) => (stamps[bucket] ?? 0) <= entry.readFrom)
 
   const received = yield* bus.invalidations
-  yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.take(received), apply)))
+  yield* Effect.forkScoped(Effect.forever(Effect.flatMap(PubSub.take(received), apply)))
   /**
    * What the bus has delivered and the fiber above has not applied yet: the
    * bus hands a message to its queue at once, so applying those first makes
    * every use see each invalidation the bus had before it (a stream
    * revocation that follows an invalidation never overtakes it).
    */
-  const drain = Effect.flatMap(Queue.takeAll(received), (pending) => Effect.forEach(pending, apply, { discard: true }))
+  const drain = Effect.flatMap(PubSub.takeUpTo(received, Number.POSITIVE_INFINITY), (pending) =>
+    Effect.forEach(pending, apply, { discard: true })
+  )
 
   /**
    * Whether the caches may be used: only while the bus subscription is live,
    * since invalidations sent meanwhile are lost to this instance. The first
    * use after a regained subscription forgets everything held before.
    */
-  const trusted = Effect.zipRight(
+  const trusted = Effect.andThen(
     drain,
     Effect.flatMap(bus.status, (status) => {
       if (!status.subscribed) return Effect.succeed(false)
@@ -112,28 +101,30 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       if (Duration.toMillis(ttl) === 0) return { get: options.lookup }
       const keep = options.keep ?? (() => true)
-      const cache = yield* Cache.makeWith({
-        capacity: config.authCacheCapacity,
-        lookup: (key: K) =>
+      // The lookup runs in a fiber forked from the first caller's, so its SQL spans are that request's children.
+      const cache = yield* Cache.makeWith(
+        (key: K) =>
           Effect.suspend(() => {
             const readFrom = count
             return Effect.map(
-              underCallerSpan(options.lookup(key)),
+              options.lookup(key),
               (value): Entry<V> => ({ value, readFrom, buckets: options.tags(key, value).map(bucketOf) })
             )
           }),
-        timeToLive: (exit) => (Exit.isSuccess(exit) && keep(exit.value.value) ? ttl : Duration.zero)
-      })
-      clears.push(cache.invalidateAll)
-      const fromCache = (key: K) =>
-        Effect.flatMap(Effect.serviceOption(Tracer.ParentSpan), (span) =>
-          Effect.locally(cache.get(key), callerSpan, span)
-        )
+        {
+          capacity: config.authCacheCapacity,
+          timeToLive: (exit) => (Exit.isSuccess(exit) && keep(exit.value.value) ? ttl : Duration.zero)
+        }
+      )
+      clears.push(Cache.invalidateAll(cache))
       const cached = (key: K) =>
-        Effect.flatMap(fromCache(key), (entry) =>
+        Effect.flatMap(Cache.get(cache, key), (entry) =>
           fresh(entry) && keep(entry.value)
             ? Effect.succeed(entry.value)
-            : Effect.zipRight(cache.invalidate(key), fresh(entry) ? Effect.succeed(entry.value) : options.lookup(key))
+            : Effect.andThen(
+                Cache.invalidate(cache, key),
+                fresh(entry) ? Effect.succeed(entry.value) : options.lookup(key)
+              )
         )
       return { get: (key: K) => Effect.flatMap(trusted, (trust) => (trust ? cached(key) : options.lookup(key))) }
     })
@@ -141,12 +132,12 @@ const make = Effect.gen(function* () {
   return Caches.of({
     make: makeCache,
     invalidate: (invalidation) =>
-      Effect.zipRight(
+      Effect.andThen(
         apply(invalidation),
         bus
           .invalidate(invalidation)
           .pipe(
-            Effect.catchAll((error) =>
+            Effect.catch((error) =>
               Effect.logWarning(
                 "cache invalidation publish failed: other instances keep what they hold for AUTH_CACHE_TTL_MS at most",
                 error.message
@@ -162,6 +153,6 @@ const make = Effect.gen(function* () {
  * grants, API keys, workspaces), invalidated over the bus when they change
  * (docs/security.md, "Caches").
  */
-export class Caches extends Context.Tag("Caches")<Caches, CachesShape>() {
-  static readonly layer: Layer.Layer<Caches, never, AppConfig | BroadcastBus> = Layer.scoped(Caches, make)
+export class Caches extends Context.Service<Caches, CachesShape>()("Caches") {
+  static readonly layer: Layer.Layer<Caches, never, AppConfig | BroadcastBus> = Layer.effect(Caches, make)
 }

@@ -1,11 +1,11 @@
-import { Data, Effect, Either, Option, Schema } from "effect"
+import { Data, Effect, Option, Result, Schema } from "effect"
 import { connect } from "node:net"
 import { AdminAnswer, AdminRequest } from "../api/AdminSocket"
 
 export class AdminSocketError extends Data.TaggedError("AdminSocketError")<{ readonly message: string }> {}
 
-const encodeRequest = Schema.encodeSync(Schema.parseJson(AdminRequest))
-const decodeAnswer = Schema.decodeUnknownEither(Schema.parseJson(AdminAnswer))
+const encodeRequest = Schema.encodeSync(Schema.fromJsonString(AdminRequest))
+const decodeAnswer = Schema.decodeUnknownResult(Schema.fromJsonString(AdminAnswer))
 
 /** How long the server may take to accept the connection (not to run the command: that takes what it takes). */
 const connectTimeoutMs = 5_000
@@ -23,7 +23,7 @@ export const askServer = (
   path: string,
   args: ReadonlyArray<string>
 ): Effect.Effect<Option.Option<AdminAnswer>, AdminSocketError> =>
-  Effect.async<Option.Option<AdminAnswer>, AdminSocketError>((resume) => {
+  Effect.callback<Option.Option<AdminAnswer>, AdminSocketError>((resume) => {
     const socket = connect(path)
     let connected = false
     let received = ""
@@ -50,8 +50,9 @@ export const askServer = (
       const newline = received.indexOf("\n")
       if (newline === -1) return
       const answer = decodeAnswer(received.slice(0, newline))
-      if (Either.isLeft(answer)) return fail("the server's admin socket sent an answer this command line cannot read")
-      settle(Effect.succeed(Option.some(answer.right)))
+      if (Result.isFailure(answer))
+        return fail("the server's admin socket sent an answer this command line cannot read")
+      settle(Effect.succeed(Option.some(answer.success)))
     })
     socket.on("close", () => {
       clearTimeout(timer)

@@ -1,12 +1,12 @@
-import { Command } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Console, Data, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { CliOutput, Command } from "effect/cli"
+import { NodeServices, NodeRuntime } from "@effect/platform-node"
+import { ConfigProvider, Console, Data, Effect, Layer, Option, References } from "effect"
 import type { AdminAnswer } from "../api/AdminSocket"
 import { adminSocketPath } from "../app/admin/adminSocketPath"
-import { adminCommand, cliOptions } from "../app/admin/commands"
+import { adminCommand, adminPresenter, cliOptions } from "../app/admin/commands"
 import { reportFailure } from "../app/admin/reportFailure"
 import { ServicesLive, StorageLive } from "../app/AppLayer"
-import { AppConfig } from "../config/AppConfig"
+import { AppConfig, environment } from "../config/AppConfig"
 import { EmbeddedPostgres } from "../db/EmbeddedPostgres"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Workspaces } from "../tenancy/Workspaces"
@@ -15,9 +15,9 @@ import { askServer } from "./askServer"
 /** The services over the configured database, every schema migrated first. */
 const AdminLive = Layer.effectDiscard(Effect.flatMap(Workspaces, (workspaces) => workspaces.migrateAll)).pipe(
   Layer.provideMerge(ServicesLive),
-  Layer.provideMerge(PluginRegistry.Default),
+  Layer.provideMerge(PluginRegistry.layer),
   Layer.provideMerge(StorageLive),
-  Layer.provide(Logger.minimumLogLevel(LogLevel.Error))
+  Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
 )
 
 /** The embedded server ran the command: its exit code is this process's. */
@@ -44,7 +44,7 @@ const printAnswer = (answer: AdminAnswer) =>
  * embedded server without an admin socket (an older one) makes the lock refuse,
  * naming it.
  */
-const ServerOrHere = Layer.unwrapEffect(
+const ServerOrHere = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl) || EmbeddedPostgres.holderOf(config.dataDir) === undefined) return AdminLive
@@ -55,16 +55,18 @@ const ServerOrHere = Layer.unwrapEffect(
 ).pipe(Layer.provideMerge(AppConfig.layer))
 
 // The services are built only when a command runs: `--help` and `--version` need no database and no server.
-const admin = Command.run(adminCommand.pipe(Command.provide(ServerOrHere)), cliOptions)
+const admin = Command.runWith(adminCommand.pipe(Command.provide(ServerOrHere)), cliOptions)
 
-admin(argv).pipe(
+admin(argv.slice(2)).pipe(
+  Effect.provideService(CliOutput.Presenter, adminPresenter),
   Effect.catchTag("RanByServer", ({ exitCode }) =>
     Effect.sync(() => {
       process.exitCode = exitCode
     })
   ),
-  Effect.provide(NodeContext.layer),
-  Effect.tapErrorCause(reportFailure),
-  Effect.provide(Logger.minimumLogLevel(LogLevel.Error)),
-  (program) => NodeRuntime.runMain(program, { disableErrorReporting: true, disablePrettyLogger: true })
+  Effect.provide(NodeServices.layer),
+  Effect.tapCause(reportFailure),
+  Effect.provideService(References.MinimumLogLevel, "Error"),
+  Effect.provideService(ConfigProvider.ConfigProvider, environment()),
+  (program) => NodeRuntime.runMain(program, { disableErrorReporting: true })
 )

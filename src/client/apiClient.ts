@@ -1,13 +1,13 @@
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../api/Api"
 
 const build = (baseUrl: string) =>
   HttpApiClient.make(Api, {
     baseUrl: baseUrl === "" ? undefined : baseUrl,
-    // No trace headers: a `traceparent` would make every cross-origin call preflighted, for nothing.
-    transformClient: (client) =>
-      client.pipe(HttpClient.mapRequest(HttpClientRequest.acceptJson), HttpClient.withTracerPropagation(false))
+    // Trace headers are turned off per call (transport.ts).
+    transformClient: HttpClient.mapRequest(HttpClientRequest.acceptJson)
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
 /**
@@ -17,7 +17,7 @@ const build = (baseUrl: string) =>
  * answer. It sends through `FetchHttpClient`, whose `fetch` and `RequestInit`
  * each call provides (transport.ts).
  */
-export type ApiClient = Effect.Effect.Success<ReturnType<typeof build>>
+export type ApiClient = Effect.Success<ReturnType<typeof build>>
 
 /** Built once per client; `baseUrl` without a trailing slash ("" for the page's own origin). */
 export const makeApiClient = (baseUrl: string): ApiClient => Effect.runSync(build(baseUrl))

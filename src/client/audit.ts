@@ -5,7 +5,6 @@ import type { HydratedAuditEntry } from "./hydration/HydratedValue"
 import { HydrationError } from "./hydration/HydrationError"
 import { hydrateTimeline } from "./hydration/hydrateTimeline"
 import type { Definition } from "./hydration/hydrateTimeline"
-import { encoded } from "./pathParams"
 import type { Transport } from "./transport"
 import { feedDefaultLimit, timelineDefaultLimit } from "./wire"
 
@@ -87,8 +86,8 @@ export const auditClient = (transport: Transport, definitions: Definitions): Aud
   timeline: async (businessObject, id, options = {}) => {
     const page = transport.call((api) =>
       api.audit.timeline({
-        path: encoded({ businessObject, id }),
-        urlParams: {
+        params: { businessObject, id },
+        query: {
           limit: options.limit ?? timelineDefaultLimit,
           ...(options.cursor === undefined ? {} : { cursor: options.cursor })
         }
@@ -99,6 +98,6 @@ export const auditClient = (transport: Transport, definitions: Definitions): Aud
     return { entries: await hydrateWithDefinitions(definitions, kept, entries), nextCursor }
   },
   feed: ({ limit, ...filters } = {}) =>
-    transport.call((api) => api.audit.feed({ urlParams: { limit: limit ?? feedDefaultLimit, ...filters } })),
-  correlation: (correlationId) => transport.call((api) => api.audit.correlation({ path: { id: correlationId } }))
+    transport.call((api) => api.audit.feed({ query: { limit: limit ?? feedDefaultLimit, ...filters } })),
+  correlation: (correlationId) => transport.call((api) => api.audit.correlation({ params: { id: correlationId } }))
 })

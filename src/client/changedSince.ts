@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { ChangedSince } from "../api/RecordHistory"
 import { ApiError } from "./errors"
 
@@ -18,11 +18,13 @@ export class ChangedSinceError extends ApiError {
   }
 }
 
-const decodeChangedSince = Schema.decodeUnknownEither(ChangedSince)
+const decodeChangedSince = Schema.decodeUnknownResult(ChangedSince)
 
 /** The `ChangedSinceError` of a 409 whose body is the contract's `ChangedSince`; any other rejection as it was. */
 export const asChangedSince = (error: unknown): unknown => {
   if (!(error instanceof ApiError) || error.status !== 409) return error
   const decoded = decodeChangedSince(error.body)
-  return Either.isLeft(decoded) ? error : new ChangedSinceError(decoded.right.message, error.body, decoded.right.fields)
+  return Result.isFailure(decoded)
+    ? error
+    : new ChangedSinceError(decoded.success.message, error.body, decoded.success.fields)
 }

@@ -1,10 +1,9 @@
 import { Record as Records } from "effect"
 
 /**
- * Path parameters as the contract's routes take them. The HttpApiClient puts
- * a parameter into its path as given, so each value is percent-encoded here:
- * an id or name holding `/`, `?`, `#`, `%`, spaces or other characters reaches
- * its route whole, and the server decodes it back.
+ * Path parameters percent-encoded, for a URL built by hand. The HttpApiClient
+ * (Effect 4) encodes each path parameter itself: pass it the values as they
+ * are, never these (they would be encoded twice).
  */
 export const encoded = <Key extends string>(params: Readonly<Record<Key, string>>): Record<Key, string> =>
   Records.map(params, encodeURIComponent)

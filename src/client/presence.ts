@@ -1,4 +1,4 @@
-import { encoded, typeParams } from "./pathParams"
+import { typeParams } from "./pathParams"
 import type { Transport } from "./transport"
 import type { Editor } from "./wire"
 
@@ -15,16 +15,19 @@ export interface PresenceClient {
 }
 
 export const presenceClient = (transport: Transport): PresenceClient => {
-  const editorPath = (businessObject: string, id: string, editor: string) =>
-    encoded({ ...typeParams(businessObject), id, editor })
+  const editorPath = (businessObject: string, id: string, editor: string) => ({
+    ...typeParams(businessObject),
+    id,
+    editor
+  })
   return {
     heartbeat: (businessObject, id, editorId) =>
-      transport.call((api) => api.presence.heartbeat({ path: editorPath(businessObject, id, editorId) })),
+      transport.call((api) => api.presence.heartbeat({ params: editorPath(businessObject, id, editorId) })),
     leave: (businessObject, id, editorId) =>
-      transport.call((api) => api.presence.leave({ path: editorPath(businessObject, id, editorId) }), {
+      transport.call((api) => api.presence.leave({ params: editorPath(businessObject, id, editorId) }), {
         keepalive: true
       }),
     list: async (businessObject) =>
-      (await transport.call((api) => api.presence.list({ path: encoded(typeParams(businessObject)) }))).records
+      (await transport.call((api) => api.presence.list({ params: typeParams(businessObject) }))).records
   }
 }

@@ -4,7 +4,7 @@ import { ResponseShapeError } from "./errors"
 import type { Definitions } from "./businessObjects"
 import type { HydratedObject } from "./hydration/HydratedValue"
 import { toWireObject } from "./hydration/toWire"
-import { encoded, typeParams } from "./pathParams"
+import { typeParams } from "./pathParams"
 import { randomId } from "./randomId"
 import type { Transport } from "./transport"
 import { asVersionConflict } from "./versionConflict"
@@ -100,7 +100,7 @@ const conditionalHeaders = (options: WriteOptions) => ({
 
 /** Every method is async: a bad argument (a business object without a slash) rejects, it never throws. */
 export const recordsClient = (transport: Transport, definitions: Definitions): RecordsClient => {
-  const recordPath = (businessObject: string, id: string) => encoded({ ...typeParams(businessObject), id })
+  const recordPath = (businessObject: string, id: string) => ({ ...typeParams(businessObject), id })
   /** A 412 becomes a `VersionConflictError` with the entries since, hydrated. */
   const conditional = async <A>(businessObject: string, write: Promise<A>): Promise<A> => {
     try {
@@ -115,7 +115,7 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
       conditional(
         businessObject,
         transport.call((api) =>
-          api.records[step]({ path: recordPath(businessObject, id), headers: conditionalHeaders(options) })
+          api.records[step]({ params: recordPath(businessObject, id), headers: conditionalHeaders(options) })
         )
       )
 
@@ -124,21 +124,21 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
       (
         await transport.call((api) =>
           api.records.list({
-            path: encoded(typeParams(businessObject)),
-            urlParams: { limit: options.limit ?? recordsDefaultLimit }
+            params: typeParams(businessObject),
+            query: { limit: options.limit ?? recordsDefaultLimit }
           })
         )
       ).records,
     get: async (businessObject, id) => {
       const record = await transport.call((api) =>
-        api.records.get({ path: recordPath(businessObject, id), urlParams: {} })
+        api.records.get({ params: recordPath(businessObject, id), query: {} })
       )
       if (record instanceof StoredRecord) return record
       throw new ResponseShapeError("GET", `records/${businessObject}/${id}`, "a record as it was, not the record")
     },
     asOf: async (businessObject, id, asOf) => {
-      const urlParams = { asOf: typeof asOf === "string" ? asOf : asOf.toISOString() }
-      const record = await transport.call((api) => api.records.get({ path: recordPath(businessObject, id), urlParams }))
+      const query = { asOf: typeof asOf === "string" ? asOf : asOf.toISOString() }
+      const record = await transport.call((api) => api.records.get({ params: recordPath(businessObject, id), query }))
       if (record instanceof RecordAsOf) return record
       throw new ResponseShapeError(
         "GET",
@@ -149,7 +149,7 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
     revert: async (businessObject, id, revert, options = {}) => {
       const payload = new RevertRecord({ entry: revert.entry, mode: revert.mode, force: revert.force ?? false })
       const write = transport.call((api) =>
-        api.records.revert({ path: recordPath(businessObject, id), payload, headers: conditionalHeaders(options) })
+        api.records.revert({ params: recordPath(businessObject, id), payload, headers: conditionalHeaders(options) })
       )
       try {
         return await conditional(businessObject, write)
@@ -160,7 +160,7 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
     create: (businessObject, values, options = {}) =>
       transport.call((api) =>
         api.records.create({
-          path: encoded(typeParams(businessObject)),
+          params: typeParams(businessObject),
           payload: new CreateRecord({ values: toWireObject(values), draft: options.draft ?? false }),
           headers: writeHeaders()
         })
@@ -170,7 +170,7 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
         businessObject,
         transport.call((api) =>
           api.records.update({
-            path: recordPath(businessObject, id),
+            params: recordPath(businessObject, id),
             payload: new UpdateRecord({ values: toWireObject(values) }),
             headers: conditionalHeaders(options)
           })
@@ -180,7 +180,7 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
       conditional(
         businessObject,
         transport.call((api) =>
-          api.records.remove({ path: recordPath(businessObject, id), headers: conditionalHeaders(options) })
+          api.records.remove({ params: recordPath(businessObject, id), headers: conditionalHeaders(options) })
         )
       ),
     publish: lifecycle("publish"),
@@ -191,7 +191,7 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
         businessObject,
         transport.call((api) =>
           api.records.action({
-            path: encoded({ ...typeParams(businessObject), action }),
+            params: { ...typeParams(businessObject), action },
             payload: new RunAction({ id }),
             headers: conditionalHeaders(options)
           })

@@ -1,5 +1,5 @@
-import { HttpClientError } from "@effect/platform"
-import { ParseResult } from "effect"
+import { HttpClientError } from "effect/http"
+import { Schema, SchemaAST, SchemaIssue } from "effect"
 import { ResponseShapeError } from "./errors"
 
 /** The request a call sent, as `fetch` got it. */
@@ -13,18 +13,38 @@ export interface SentRequest {
  * client. `sent` is the request `fetch` was given (undefined when the call
  * failed before sending).
  */
+const formatter = SchemaIssue.makeFormatterDefault()
+
+/** The schema's complaint, led by the name of the schema that refused (`StoredRecord: ...`) when it has one. */
+const formatIssue = (issue: SchemaIssue.Issue): string => {
+  const text = formatter(issue)
+  if (!("ast" in issue)) return text
+  // A route answering one of several schemas refuses with their union: named by its members.
+  const names = (SchemaAST.isUnion(issue.ast) ? issue.ast.types : [issue.ast]).flatMap(
+    (ast) => SchemaAST.resolveIdentifier(ast) ?? []
+  )
+  return names.length === 0 ? text : `${names.join(" | ")}: ${text}`
+}
+
 export const rejectionOf = (error: unknown, sent: SentRequest | undefined): unknown => {
   if (HttpClientError.isHttpClientError(error)) {
-    if (error._tag === "RequestError") {
+    const reason = error.reason
+    switch (reason._tag) {
       // `fetch` rejected: its own error (a network fault) or the ApiError of a non-2xx answer (sendingFetch.ts).
-      return error.reason === "Transport" ? error.cause : new TypeError(error.message)
+      case "TransportError":
+        return reason.cause
+      case "EncodeError":
+      case "InvalidUrlError":
+        return new TypeError(error.message)
     }
-    // A 2xx status the route does not declare, or a body that could not be read.
-    const { method, url } = sent ?? { method: error.request.method, url: error.request.url }
-    return new ResponseShapeError(method, url, `${error.reason}: status ${error.response.status}`)
+    // A 2xx status the route does not declare, or a body that could not be read or does not decode.
+    const { method, url } = sent ?? { method: reason.request.method, url: reason.request.url }
+    return reason._tag === "DecodeError" && Schema.isSchemaError(reason.cause)
+      ? new ResponseShapeError(method, url, formatIssue(reason.cause.issue))
+      : new ResponseShapeError(method, url, `${reason._tag.replace(/Error$/, "")}: status ${reason.response.status}`)
   }
-  if (ParseResult.isParseError(error)) {
-    const issues = ParseResult.TreeFormatter.formatErrorSync(error)
+  if (Schema.isSchemaError(error)) {
+    const issues = formatIssue(error.issue)
     // Unsent: an argument the contract's schema refuses (a limit out of its range), so nothing was asked.
     return sent === undefined
       ? new TypeError(`the request does not fit the contract:\n${issues}`)

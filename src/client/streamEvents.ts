@@ -1,4 +1,4 @@
-import { Either, ParseResult, Schema } from "effect"
+import { Result, Schema, SchemaIssue } from "effect"
 import { ResponseShapeError } from "./errors"
 import { BroadcastData, Resync, StreamEnd, StreamShutdown } from "./wire"
 import type { StreamEventName } from "./wire"
@@ -14,14 +14,16 @@ export interface StreamEventData {
 
 /** Each event's data decoded with the server's own schema of it. */
 const decoders: {
-  readonly [K in StreamEventName]: (input: unknown) => Either.Either<StreamEventData[K], ParseResult.ParseError>
+  readonly [K in StreamEventName]: (input: unknown) => Result.Result<StreamEventData[K], Schema.SchemaError>
 } = {
-  changed: Schema.decodeUnknownEither(BroadcastData),
-  presence: Schema.decodeUnknownEither(BroadcastData),
-  resync: Schema.decodeUnknownEither(Resync),
-  end: Schema.decodeUnknownEither(StreamEnd),
-  shutdown: Schema.decodeUnknownEither(StreamShutdown)
+  changed: Schema.decodeUnknownResult(BroadcastData),
+  presence: Schema.decodeUnknownResult(BroadcastData),
+  resync: Schema.decodeUnknownResult(Resync),
+  end: Schema.decodeUnknownResult(StreamEnd),
+  shutdown: Schema.decodeUnknownResult(StreamShutdown)
 }
+
+const formatIssue = SchemaIssue.makeFormatterDefault()
 
 export const streamEventNames: ReadonlyArray<StreamEventName> = ["changed", "presence", "resync", "end", "shutdown"]
 
@@ -53,16 +55,13 @@ export const streamHandlers = (url: string, onError: (error: unknown) => void) =
     }
   }
 
-  const decode = <K extends StreamEventName>(name: K, raw: string): Either.Either<StreamEventData[K], unknown> => {
+  const decode = <K extends StreamEventName>(name: K, raw: string): Result.Result<StreamEventData[K], unknown> => {
     try {
-      const decode: (input: unknown) => Either.Either<StreamEventData[K], ParseResult.ParseError> = decoders[name]
+      const decode: (input: unknown) => Result.Result<StreamEventData[K], Schema.SchemaError> = decoders[name]
       const decoded = decode(JSON.parse(raw))
-      return Either.mapLeft(
-        decoded,
-        (error) => new ResponseShapeError("SSE", url, ParseResult.TreeFormatter.formatErrorSync(error))
-      )
+      return Result.mapError(decoded, (error) => new ResponseShapeError("SSE", url, formatIssue(error.issue)))
     } catch (error) {
-      return Either.left(new ResponseShapeError("SSE", url, String(error)))
+      return Result.fail(new ResponseShapeError("SSE", url, String(error)))
     }
   }
 
@@ -82,13 +81,13 @@ export const streamHandlers = (url: string, onError: (error: unknown) => void) =
     /** Decodes `raw` (the event's `data` line) and hands it to the handlers of `name`; returns the decoded data, if any. */
     emit: <K extends StreamEventName>(name: K, raw: string): StreamEventData[K] | undefined => {
       const decoded = decode(name, raw)
-      if (Either.isLeft(decoded)) {
-        onError(decoded.left)
+      if (Result.isFailure(decoded)) {
+        onError(decoded.failure)
         return undefined
       }
       const set: Set<Handler<K>> = handlers[name]
-      run(set, decoded.right)
-      return decoded.right
+      run(set, decoded.success)
+      return decoded.success
     },
     signedOut: () => run(signedOutHandlers, undefined),
     clear: () => {

@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { openEventStream } from "./eventStream"
 import type { BackoffOptions } from "./reconnectBackoff"
 import type { StreamHandlers } from "./streamEvents"
@@ -6,7 +6,7 @@ import type { Transport } from "./transport"
 import { PresenceIntervals, StreamEventName } from "./wire"
 
 /** What the tabs of one workspace tell each other on their BroadcastChannel (never leaves the browser). */
-const TabMessage = Schema.Union(
+const TabMessage = Schema.Union([
   /** The leader relays an event of its stream, as it came. */
   Schema.Struct({ kind: Schema.Literal("event"), name: StreamEventName, raw: Schema.String }),
   /** The leader's stream met a 401: every tab stops. */
@@ -14,9 +14,9 @@ const TabMessage = Schema.Union(
   /** A tab joined: the leader answers with the intervals it was served. */
   Schema.Struct({ kind: Schema.Literal("hello") }),
   Schema.Struct({ kind: Schema.Literal("intervals"), presence: PresenceIntervals })
-)
+])
 type TabMessage = typeof TabMessage.Type
-const decodeMessage = Schema.decodeUnknownEither(TabMessage)
+const decodeMessage = Schema.decodeUnknownResult(TabMessage)
 
 /** The part of the browser's `navigator.locks` the tab leader uses. */
 export interface TabLocks {
@@ -102,8 +102,8 @@ export const openTabShared = (
 
   channel.onmessage = (event: MessageEvent) => {
     const decoded = decodeMessage(event.data)
-    if (closed || Either.isLeft(decoded)) return
-    const message = decoded.right
+    if (closed || Result.isFailure(decoded)) return
+    const message = decoded.success
     // Heard by a tab that has just taken the lock over, too: the stream it opened would only meet the same 401.
     if (message.kind === "signed-out") {
       close()

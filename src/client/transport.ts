@@ -1,4 +1,4 @@
-import { FetchHttpClient } from "@effect/platform"
+import { FetchHttpClient, HttpClient } from "effect/http"
 import { Cause, Effect, Exit, Option } from "effect"
 import { makeApiClient } from "./apiClient"
 import type { ApiClient } from "./apiClient"
@@ -74,6 +74,8 @@ export const makeTransport = (options: ClientOptions = {}): Transport => {
       const exit = await Effect.runPromiseExit(
         Effect.suspend(() => request(api)).pipe(
           Effect.provideService(FetchHttpClient.Fetch, fetchOnce),
+          // No trace headers: a `traceparent` would make every cross-origin call preflighted, for nothing.
+          Effect.provideService(HttpClient.TracerPropagationEnabled, false),
           Effect.provideService(FetchHttpClient.RequestInit, {
             credentials: "include",
             ...(callOptions.keepalive === true ? { keepalive: true } : {})
@@ -81,7 +83,7 @@ export const makeTransport = (options: ClientOptions = {}): Transport => {
         )
       )
       if (Exit.isSuccess(exit)) return exit.value
-      throw Cause.failureOption(exit.cause).pipe(
+      throw Cause.findErrorOption(exit.cause).pipe(
         Option.match({ onNone: () => Cause.squash(exit.cause), onSome: (error) => rejectionOf(error, sent) })
       )
     }

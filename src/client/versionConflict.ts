@@ -1,4 +1,4 @@
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { PreconditionFailed } from "../api/errors"
 import { hydrateWithDefinitions } from "./audit"
 import type { Definitions } from "./businessObjects"
@@ -26,7 +26,7 @@ export class VersionConflictError extends ApiError {
   }
 }
 
-const decodeConflict = Schema.decodeUnknownEither(PreconditionFailed)
+const decodeConflict = Schema.decodeUnknownResult(PreconditionFailed)
 
 /**
  * The `VersionConflictError` of a write's rejection when it is a 412 whose
@@ -40,8 +40,8 @@ export const asVersionConflict = async (
 ): Promise<unknown> => {
   if (!(error instanceof ApiError) || error.status !== 412) return error
   const decoded = decodeConflict(error.body)
-  if (Either.isLeft(decoded)) return error
-  const { message, currentVersion, entries, moreEntries } = decoded.right
+  if (Result.isFailure(decoded)) return error
+  const { message, currentVersion, entries, moreEntries } = decoded.success
   // The entries are shown as well as they can be: raw (wire form) when the definitions cannot be had or do not fit.
   const hydrated = await definitions
     .current(businessObject)

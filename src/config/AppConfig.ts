@@ -1,4 +1,18 @@
-import { Config, Context, Duration, Effect, Layer, LogLevel, Option, Redacted } from "effect"
+import {
+  Array as Arr,
+  Config,
+  ConfigProvider,
+  Context,
+  Duration,
+  Effect,
+  Formatter,
+  Layer,
+  type LogLevel,
+  Option,
+  Redacted,
+  Schema,
+  SchemaIssue
+} from "effect"
 
 /** How the session cookie's Secure flag is chosen. `auto`: when the request came over HTTPS. */
 export type CookieSecure = "auto" | "always" | "never"
@@ -104,9 +118,85 @@ export interface AppConfigShape {
   readonly otelExportInterval: Duration.Duration
 }
 
+/** A wrong value of the variable `name` (none: a check over several variables, whose message names them). */
+const invalid = (name: string | undefined, message: string) => {
+  const issue = new SchemaIssue.InvalidValue({ message })
+  return new Config.ConfigError(
+    new Schema.SchemaError(name === undefined ? issue : new SchemaIssue.Pointer([name], issue))
+  )
+}
+
+/**
+ * The variable `name`, decoded by `decode`. A value it rejects fails with
+ * Effect 3's wording, which operators and the README know:
+ * `Expected a network port value but received "abc"`.
+ */
+const decoded = <A>(name: string, expected: string, decode: (text: string) => Option.Option<A>): Config.Config<A> =>
+  Config.String(name).pipe(
+    Config.mapEffect((text) =>
+      Option.match(decode(text), {
+        onNone: () => Effect.fail(invalid(name, `Expected ${expected} but received ${Formatter.format(text)}`)),
+        onSome: Effect.succeed
+      })
+    )
+  )
+
+/** Fails with `message`, naming `name`, unless the value passes `valid`. */
+const checked =
+  <A>(name: string | undefined, message: string, valid: (value: A) => boolean) =>
+  (self: Config.Config<A>): Config.Config<A> =>
+    Config.mapEffect(self, (value) => (valid(value) ? Effect.succeed(value) : Effect.fail(invalid(name, message))))
+
+const integerOf = (text: string) => {
+  const n = Number(text)
+  return Number.isInteger(n) ? Option.some(n) : Option.none()
+}
+
+const integer = (name: string) => decoded(name, "an integer value", integerOf)
+
+const port = (name: string) =>
+  decoded(name, "a network port value", (text) =>
+    Option.filter(integerOf(text), (n) => `${n}` === text && n >= 1 && n <= 65535)
+  )
+
+const duration = (name: string) => decoded(name, "a duration", Schema.decodeUnknownOption(Schema.DurationFromString))
+
+const booleanOf: Record<string, boolean> = {
+  true: true,
+  yes: true,
+  on: true,
+  "1": true,
+  false: false,
+  no: false,
+  off: false,
+  "0": false
+}
+
+const boolean = (name: string) =>
+  decoded(name, "a boolean value", (text) => Option.fromUndefinedOr(booleanOf[text.toLowerCase()]))
+
+const literal =
+  <const L extends ReadonlyArray<string>>(...literals: L) =>
+  (name: string) =>
+    decoded(name, `one of (${literals.join(", ")})`, (text) =>
+      Option.fromUndefinedOr(literals.find((literal): literal is L[number] => literal === text))
+    )
+
+/** Effect 3's level names (`info`, `DEBUG`, ..., `off`), in any case, as the README documents them. */
+const logLevelNames: Record<string, LogLevel.LogLevel> = {
+  ALL: "All",
+  FATAL: "Fatal",
+  ERROR: "Error",
+  WARN: "Warn",
+  INFO: "Info",
+  DEBUG: "Debug",
+  TRACE: "Trace",
+  OFF: "None"
+}
+
 const positiveMillis = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
-    Config.validate({ message: "must be a positive number of milliseconds", validation: (n) => n > 0 }),
+  integer(name).pipe(
+    checked(name, "must be a positive number of milliseconds", (n) => n > 0),
     Config.withDefault(fallback),
     Config.map(Duration.millis)
   )
@@ -142,183 +232,202 @@ const isUrlOf = (schemes: ReadonlyArray<string>) => (text: string) => {
 /** A secret URL, when set: checked for its scheme, never printed (the message names only the form it must have). */
 const optionalUrl = (name: string, schemes: ReadonlyArray<string>, example: string) =>
   Config.option(
-    Config.string(name).pipe(
-      Config.validate({
-        message: `must be a ${schemes.map((scheme) => `${scheme}//`).join(" or ")} URL, e.g. ${example}`,
-        validation: isUrlOf(schemes)
-      }),
-      // Redacted after the check: `Config.redacted` would hide the check's message too.
+    Config.String(name).pipe(
+      checked(
+        name,
+        `must be a ${schemes.map((scheme) => `${scheme}//`).join(" or ")} URL, e.g. ${example}`,
+        isUrlOf(schemes)
+      ),
+      // Redacted after the check: `Config.Redacted` would hide the check's message too.
       Config.map(Redacted.make)
     )
   )
 
 /** `LOG_LEVEL`: read by src/main.ts with the rest, before the logger is set up. */
-export const logLevelConfig = Config.logLevel("LOG_LEVEL").pipe(Config.withDefault(LogLevel.Info))
+export const logLevelConfig: Config.Config<LogLevel.LogLevel> = decoded("LOG_LEVEL", "a log level", (text) =>
+  Option.fromUndefinedOr(logLevelNames[text.toUpperCase()])
+).pipe(Config.withDefault("Info"))
 
-/** Every variable of `AppConfigShape`; a failure names each wrong one (see `configErrorLines`). */
-export const appConfig: Config.Config<AppConfigShape> = Config.all({
+const between = (name: string, minimum: number, maximum: number, message: string, fallback: number) =>
+  integer(name).pipe(
+    checked(name, message, (n) => n >= minimum && n <= maximum),
+    Config.withDefault(fallback)
+  )
+
+/** Every variable of `AppConfigShape`, each read on its own (see `appConfig`). */
+const variables = {
   databaseUrl: optionalUrl("DATABASE_URL", ["postgres:", "postgresql:"], "postgres://user:pass@host:5432/db"),
-  databasePoolSize: Config.integer("DATABASE_POOL_SIZE").pipe(
-    Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
-    Config.withDefault(10)
-  ),
-  databaseReadPoolSize: Config.integer("DATABASE_READ_POOL_SIZE").pipe(
-    Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
-    Config.withDefault(5)
-  ),
+  databasePoolSize: between("DATABASE_POOL_SIZE", 1, 100, "must be between 1 and 100", 10),
+  databaseReadPoolSize: between("DATABASE_READ_POOL_SIZE", 1, 100, "must be between 1 and 100", 5),
   databaseLockTimeout: positiveMillis("DATABASE_LOCK_TIMEOUT_MS", 2_000),
   databaseStatementTimeout: positiveMillis("DATABASE_STATEMENT_TIMEOUT_MS", 10_000),
   databaseAcquireTimeout: positiveMillis("DATABASE_ACQUIRE_TIMEOUT_MS", 5_000),
-  databaseApplicationName: Config.string("DATABASE_APPLICATION_NAME").pipe(
-    Config.validate({
-      message: "must be 1-50 printable ASCII characters",
-      validation: (s) => /^[\x20-\x7e]{1,50}$/.test(s)
-    }),
+  databaseApplicationName: Config.String("DATABASE_APPLICATION_NAME").pipe(
+    checked("DATABASE_APPLICATION_NAME", "must be 1-50 printable ASCII characters", (s) =>
+      /^[\x20-\x7e]{1,50}$/.test(s)
+    ),
     Config.withDefault("audit-broadcast-service")
   ),
   redisUrl: optionalUrl("REDIS_URL", ["redis:", "rediss:"], "redis://127.0.0.1:6379"),
-  host: Config.string("HOST").pipe(Config.withDefault("127.0.0.1")),
-  port: Config.port("PORT").pipe(Config.withDefault(3000)),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault(".data/pglite")),
-  sessionTtl: Config.duration("SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
-  authCacheTtl: Config.integer("AUTH_CACHE_TTL_MS").pipe(
-    Config.validate({
-      message: "must be between 0 (no caches) and 3600000 (an hour)",
-      validation: (n) => n >= 0 && n <= 3_600_000
-    }),
-    Config.withDefault(60_000),
-    Config.map(Duration.millis)
-  ),
-  authCacheCapacity: Config.integer("AUTH_CACHE_CAPACITY").pipe(
-    Config.validate({ message: "must be between 1 and 10000000", validation: (n) => n >= 1 && n <= 10_000_000 }),
-    Config.withDefault(10_000)
-  ),
-  cookieSecure: Config.literal("auto", "always", "never")("COOKIE_SECURE").pipe(Config.withDefault("auto" as const)),
+  host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
+  port: port("PORT").pipe(Config.withDefault(3000)),
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault(".data/pglite")),
+  sessionTtl: duration("SESSION_TTL").pipe(Config.withDefault(Duration.days(7))),
+  authCacheTtl: between(
+    "AUTH_CACHE_TTL_MS",
+    0,
+    3_600_000,
+    "must be between 0 (no caches) and 3600000 (an hour)",
+    60_000
+  ).pipe(Config.map(Duration.millis)),
+  authCacheCapacity: between("AUTH_CACHE_CAPACITY", 1, 10_000_000, "must be between 1 and 10000000", 10_000),
+  cookieSecure: literal("auto", "always", "never")("COOKIE_SECURE").pipe(Config.withDefault("auto")),
   presenceHeartbeat: positiveMillis("PRESENCE_HEARTBEAT_MS", 10_000),
   broadcastKeepAlive: positiveMillis("BROADCAST_KEEPALIVE_MS", 15_000),
   engineToken: Config.option(
-    Config.string("ENGINE_TOKEN").pipe(
-      Config.validate({ message: "must be at least 32 characters", validation: (token) => token.length >= 32 }),
+    Config.String("ENGINE_TOKEN").pipe(
+      checked("ENGINE_TOKEN", "must be at least 32 characters", (token) => token.length >= 32),
       Config.map(Redacted.make)
     )
   ),
-  queuePrefix: Config.string("QUEUE_PREFIX").pipe(
-    Config.validate({
-      message: "must be 1-40 letters, digits, '-' or '_'",
-      validation: (s) => /^[A-Za-z0-9_-]{1,40}$/.test(s)
-    }),
+  queuePrefix: Config.String("QUEUE_PREFIX").pipe(
+    checked("QUEUE_PREFIX", "must be 1-40 letters, digits, '-' or '_'", (s) => /^[A-Za-z0-9_-]{1,40}$/.test(s)),
     Config.withDefault("main")
   ),
   queuePollInterval: positiveMillis("QUEUE_POLL_MS", 500),
-  jobMaxAttempts: Config.integer("JOB_MAX_ATTEMPTS").pipe(
-    Config.validate({ message: "must be between 1 and 100", validation: (n) => n >= 1 && n <= 100 }),
-    Config.withDefault(5)
-  ),
+  jobMaxAttempts: between("JOB_MAX_ATTEMPTS", 1, 100, "must be between 1 and 100", 5),
   jobRetryBase: positiveMillis("JOB_RETRY_BASE_MS", 1_000),
-  idempotencyKeyTtl: Config.duration("IDEMPOTENCY_KEY_TTL").pipe(
-    Config.validate({
-      message: "must be between 1 minute and 30 days",
-      validation: (d) => Duration.between(d, { minimum: Duration.minutes(1), maximum: Duration.days(30) })
-    }),
+  idempotencyKeyTtl: duration("IDEMPOTENCY_KEY_TTL").pipe(
+    checked("IDEMPOTENCY_KEY_TTL", "must be between 1 minute and 30 days", (d) =>
+      Duration.between(d, { minimum: Duration.minutes(1), maximum: Duration.days(30) })
+    ),
     Config.withDefault(Duration.hours(24))
   ),
-  maxBodyBytes: Config.integer("MAX_BODY_BYTES").pipe(
-    Config.validate({
-      message: "must be between 1024 and 104857600",
-      validation: (n) => n >= 1024 && n <= 100 * 1024 * 1024
-    }),
-    Config.withDefault(1024 * 1024)
+  maxBodyBytes: between("MAX_BODY_BYTES", 1024, 100 * 1024 * 1024, "must be between 1024 and 104857600", 1024 * 1024),
+  maxRecordBytes: between(
+    "MAX_RECORD_BYTES",
+    1024,
+    100 * 1024 * 1024,
+    "must be between 1024 and 104857600",
+    256 * 1024
   ),
-  maxRecordBytes: Config.integer("MAX_RECORD_BYTES").pipe(
-    Config.validate({
-      message: "must be between 1024 and 104857600",
-      validation: (n) => n >= 1024 && n <= 100 * 1024 * 1024
-    }),
-    Config.withDefault(256 * 1024)
-  ),
-  allowedOrigins: Config.string("ALLOWED_ORIGINS").pipe(
+  allowedOrigins: Config.String("ALLOWED_ORIGINS").pipe(
     // Checked on the text as read, so that the message names the variable.
-    Config.validate({
-      message: "must be a comma-separated list of origins, e.g. https://app.example.com",
-      validation: (list) => originsOf(list).every(isOrigin)
-    }),
+    checked("ALLOWED_ORIGINS", "must be a comma-separated list of origins, e.g. https://app.example.com", (list) =>
+      originsOf(list).every(isOrigin)
+    ),
     Config.withDefault(""),
     Config.map((list) => originsOf(list).map((origin) => new URL(origin).origin))
   ),
   requestTimeout: positiveMillis("REQUEST_TIMEOUT_MS", 30_000),
   hstsMaxAge: Config.option(
-    Config.integer("HSTS_MAX_AGE").pipe(
-      Config.validate({ message: "must be a number of seconds, 0 or more", validation: (n) => n >= 0 })
-    )
+    integer("HSTS_MAX_AGE").pipe(checked("HSTS_MAX_AGE", "must be a number of seconds, 0 or more", (n) => n >= 0))
   ),
-  maxStreamsPerSession: Config.integer("MAX_STREAMS_PER_SESSION").pipe(
-    Config.validate({ message: "must be between 1 and 1000000", validation: (n) => n >= 1 && n <= 1_000_000 }),
-    Config.withDefault(16)
-  ),
+  maxStreamsPerSession: between("MAX_STREAMS_PER_SESSION", 1, 1_000_000, "must be between 1 and 1000000", 16),
   streamRetry: Config.all({
     min: positiveMillis("STREAM_RETRY_MIN_MS", 1_000),
     max: positiveMillis("STREAM_RETRY_MAX_MS", 5_000)
   }).pipe(
-    Config.validate({
-      message: "STREAM_RETRY_MIN_MS must not be above STREAM_RETRY_MAX_MS",
-      validation: ({ max, min }) => Duration.lessThanOrEqualTo(min, max)
-    })
+    checked(undefined, "STREAM_RETRY_MIN_MS must not be above STREAM_RETRY_MAX_MS", ({ max, min }) =>
+      Duration.isLessThanOrEqualTo(min, max)
+    )
   ),
   streamMaxLifetime: positiveMillis("STREAM_MAX_LIFETIME_MS", 15 * 60_000).pipe(
     // A Node timer holds at most 2^31-1 ms; a day is far below it and far above any sensible lifetime.
-    Config.validate({
-      message: "must be at most 86400000 (a day)",
-      validation: (lifetime) => Duration.lessThanOrEqualTo(lifetime, Duration.days(1))
-    })
+    checked("STREAM_MAX_LIFETIME_MS", "must be at most 86400000 (a day)", (lifetime) =>
+      Duration.isLessThanOrEqualTo(lifetime, Duration.days(1))
+    )
   ),
-  loginMaxFailures: Config.integer("LOGIN_MAX_FAILURES").pipe(
-    Config.validate({ message: "must be between 1 and 1000", validation: (n) => n >= 1 && n <= 1000 }),
-    Config.withDefault(5)
-  ),
+  loginMaxFailures: between("LOGIN_MAX_FAILURES", 1, 1000, "must be between 1 and 1000", 5),
   loginWindow: positiveMillis("LOGIN_WINDOW_MS", 15 * 60_000),
-  loginMaxPerAddress: Config.integer("LOGIN_MAX_PER_ADDRESS").pipe(
-    Config.validate({ message: "must be between 1 and 1000000", validation: (n) => n >= 1 && n <= 1_000_000 }),
-    Config.withDefault(20)
-  ),
-  trustProxy: Config.boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  loginMaxPerAddress: between("LOGIN_MAX_PER_ADDRESS", 1, 1_000_000, "must be between 1 and 1000000", 20),
+  trustProxy: boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
   drainTimeout: positiveMillis("DRAIN_TIMEOUT_MS", 10_000),
   pruneInterval: positiveMillis("PRUNE_INTERVAL_MS", 3_600_000),
-  completedRunRetention: Config.duration("COMPLETED_RUN_RETENTION").pipe(
-    Config.validate({
-      message: "must be at least 1 hour",
-      validation: (retention) => Duration.greaterThanOrEqualTo(retention, Duration.hours(1))
-    }),
+  completedRunRetention: duration("COMPLETED_RUN_RETENTION").pipe(
+    checked("COMPLETED_RUN_RETENTION", "must be at least 1 hour", (retention) =>
+      Duration.isGreaterThanOrEqualTo(retention, Duration.hours(1))
+    ),
     Config.withDefault(Duration.days(7))
   ),
   redisPrefix: Config.option(
-    Config.string("REDIS_PREFIX").pipe(
-      Config.validate({
-        message: "must be 1-100 visible ASCII characters without braces, e.g. abs:production:",
-        validation: (s) => /^[\x21-\x7a\x7c\x7e]{1,100}$/.test(s)
-      })
+    Config.String("REDIS_PREFIX").pipe(
+      checked("REDIS_PREFIX", "must be 1-100 visible ASCII characters without braces, e.g. abs:production:", (s) =>
+        /^[\x21-\x7a\x7c\x7e]{1,100}$/.test(s)
+      )
     )
   ),
-  metricsToken: Config.option(Config.redacted("METRICS_TOKEN")).pipe(
-    Config.validate({
-      message: "must be at least 16 characters",
-      validation: (token) => Option.isNone(token) || Redacted.value(token.value).length >= 16
-    })
+  metricsToken: Config.option(
+    Config.String("METRICS_TOKEN").pipe(
+      // Without the variable's name, as Effect 3 printed it.
+      checked(undefined, "must be at least 16 characters", (token) => token.length >= 16),
+      Config.map(Redacted.make)
+    )
   ),
   otelEndpoint: Config.option(
-    Config.string("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
-      Config.validate({
-        message: "must be an http:// or https:// URL, e.g. http://127.0.0.1:4318",
-        validation: isUrlOf(["http:", "https:"])
-      }),
+    Config.String("OTEL_EXPORTER_OTLP_ENDPOINT").pipe(
+      checked(
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "must be an http:// or https:// URL, e.g. http://127.0.0.1:4318",
+        isUrlOf(["http:", "https:"])
+      ),
       Config.map((url) => url.replace(/\/+$/, ""))
     )
   ),
-  otelServiceName: Config.string("OTEL_SERVICE_NAME").pipe(
-    Config.validate({ message: "must not be empty", validation: (name) => name.trim().length > 0 }),
+  otelServiceName: Config.String("OTEL_SERVICE_NAME").pipe(
+    checked("OTEL_SERVICE_NAME", "must not be empty", (name) => name.trim().length > 0),
     Config.withDefault("audit-broadcast-service")
   ),
   otelExportInterval: positiveMillis("OTEL_BSP_SCHEDULE_DELAY", 5_000)
-})
+}
+
+/**
+ * One error holding every issue of `errors` (a `Composite`), so that it
+ * passes through `Config.orElse` and nested `reportingEvery` whole. A source
+ * error (the provider could not be read) is reported alone.
+ */
+const together = (errors: Arr.NonEmptyReadonlyArray<Config.ConfigError>): Config.ConfigError => {
+  const issues = errors.flatMap((error) => (error.cause._tag === "SchemaError" ? [error.cause.issue] : []))
+  if (issues.length < errors.length) return errors.find((error) => error.cause._tag !== "SchemaError") ?? errors[0]
+  return Arr.isReadonlyArrayNonEmpty(issues) && issues.length > 1
+    ? new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.Composite(Schema.Unknown.ast, issues)))
+    : errors[0]
+}
+
+/**
+ * Fails with every failure of `configs`, in order, when `self` fails: `Config.all` stops
+ * at the first, and an operator should fix every wrong variable in one go.
+ */
+export const reportingEvery =
+  (configs: Iterable<Config.Config<unknown>>) =>
+  <A>(self: Config.Config<A>): Config.Config<A> =>
+    Config.orElse(self, (first) =>
+      Config.all(
+        Arr.map(Arr.fromIterable(configs), (config) =>
+          config.pipe(
+            Config.map(() => Option.none<Config.ConfigError>()),
+            Config.orElse((error) => Config.succeed(Option.some(error)))
+          )
+        )
+      ).pipe(
+        Config.mapEffect((failures) => {
+          const errors = Arr.getSomes(failures)
+          return Effect.fail(Arr.isReadonlyArrayNonEmpty(errors) ? together(errors) : first)
+        })
+      )
+    )
+
+/** Every variable of `AppConfigShape`; a failure names each wrong one (see `configErrorLines`). */
+export const appConfig: Config.Config<AppConfigShape> = Config.all(variables).pipe(
+  reportingEvery(Object.values(variables))
+)
+
+/**
+ * The environment as the service reads it: a variable set to the empty string
+ * is set, and checked (`PORT=` is an error, as it always was), where Effect 4's
+ * default provider would take it for unset. The entry points provide it.
+ */
+export const environment = () => ConfigProvider.fromEnv({ preserveEmptyStrings: true })
 
 /** The database's name, as a key segment: characters Redis tools would trip on become `_`. */
 const databaseNameOf = (url: Redacted.Redacted): string => {
@@ -353,8 +462,8 @@ export type LogFormat = "json" | "pretty" | "logfmt"
  * readable on a developer's terminal.
  */
 export const logFormatConfig: Config.Config<LogFormat> = Config.all({
-  chosen: Config.option(Config.literal("json", "pretty", "logfmt")("LOG_FORMAT")),
-  production: Config.string("NODE_ENV").pipe(
+  chosen: Config.option(literal("json", "pretty", "logfmt")("LOG_FORMAT")),
+  production: Config.String("NODE_ENV").pipe(
     Config.withDefault(""),
     Config.map((env) => env === "production")
   )
@@ -365,7 +474,7 @@ export const logFormatConfig: Config.Config<LogFormat> = Config.all({
 )
 
 /** The service's whole configuration, read once from the environment. */
-export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {
+export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("AppConfig") {
   static readonly layer = Layer.effect(AppConfig, appConfig)
   static readonly make = (overrides: Partial<AppConfigShape> = {}) =>
     Layer.effect(

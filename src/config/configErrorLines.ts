@@ -1,24 +1,31 @@
-import { ConfigError } from "effect"
+import type { Config } from "effect"
+import { SchemaIssue } from "effect"
+
+const formatIssue = SchemaIssue.makeFormatterDefault()
 
 /** A check over several variables has no path of its own: its message names them. */
-const line = (path: ReadonlyArray<string>, message: string) =>
-  path.length === 0 ? message : `${path.join(".")}: ${message}`
+const line = (path: ReadonlyArray<PropertyKey>, message: string) =>
+  path.length === 0 ? message : `${path.map(String).join(".")}: ${message}`
+
+const issueLines = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>): ReadonlyArray<string> => {
+  switch (issue._tag) {
+    case "Pointer":
+      return issueLines(issue.issue, [...path, ...issue.path])
+    case "Composite":
+    case "AnyOf":
+      return issue.issues.flatMap((inner) => issueLines(inner, path))
+    default:
+      return [line(path, formatIssue(issue))]
+  }
+}
 
 /**
  * A configuration error as one line per wrong or missing variable, in the
  * order they were read: `PORT: Expected a network port value but received
- * "abc"`. `Config.all` gathers every failure into one error (`And`); each
- * becomes its own line, so an operator fixes them all in one go.
+ * "abc"`. `appConfig` gathers every failure into one error (a `Composite`
+ * of issues, see `reportingEvery`); each becomes its own line, so an
+ * operator fixes them all in one go.
  */
-export const configErrorLines = (error: ConfigError.ConfigError): ReadonlyArray<string> => [
-  ...new Set(
-    ConfigError.reduceWithContext(error, undefined, {
-      andCase: (_, left: ReadonlyArray<string>, right: ReadonlyArray<string>) => [...left, ...right],
-      orCase: (_, left: ReadonlyArray<string>, right: ReadonlyArray<string>) => [...left, ...right],
-      invalidDataCase: (_, path, message) => [line(path, message)],
-      missingDataCase: (_, path, message) => [line(path, message)],
-      sourceUnavailableCase: (_, path, message) => [line(path, message)],
-      unsupportedCase: (_, path, message) => [line(path, message)]
-    })
-  )
+export const configErrorLines = (error: Config.ConfigError): ReadonlyArray<string> => [
+  ...new Set(error.cause._tag === "SchemaError" ? issueLines(error.cause.issue, []) : [error.cause.message])
 ]

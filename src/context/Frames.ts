@@ -7,14 +7,14 @@ import type { Cause } from "../api/Cause"
  * reference with no default actor on purpose: a write path that never set one
  * reaches the audit listener with none, and the unit of work fails there.
  */
-export class CurrentActor extends Context.Reference<CurrentActor>()("CurrentActor", {
-  defaultValue: (): Option.Option<Actor> => Option.none()
-}) {}
+export const CurrentActor = Context.Reference<Option.Option<Actor>>("CurrentActor", {
+  defaultValue: () => Option.none()
+})
 
 /** The innermost frame above the current write: an action, an event listener, a job, a chat turn. */
-export class CurrentCause extends Context.Reference<CurrentCause>()("CurrentCause", {
-  defaultValue: (): Cause | null => null
-}) {}
+export const CurrentCause = Context.Reference<Cause | null>("CurrentCause", {
+  defaultValue: () => null
+})
 
 /** Runs `effect` as `actor`. */
 export const withActor =

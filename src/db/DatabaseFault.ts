@@ -1,5 +1,6 @@
-import type { SqlError } from "@effect/sql/SqlError"
-import { Cause, Chunk, Data, Option, Predicate } from "effect"
+import { isSqlError } from "effect/sql/SqlError"
+import type { SqlError } from "effect/sql/SqlError"
+import { Cause, Data, Option, Predicate } from "effect"
 
 /**
  * What went wrong with a statement, as far as a caller can act on it:
@@ -56,14 +57,22 @@ const socketCodes = new Set([
   "EAI_AGAIN"
 ])
 
-/** What `pg` and `pg-pool` say when a connection is lost, cannot be made, or cannot be had in time. */
+/**
+ * What the driver says when a connection is lost, cannot be made, or cannot
+ * be had in time: `pg` and `pg-pool` (kept for errors made by them), and the
+ * wire-protocol driver of `@effect/sql-pg` 4, which also sorts its own errors
+ * (a `ConnectionError` reason, below).
+ */
 const lostConnectionMessages = [
   "Connection terminated",
   "connection error and is not queryable",
   "Client was closed and is not queryable",
-  "Connection timed out"
+  "Connection timed out",
+  "Connection closed",
+  "Connection is closed"
 ]
-const acquireTimeoutMessage = "timeout exceeded when trying to connect"
+/** pg-pool's message, kept by `Database.ts` for a pool that lends no connection within the acquire timeout. */
+export const acquireTimeoutMessage = "timeout exceeded when trying to connect"
 
 const codeOf = (error: unknown): string | undefined =>
   Predicate.hasProperty(error, "code") && typeof error.code === "string" ? error.code : undefined
@@ -71,9 +80,12 @@ const codeOf = (error: unknown): string | undefined =>
 const messageOf = (error: unknown): string =>
   Predicate.hasProperty(error, "message") && typeof error.message === "string" ? error.message : ""
 
-/** The driver's error under a SqlError, and the errors it wraps (an AggregateError of refused addresses). */
+/**
+ * The driver's error under a SqlError (in effect 4 under its `reason`), and the
+ * errors it wraps (an AggregateError of refused addresses).
+ */
 const driverErrors = (error: SqlError): ReadonlyArray<unknown> => {
-  const cause = error.cause
+  const cause = error.reason.cause
   const nested = Predicate.hasProperty(cause, "errors") && Array.isArray(cause.errors) ? cause.errors : []
   return [cause, ...nested]
 }
@@ -94,6 +106,8 @@ export const classifySqlError = (error: SqlError): DatabaseFaultKind => {
       return { kind: "connection", retryable: true }
     }
   }
+  // The driver's own sorting, for errors without a SQLSTATE (a socket closed under a statement).
+  if (error.reason._tag === "ConnectionError") return { kind: "connection", retryable: true }
   if (messages.some((message) => lostConnectionMessages.some((lost) => message.includes(lost)))) {
     return { kind: "connection", retryable: true }
   }
@@ -112,17 +126,19 @@ export const isContention = (error: SqlError): boolean => {
   return kind === "serialization" || kind === "lock-timeout" || kind === "statement-timeout"
 }
 
-const isSqlError = (value: unknown): value is SqlError => Predicate.isTagged(value, "SqlError")
 const isCommitOutcomeUnknown = (value: unknown): value is CommitOutcomeUnknown =>
   Predicate.isTagged(value, "CommitOutcomeUnknown")
 
 /**
  * The database fault behind a failure, whether it failed with a SqlError or
- * died with one (most repositories turn SqlError into a defect, and a failed
- * COMMIT or ROLLBACK is always one). A lost COMMIT wins over anything else.
+ * died with one (most repositories turn SqlError into a defect; a failed
+ * ROLLBACK is always one, a failed COMMIT is a failure in effect 4). A lost
+ * COMMIT wins over anything else.
  */
 export const databaseFaultOf = (cause: Cause.Cause<unknown>): Option.Option<DatabaseFault> => {
-  const errors = [...Chunk.toReadonlyArray(Cause.failures(cause)), ...Chunk.toReadonlyArray(Cause.defects(cause))]
+  const errors = cause.reasons.flatMap((reason) =>
+    Cause.isFailReason(reason) ? [reason.error] : Cause.isDieReason(reason) ? [reason.defect] : []
+  )
   const unknownCommit = errors.find(isCommitOutcomeUnknown)
   if (unknownCommit !== undefined) return Option.some({ kind: "commit-outcome-unknown", error: unknownCommit })
   const sqlError = errors.find(isSqlError)

@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { Effect, Metric, Option, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { databaseConnections, databasePoolMax } from "../metrics/ServiceMetrics"
@@ -31,9 +31,9 @@ export const samplePoolUsage = Effect.gen(function* () {
   for (const pool of pools) {
     for (const state of ["active", "idle", "idle in transaction"]) {
       const n = rows.find((row) => row.pool === pool && row.state === state)?.n ?? 0
-      yield* Metric.set(databaseConnections.pipe(Metric.tagged("pool", pool), Metric.tagged("state", state)), n)
+      yield* Metric.update(databaseConnections.pipe(Metric.withAttributes({ pool, state })), n)
     }
   }
   const sizes = { write: config.databasePoolSize, read: config.databaseReadPoolSize, health: 1 }
-  for (const pool of pools) yield* Metric.set(Metric.tagged(databasePoolMax, "pool", pool), sizes[pool])
+  for (const pool of pools) yield* Metric.update(Metric.withAttributes(databasePoolMax, { pool }), sizes[pool])
 })

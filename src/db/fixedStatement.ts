@@ -1,5 +1,6 @@
-import { SqlClient, Statement } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
+import type { SqlClient } from "effect/sql"
+import { Statement } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
 import { Effect, Option } from "effect"
 import { withSpanIfTracing } from "../context/withSpanIfTracing"
 
@@ -16,8 +17,9 @@ export const quotedName = Statement.defaultEscape('"')
  * run (segments to text, every identifier through `camelToSnake`), opens and
  * closes a `Scope` to borrow the connection it already holds, and renames
  * every column of every row through `snakeToCamel`; on the few statements of
- * a single-record unit that was about 100 µs of CPU per statement here
- * (bench/NOTES.md). While tracing is on the statement is still one
+ * a single-record unit that was about 100 µs of CPU per statement with
+ * Effect 3 (bench/NOTES.md; whether Effect 4 still needs this is measured
+ * separately). While tracing is on the statement is still one
  * `sql.execute` span under the unit, with the same attributes; it fails with
  * the same `SqlError`.
  * Outside a transaction it runs on `sql` (without its name transforms).
@@ -28,7 +30,7 @@ export const executeFixed = (
   params: ReadonlyArray<unknown>
 ): Effect.Effect<ReadonlyArray<unknown>, SqlError> =>
   Effect.flatMap(
-    Effect.serviceOption(SqlClient.TransactionConnection),
+    Effect.serviceOption(sql.transactionService),
     (transaction): Effect.Effect<ReadonlyArray<unknown>, SqlError> =>
       Option.isSome(transaction)
         ? transaction.value[0].execute(text, params, undefined)

@@ -1,7 +1,6 @@
-import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, Predicate } from "effect"
-
-const isSqlError = (error: unknown): error is SqlError => Predicate.isTagged(error, "SqlError")
+import { isSqlError } from "effect/sql/SqlError"
+import type { SqlError } from "effect/sql/SqlError"
+import { Effect } from "effect"
 
 /**
  * The SQL error policy at a repository method's edge (docs/reliability.md,
@@ -15,4 +14,4 @@ const isSqlError = (error: unknown): error is SqlError => Predicate.isTagged(err
  */
 export const orDieOnSqlError = <A, E, R>(
   effect: Effect.Effect<A, E | SqlError, R>
-): Effect.Effect<A, Exclude<E, SqlError>, R> => Effect.catchIf(effect, isSqlError, Effect.die)
+): Effect.Effect<A, Exclude<E, SqlError>, R> => Effect.catchIf(effect, isSqlError, Effect.die, Effect.fail)

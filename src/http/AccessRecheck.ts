@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect, Option, Redacted } from "effect"
 import { apiKeyBearer, sessionCookie } from "../api/AuthMiddleware"
 import type { StreamEndReason } from "../api/Broadcast"
@@ -18,28 +18,34 @@ import { Roles } from "../auth/Roles"
  */
 export type AccessRecheck = Effect.Effect<Option.Option<StreamEndReason>>
 
-/** Captures the current request's credential and grants; run it in the handler, before the answer outlives the request. */
-export const captureAccessRecheck = Effect.gen(function* () {
+/**
+ * Made once with the handlers; the effect it gives captures the current
+ * request's credential and grants: run that in the handler, before the
+ * answer outlives the request.
+ */
+export const makeCaptureAccessRecheck = Effect.gen(function* () {
   const authentication = yield* Authentication
   const roles = yield* Roles
-  const principal = yield* CurrentPrincipal
-  const bearer = yield* HttpApiBuilder.securityDecode(apiKeyBearer)
-  const cookie = yield* HttpApiBuilder.securityDecode(sessionCookie)
-  const readableNow = (who: { readonly kind: typeof principal.kind; readonly id: string }) =>
-    Effect.map(roles.grantsOf(principal.workspace, who), (grants) => JSON.stringify(readableBusinessObjects(grants)))
-  const readable = yield* readableNow(principal)
-  // As the authentication middleware does: the bearer key when one is sent, else the session cookie.
-  const authenticate =
-    Redacted.value(bearer).length > 0 ? authentication.fromApiKey(bearer) : authentication.fromSession(cookie)
-  const recheck: AccessRecheck = authenticate.pipe(
-    Effect.flatMap((again) =>
-      again.id !== principal.id || again.workspace.id !== principal.workspace.id
-        ? Effect.succeed(Option.some<StreamEndReason>("signed-out"))
-        : Effect.map(readableNow(again), (now) =>
-            now === readable ? Option.none() : Option.some<StreamEndReason>("role-changed")
-          )
-    ),
-    Effect.catchTag("Unauthorized", () => Effect.succeed(Option.some<StreamEndReason>("signed-out")))
-  )
-  return recheck
+  return Effect.gen(function* () {
+    const principal = yield* CurrentPrincipal
+    const bearer = yield* HttpApiBuilder.securityDecode(apiKeyBearer)
+    const cookie = yield* HttpApiBuilder.securityDecode(sessionCookie)
+    const readableNow = (who: { readonly kind: typeof principal.kind; readonly id: string }) =>
+      Effect.map(roles.grantsOf(principal.workspace, who), (grants) => JSON.stringify(readableBusinessObjects(grants)))
+    const readable = yield* readableNow(principal)
+    // As the authentication middleware does: the bearer key when one is sent, else the session cookie.
+    const authenticate =
+      Redacted.value(bearer).length > 0 ? authentication.fromApiKey(bearer) : authentication.fromSession(cookie)
+    const recheck: AccessRecheck = authenticate.pipe(
+      Effect.flatMap((again) =>
+        again.id !== principal.id || again.workspace.id !== principal.workspace.id
+          ? Effect.succeed(Option.some<StreamEndReason>("signed-out"))
+          : Effect.map(readableNow(again), (now) =>
+              now === readable ? Option.none() : Option.some<StreamEndReason>("role-changed")
+            )
+      ),
+      Effect.catchTag("Unauthorized", () => Effect.succeed(Option.some<StreamEndReason>("signed-out")))
+    )
+    return recheck
+  })
 })

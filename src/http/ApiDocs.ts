@@ -1,5 +1,6 @@
-import { HttpApi, HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import type { HttpApi, HttpApiGroup } from "effect/http-api"
+import { HttpRouter } from "effect/http"
+import { Effect, Scope } from "effect"
 
 export const docsPath = "/api/docs"
 
@@ -11,12 +12,19 @@ export const docsPath = "/api/docs"
  * no API call uses. Imported here, it is a chunk of its own (apiDocsPage.ts),
  * read and rendered once.
  */
-export const ApiDocsLive = HttpApiBuilder.Router.use((router) =>
-  Effect.gen(function* () {
-    const api = yield* HttpApi.Api
-    const docs = yield* Effect.cached(
-      Effect.promise(() => import("./apiDocsPage")).pipe(Effect.flatMap((page) => page.docsRouter(api, docsPath)))
-    )
-    yield* router.get(docsPath, Effect.flatten(docs))
-  })
-)
+export const ApiDocsLive = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+) =>
+  HttpRouter.use((router) =>
+    Effect.gen(function* () {
+      // The page's own router lives as long as the server's.
+      const scope = yield* Effect.scope
+      const docs = yield* Effect.cached(
+        Effect.promise(() => import("./apiDocsPage")).pipe(
+          Effect.flatMap((page) => page.docsHandler(api, docsPath)),
+          Scope.provide(scope)
+        )
+      )
+      yield* router.add("GET", docsPath, Effect.flatten(docs))
+    })
+  )

@@ -1,6 +1,7 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect, Layer, Redacted } from "effect"
 import { Authenticated, sessionCookie } from "../api/AuthMiddleware"
+import { CurrentPrincipal } from "../api/Principal"
 import { Authentication } from "../auth/Authentication"
 
 /**
@@ -13,12 +14,18 @@ export const AuthenticatedLive = Layer.effect(
   Authenticated,
   Effect.gen(function* () {
     const authentication = yield* Authentication
-    return {
-      session: authentication.fromSession,
-      apiKey: (key) =>
-        Redacted.value(key).length > 0
-          ? authentication.fromApiKey(key)
-          : Effect.flatMap(HttpApiBuilder.securityDecode(sessionCookie), authentication.fromSession)
-    }
+    return Authenticated.of({
+      session: (httpEffect, { credential }) =>
+        Effect.flatMap(authentication.fromSession(credential), (principal) =>
+          Effect.provideService(httpEffect, CurrentPrincipal, principal)
+        ),
+      apiKey: (httpEffect, { credential }) =>
+        Effect.flatMap(
+          Redacted.value(credential).length > 0
+            ? authentication.fromApiKey(credential)
+            : Effect.flatMap(HttpApiBuilder.securityDecode(sessionCookie), authentication.fromSession),
+          (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)
+        )
+    })
   })
 )

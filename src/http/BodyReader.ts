@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { IncomingMessage } from "node:http"
+import type { Readable } from "node:stream"
 
 /** The body went beyond the limit while it streamed in. */
 export class BodyTooLarge {
@@ -17,11 +17,8 @@ export class BodyAborted {
  * data and the sender is held back by TCP) and fails: memory holds at most
  * `limit` bytes per request, however large the body the client meant to send.
  */
-export const readBody = (
-  source: IncomingMessage,
-  limit: number
-): Effect.Effect<Uint8Array, BodyTooLarge | BodyAborted> =>
-  Effect.async<Uint8Array, BodyTooLarge | BodyAborted>((resume) => {
+export const readBody = (source: Readable, limit: number): Effect.Effect<Uint8Array, BodyTooLarge | BodyAborted> =>
+  Effect.callback<Uint8Array, BodyTooLarge | BodyAborted>((resume) => {
     const chunks: Array<Buffer> = []
     let received = 0
     const cleanup = () => {

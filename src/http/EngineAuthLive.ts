@@ -14,17 +14,17 @@ export const EngineAuthenticatedLive = Layer.effect(
   EngineAuthenticated,
   Effect.gen(function* () {
     const config = yield* AppConfig
-    return {
-      engine: (token) =>
+    return EngineAuthenticated.of({
+      engine: (httpEffect, { credential }) =>
         Option.match(config.engineToken, {
           onNone: () => Effect.fail(new Unauthorized({ message: "the engine route is off: ENGINE_TOKEN is not set" })),
           onSome: (expected) =>
-            sameToken(Redacted.value(token), Redacted.value(expected))
-              ? Effect.void
+            sameToken(Redacted.value(credential), Redacted.value(expected))
+              ? httpEffect
               : Effect.fail(
                   new Unauthorized({ message: "the engine route accepts only the workflow engine's credential" })
                 )
         })
-    }
+    })
   })
 )

@@ -1,5 +1,5 @@
-import { Cookies, HttpServerResponse } from "@effect/platform"
-import { Effect, FiberRef, Layer, LogLevel, Metric, MetricLabel, Option, Redacted, Runtime } from "effect"
+import { Cookies, HttpServerResponse } from "effect/http"
+import { Effect, Layer, LogLevel, Metric, Option, Redacted, References } from "effect"
 import type { IncomingMessage } from "node:http"
 import { CurrentPrincipal } from "../api/Principal"
 import { Authentication } from "../auth/Authentication"
@@ -8,6 +8,7 @@ import { fastRouteAnswers } from "../metrics/ServiceMetrics"
 import { crossSiteRefusal } from "./CrossSite"
 import { type FastRoute, FastRoutes } from "./FastRoutes"
 import { makePresenceActions } from "./handlers/presenceActions"
+import { flawOf } from "./JsonBody"
 import { currentRequestId, requestIdFrom, requestIdHeader } from "./RequestId"
 import { recordRequest, routeLabel } from "./RequestMetrics"
 import { securityHeadersOf } from "./SecurityHeaders"
@@ -15,13 +16,19 @@ import { securityHeadersOf } from "./SecurityHeaders"
 /** `PUT /api/presence/:namespace/:name/:id/:editor`, optionally with a query (ignored, as the stack does). */
 const heartbeatPath = /^\/api\/presence\/([^/?#]+)\/([^/?#]+)\/([^/?#]+)\/([^/?#]+)(?:\?.*)?$/
 
-/** The path's parameters decoded as the router decodes them; none when one is not valid percent-encoding. */
+/**
+ * The path's parameters decoded as the router decodes them; none when one is
+ * not valid percent-encoding or holds what the request guard refuses (a NUL):
+ * the stack answers those.
+ */
 const parametersOf = (match: RegExpExecArray) => {
   try {
     const [namespace, name, id, editor] = match.slice(1, 5).map((segment) => decodeURIComponent(segment))
     return namespace === undefined || name === undefined || id === undefined || editor === undefined
       ? undefined
-      : { namespace, name, id, editor }
+      : [namespace, name, id, editor].some((parameter) => flawOf(parameter) !== undefined)
+        ? undefined
+        : { namespace, name, id, editor }
   } catch {
     return undefined
   }
@@ -56,10 +63,11 @@ export const FastHeartbeatLive = Layer.effect(
     if (Option.isSome(config.otelEndpoint)) return []
     const authentication = yield* Authentication
     const actions = yield* makePresenceActions
-    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const context = yield* Effect.context<never>()
+    const runFork = Effect.runForkWith(context)
     const answerHeaders = securityHeadersOf(config.hstsMaxAge)("/api/presence", HttpServerResponse.empty())
     const route = routeLabel("PUT", "/api/presence/-/-/-/-")
-    const answers = Metric.taggedWithLabels(fastRouteAnswers, [MetricLabel.make("route", route)])
+    const answers = Metric.withAttributes(fastRouteAnswers, { route })
 
     const heartbeat: FastRoute = (request, response, fallback) => {
       const url = request.url ?? ""
@@ -100,8 +108,8 @@ export const FastHeartbeatLive = Layer.effect(
         if (status === 204) response.writeHead(204, { ...answerHeaders, [requestIdHeader]: id }).end()
         const nanos = process.hrtime.bigint() - started
         recordRequest("PUT", route, status, Number(nanos) / 1e9)
-        answers.unsafeUpdate(1, [])
-        if (LogLevel.greaterThanEqual(LogLevel.Info, yield* FiberRef.get(FiberRef.currentMinimumLogLevel))) {
+        answers.updateUnsafe(1, context)
+        if (LogLevel.isGreaterThanOrEqualTo("Info", yield* References.MinimumLogLevel)) {
           const durationMs = Math.round(Number(nanos / 1_000_000n))
           const pathname = url.split("?")[0] ?? url
           yield* Effect.logInfo("request").pipe(
@@ -114,7 +122,7 @@ export const FastHeartbeatLive = Layer.effect(
           Effect.provideService(actions.heartbeat(path), CurrentPrincipal, caller)
         ).pipe(
           Effect.matchCauseEffect({ onFailure: () => Effect.sync(fallback), onSuccess: () => answered }),
-          Effect.locally(currentRequestId, Option.some(id)),
+          Effect.provideService(currentRequestId, Option.some(id)),
           Effect.annotateLogs("requestId", id)
         )
       )

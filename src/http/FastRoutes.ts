@@ -13,4 +13,4 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 export type FastRoute = (request: IncomingMessage, response: ServerResponse, fallback: () => void) => boolean
 
 /** The fast routes of this server, tried in order before the stack. */
-export class FastRoutes extends Context.Tag("FastRoutes")<FastRoutes, ReadonlyArray<FastRoute>>() {}
+export class FastRoutes extends Context.Service<FastRoutes, ReadonlyArray<FastRoute>>()("FastRoutes") {}

@@ -1,5 +1,5 @@
-import { HttpServerResponse } from "@effect/platform"
-import { Chunk, Duration, Effect, Option, Schema, Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { StreamEnd } from "../api/Broadcast"
 import { Unauthorized } from "../api/errors"
 import type { Workspace } from "../api/Workspace"
@@ -17,7 +17,7 @@ import { makeFeedWaiterCap } from "./FeedWaiterCap"
 export const exportBatchRows = 2_000
 
 const encoder = new TextEncoder()
-const encodeStreamEnd = Schema.encodeSync(Schema.parseJson(StreamEnd))
+const encodeStreamEnd = Schema.encodeSync(Schema.fromJsonString(StreamEnd))
 
 /** What a reconnecting EventSource waits before it comes back (it sends `Last-Event-ID`). */
 const retryMs = 2_000
@@ -28,8 +28,8 @@ const retryMs = 2_000
  * export. None holds a database connection while it waits: it waits on the
  * commit hints of its workspace (`FeedWake`) and queries again.
  */
-export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponses", {
-  effect: Effect.gen(function* () {
+export class FeedResponses extends Context.Service<FeedResponses>()("FeedResponses", {
+  make: Effect.gen(function* () {
     const feed = yield* Feed
     const wake = yield* FeedWake
     const readiness = yield* Readiness
@@ -81,6 +81,9 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
       readonly ended: boolean
     }
 
+    /** The stream's end: nothing more to write, no next state. */
+    const done = [[], Option.none<Following>()] as const
+
     /**
      * `text/event-stream`: each row an `entry` event whose `id:` is its
      * cursor; a bare `id:` when filtered rows moved the cursor past the last
@@ -97,18 +100,18 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
       limit: number,
       recheck: AccessRecheck
     ) =>
-      Stream.unwrapScoped(
+      Stream.unwrap(
         Effect.gen(function* () {
           const signal = yield* wake.subscribe(workspace.id)
           const keepAlive = Duration.toMillis(config.broadcastKeepAlive)
           const endsAt = Date.now() + Duration.toMillis(config.streamMaxLifetime)
           const step = (state: Following) =>
             Effect.gen(function* () {
-              if (state.ended || (yield* readiness.isDraining) || Date.now() >= endsAt) return Option.none()
+              if (state.ended || (yield* readiness.isDraining) || Date.now() >= endsAt) return done
               const ended = yield* recheck
               if (Option.isSome(ended)) {
                 const last = encoder.encode(`event: end\ndata: ${encodeStreamEnd({ reason: ended.value })}\n\n`)
-                return Option.some([Chunk.of(last), { ...state, ended: true }] as const)
+                return [[last], Option.some({ ...state, ended: true })] as const
               }
               yield* signal.clear
               const batch = yield* feed.batch(workspace, state.at, filter, limit)
@@ -129,14 +132,11 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
                   lastWrite = Date.now()
                 }
               }
-              const chunk = text.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(text))
-              return Option.some([chunk, { at: batch.next, lastWrite, ended: false }] as const)
+              const chunk = text.length === 0 ? [] : [encoder.encode(text)]
+              return [chunk, Option.some({ at: batch.next, lastWrite, ended: false })] as const
             })
           const opening = Stream.make(encoder.encode(`retry: ${retryMs}\n: connected\n\n`))
-          return Stream.concat(
-            opening,
-            Stream.unfoldChunkEffect({ at: start, lastWrite: Date.now(), ended: false }, step)
-          )
+          return Stream.concat(opening, Stream.paginate({ at: start, lastWrite: Date.now(), ended: false }, step))
         })
       )
 
@@ -148,10 +148,10 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
      * Ends at the end of the feed as it stands when the last batch is read.
      */
     const ndjson = (workspace: Workspace, start: FeedPosition, filter: FeedFilter) =>
-      Stream.paginateChunkEffect(start, (at) =>
+      Stream.paginate(start, (at: FeedPosition) =>
         Effect.map(feed.batch(workspace, at, filter, exportBatchRows), (batch) => {
           const lines = batch.rows.map(feedLine).join("")
-          const chunk = lines.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(lines))
+          const chunk = lines.length === 0 ? [] : [encoder.encode(lines)]
           return [chunk, batch.more ? Option.some(batch.next) : Option.none()] as const
         })
       )
@@ -170,4 +170,6 @@ export class FeedResponses extends Effect.Service<FeedResponses>()("FeedResponse
 
     return { longPoll, events, ndjson, eventStreamResponse, ndjsonResponse, waiters } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

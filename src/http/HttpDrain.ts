@@ -52,7 +52,7 @@ export const drainHttpServer = (server: Server): Effect.Effect<void> => {
     lastResponse.set(request.socket, new WeakRef(response))
   })
 
-  return Effect.async<void>((resume) => {
+  return Effect.callback<void>((resume) => {
     draining = true
     for (const socket of connections) {
       const response = lastResponse.get(socket)?.deref()

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { quote, shorten } from "../messages/inputExcerpt"
 
 /** Objects and arrays may nest this deep in a body; deeper is refused before parsing. */
@@ -9,8 +9,8 @@ const quoteLimit = 40
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** Why a string may not be stored (PostgreSQL's jsonb refuses both), or none. */
-const flawOf = (text: string): string | undefined =>
+/** Why a string may not be stored (PostgreSQL refuses both in text and jsonb), or none. */
+export const flawOf = (text: string): string | undefined =>
   text.includes("\u0000")
     ? "contains a NUL character (\\u0000)"
     : loneSurrogate.test(text)
@@ -82,33 +82,35 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
  * `maxJsonDepth`, no string the database refuses. The message of a refusal
  * names the problem and where it is, and quotes no more than a few characters.
  */
-export const parseJsonBody = (bytes: Uint8Array): Either.Either<unknown, string> => {
-  if (bytes.length === 0) return Either.left("the body is empty: send a JSON value")
+export const parseJsonBody = (bytes: Uint8Array): Result.Result<unknown, string> => {
+  if (bytes.length === 0) return Result.fail("the body is empty: send a JSON value")
   let text: string
   try {
     text = utf8.decode(bytes)
   } catch {
-    return Either.left("the body is not valid UTF-8")
+    return Result.fail("the body is not valid UTF-8")
   }
   const tooDeep = depthBeyond(text, maxJsonDepth)
   if (tooDeep !== undefined) {
-    return Either.left(`the body nests objects and arrays deeper than ${maxJsonDepth} levels (at character ${tooDeep})`)
+    return Result.fail(`the body nests objects and arrays deeper than ${maxJsonDepth} levels (at character ${tooDeep})`)
   }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch (error) {
-    return Either.left(`the body is not valid JSON: ${syntaxErrorOf(error)}`)
+    return Result.fail(`the body is not valid JSON: ${syntaxErrorOf(error)}`)
   }
   const bad = firstBadString(value)
-  return bad === undefined ? Either.right(value) : Either.left(bad)
+  return bad === undefined ? Result.succeed(value) : Result.fail(bad)
 }
 
 /**
  * V8's message without the input it quotes (`Unexpected token 'x', "..." is
- * not valid JSON`): the token and position are enough.
+ * not valid JSON`): the token and position are enough. Node 24's V8 adds
+ * `(line 1 column 9)` after the position; it is dropped, so the message
+ * stays what it has always been.
  */
 const syntaxErrorOf = (error: unknown) => {
   const message = error instanceof Error ? error.message : String(error)
-  return shorten(message.replace(/, ".*" is not valid JSON$/s, ""), 120)
+  return shorten(message.replace(/, ".*" is not valid JSON$/s, "").replace(/ \(line \d+ column \d+\)$/, ""), 120)
 }

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Effect, Metric, Option, Redacted } from "effect"
 import { createHash, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../config/AppConfig"
@@ -14,7 +14,7 @@ const bearerMatches = (authorization: string | undefined, token: Redacted.Redact
   return match?.[1] !== undefined && timingSafeEqual(digest(match[1]), digest(Redacted.value(token)))
 }
 
-const refused = HttpServerResponse.unsafeJson(
+const refused = HttpServerResponse.jsonUnsafe(
   { _tag: "Unauthorized", message: "/metrics needs Authorization: Bearer <METRICS_TOKEN>" },
   { status: 401, headers: { "www-authenticate": 'Bearer realm="metrics"' } }
 )
@@ -23,7 +23,7 @@ const refused = HttpServerResponse.unsafeJson(
 const sampled = <R>(name: string, sample: Effect.Effect<void, never, R>) =>
   sample.pipe(
     Effect.timeout("1 second"),
-    Effect.catchAllCause((cause) => Effect.logWarning(`metrics: ${name} not sampled`, cause))
+    Effect.catchCause((cause) => Effect.logWarning(`metrics: ${name} not sampled`, cause))
   )
 
 /** The gauges that live in the database, read at each scrape. */
@@ -39,13 +39,15 @@ const samples = Effect.all([sampled("queue depth", sampleQueueDepth), sampled("p
  * route does not exist (the usual JSON 404), so the page fallback never
  * answers it either.
  */
-export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
+export const MetricsRouteLive = HttpRouter.use((router) =>
   Effect.gen(function* () {
     const config = yield* AppConfig
-    const context = yield* Effect.context<Effect.Effect.Context<typeof samples>>()
+    const context = yield* Effect.context<Effect.Services<typeof samples>>()
     const handler = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      if (Option.isNone(config.metricsToken)) return yield* new HttpServerError.RouteNotFound({ request })
+      if (Option.isNone(config.metricsToken)) {
+        return yield* new HttpServerError.HttpServerError({ reason: new HttpServerError.RouteNotFound({ request }) })
+      }
       if (!bearerMatches(request.headers.authorization, config.metricsToken.value)) return refused
       yield* Effect.provide(samples, context)
       return HttpServerResponse.text(prometheusText(yield* Metric.snapshot), {
@@ -53,6 +55,6 @@ export const MetricsRouteLive = HttpApiBuilder.Router.use((router) =>
         headers: { "cache-control": "no-store" }
       })
     })
-    yield* router.get("/metrics", handler)
+    yield* router.add("GET", "/metrics", handler)
   })
 )

@@ -1,6 +1,6 @@
-import { HttpServer } from "@effect/platform"
+import { HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Scope } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { ListenOptions } from "node:net"
 import { FastRoutes } from "./FastRoutes"
@@ -8,10 +8,12 @@ import { FastRoutes } from "./FastRoutes"
 /**
  * `NodeHttpServer.layer` with the fast routes (`FastRoutes`) tried before the
  * Effect app: the platform's server listens and closes, and its request
- * handler serves whatever no fast route takes.
+ * handler serves whatever no fast route takes. (No upgrade or
+ * `Expect: 100-continue` handler: no route takes either, and Node answers
+ * them itself.)
  */
 export const nodeServerLayer = (server: Server, options: ListenOptions) =>
-  Layer.scoped(
+  Layer.effect(
     HttpServer.HttpServer,
     Effect.gen(function* () {
       const routes = yield* FastRoutes
@@ -20,9 +22,8 @@ export const nodeServerLayer = (server: Server, options: ListenOptions) =>
         address: listening.address,
         serve: (app, middleware) =>
           Effect.gen(function* () {
-            const handler = yield* middleware === undefined
-              ? NodeHttpServer.makeHandler(app)
-              : NodeHttpServer.makeHandler(app, middleware)
+            const scope = Scope.forkUnsafe(yield* Effect.scope, "parallel")
+            const handler = yield* NodeHttpServer.makeHandler(app, { middleware, scope })
             const dispatch = (request: IncomingMessage, response: ServerResponse) => {
               const fallback = () => handler(request, response)
               for (const route of routes) if (route(request, response, fallback)) return
@@ -35,4 +36,4 @@ export const nodeServerLayer = (server: Server, options: ListenOptions) =>
           })
       })
     })
-  ).pipe(Layer.merge(NodeHttpServer.layerContext))
+  ).pipe(Layer.merge(NodeHttpServer.layerHttpServices))

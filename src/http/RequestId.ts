@@ -1,5 +1,5 @@
-import { HttpBody, HttpServerResponse } from "@effect/platform"
-import { FiberRef, Option } from "effect"
+import { HttpBody, HttpServerResponse } from "effect/http"
+import { Context, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { isJsonObject } from "../api/Json"
 import type { Json } from "../api/Json"
@@ -22,7 +22,9 @@ export const requestIdFrom = (incoming: string | undefined, generate: () => stri
   incoming !== undefined && incoming.length <= maxRequestIdLength && acceptable.test(incoming) ? incoming : generate()
 
 /** The id of the request this fiber serves; none outside a request. */
-export const currentRequestId: FiberRef.FiberRef<Option.Option<string>> = FiberRef.unsafeMake(Option.none())
+export const currentRequestId = Context.Reference<Option.Option<string>>("RequestId", {
+  defaultValue: () => Option.none()
+})
 
 const isJsonResponse = (response: HttpServerResponse.HttpServerResponse) =>
   response.body._tag === "Uint8Array" && (response.body.contentType.split(";")[0] ?? "").trim() === "application/json"

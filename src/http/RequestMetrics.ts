@@ -1,4 +1,4 @@
-import { Metric, MetricLabel, Option } from "effect"
+import { Context, Metric, Option } from "effect"
 import { Api } from "../api/Api"
 import { httpRequestDuration, httpRequests } from "../metrics/ServiceMetrics"
 import { routeTable } from "./RouteTable"
@@ -25,7 +25,10 @@ export const routeLabel = (method: string, pathname: string): string =>
           : "unmatched"
   })
 
-type RequestMetric = { readonly count: Metric.Metric.Counter<number>; readonly time: Metric.Metric.Histogram<number> }
+type RequestMetric = { readonly count: Metric.Counter<number>; readonly time: Metric.Histogram<number> }
+
+/** Outside a fiber the metrics go to the default registry, the one `Metric.snapshot` reads. */
+const noContext = Context.empty()
 
 /**
  * The two metrics per method, route and status, tagged once: a tagged metric
@@ -43,17 +46,13 @@ export const recordRequest = (method: string, route: string, status: number, sec
   const key = `${method} ${status} ${route}`
   let metric = tagged.get(key)
   if (metric === undefined) {
-    const labels = [
-      MetricLabel.make("method", method),
-      MetricLabel.make("route", route),
-      MetricLabel.make("status", String(status))
-    ]
+    const labels = { method, route, status: String(status) }
     metric = {
-      count: Metric.taggedWithLabels(httpRequests, labels),
-      time: Metric.taggedWithLabels(httpRequestDuration, labels)
+      count: Metric.withAttributes(httpRequests, labels),
+      time: Metric.withAttributes(httpRequestDuration, labels)
     }
     tagged.set(key, metric)
   }
-  metric.count.unsafeUpdate(1, [])
-  metric.time.unsafeUpdate(seconds, [])
+  metric.count.updateUnsafe(1, noContext)
+  metric.time.updateUnsafe(seconds, noContext)
 }

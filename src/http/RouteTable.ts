@@ -1,5 +1,5 @@
-import { HttpApi } from "@effect/platform"
-import type { HttpApiGroup } from "@effect/platform"
+import { HttpApi } from "effect/http-api"
+import type { HttpApiGroup } from "effect/http-api"
 import { Context, Option } from "effect"
 import { MaxBodyBytes } from "../api/MaxBodyBytes"
 
@@ -9,6 +9,8 @@ export interface RouteBody {
   readonly template: string
   /** The route decodes a JSON payload. */
   readonly hasPayload: boolean
+  /** The names of its path parameters, by segment (`undefined` for a static segment). */
+  readonly params: ReadonlyArray<string | undefined>
   /** Its own limit; none means the configured default. */
   readonly maxBodyBytes: Option.Option<number>
 }
@@ -26,18 +28,20 @@ const segmentsOf = (pathname: string) => pathname.split("/").filter((segment) =>
  * runs before the router: which ones take a body, and how large. A static
  * segment beats a parameter where both match.
  */
-export const routeTable = <Id extends string, Groups extends HttpApiGroup.HttpApiGroup.Any, E, R>(
-  api: HttpApi.HttpApi<Id, Groups, E, R>
+export const routeTable = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
 ) => {
   const entries: Array<Entry> = []
   HttpApi.reflect(api, {
     onGroup: () => {},
     onEndpoint: ({ endpoint, mergedAnnotations }) => {
+      const segments = segmentsOf(endpoint.path)
       entries.push({
         template: endpoint.path,
         method: endpoint.method,
-        segments: segmentsOf(endpoint.path).map((segment) => (segment.startsWith(":") ? undefined : segment)),
-        hasPayload: Option.isSome(endpoint.payloadSchema),
+        segments: segments.map((segment) => (segment.startsWith(":") ? undefined : segment)),
+        params: segments.map((segment) => (segment.startsWith(":") ? segment.slice(1) : undefined)),
+        hasPayload: endpoint.payload.size > 0,
         maxBodyBytes: Option.orElse(Context.getOption(endpoint.annotations, MaxBodyBytes), () =>
           Context.getOption(mergedAnnotations, MaxBodyBytes)
         )
@@ -59,7 +63,7 @@ export const routeTable = <Id extends string, Groups extends HttpApiGroup.HttpAp
     const segments = segmentsOf(pathname)
     const list = candidates.get(`${method} ${segments.length}`)
     if (list === undefined) return Option.none()
-    return Option.fromNullable(
+    return Option.fromUndefinedOr(
       list.find((entry) => entry.segments.every((segment, i) => segment === undefined || segment === segments[i]))
     )
   }

@@ -1,4 +1,4 @@
-import type { HttpServerResponse } from "@effect/platform"
+import type { HttpServerResponse } from "effect/http"
 import { Option } from "effect"
 import { createHash } from "node:crypto"
 import { docsPath } from "./ApiDocs"

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer, OpenApi } from "@effect/platform"
+import { HttpApiBuilder, OpenApi } from "effect/http-api"
+import { HttpMiddleware, HttpRouter } from "effect/http"
 import { Duration, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"
 import { ApiDocsLive } from "./ApiDocs"
@@ -19,9 +20,9 @@ import { BusinessObjectsHttp } from "./handlers/BusinessObjectsHttp"
 import { PresenceHttp } from "./handlers/PresenceHttp"
 import { RecordsHttp } from "./handlers/RecordsHttp"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
-import { Api } from "../api/Api"
-import { ErrorResponsesLive } from "./ErrorResponses"
-import { RequestGuardLive } from "./RequestGuard"
+import { ServedApi } from "./ServedApi"
+import { errorResponses } from "./ErrorResponses"
+import { requestGuard } from "./RequestGuard"
 import { drainHttpServer } from "./HttpDrain"
 import { edge } from "./Edge"
 import { FastHeartbeatLive } from "./FastHeartbeat"
@@ -30,6 +31,7 @@ import { MetricsRouteLive } from "./MetricsRoute"
 import { isProbe } from "./UntracedProbes"
 import { WebPageLive } from "./WebPage"
 import { recordsByBusinessObject } from "./openapi/recordsByBusinessObject"
+import { servedDocument } from "../api/OpenApiDocument"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 
 /**
@@ -37,53 +39,55 @@ import { PluginRegistry } from "../plugins/PluginRegistry"
  * the docs page) has the records routes typed per business object of the
  * plugins loaded at start.
  */
-const DocumentedApiLive = Layer.unwrapEffect(
-  Effect.map(PluginRegistry, (registry) => {
-    const objects = registry.businessObjects.flatMap((definition) => Option.toArray(registry.find(definition.name)))
-    const transform = recordsByBusinessObject(objects)
-    // The platform types the hook loosely; what it hands over is the document `OpenApi.fromApi` built.
-    return HttpApiBuilder.api(Api.annotate(OpenApi.Transform, (spec) => transform(spec as OpenApi.OpenAPISpec)))
-  })
+const documentedApi = Effect.map(PluginRegistry, (registry) => {
+  const objects = registry.businessObjects.flatMap((definition) => Option.toArray(registry.find(definition.name)))
+  const transform = recordsByBusinessObject(objects)
+  // The platform types the hook loosely; what it hands over is the document `OpenApi.fromApi` built.
+  // This replaces Api's own Transform (`servedDocument`, src/api/OpenApiDocument.ts), so it runs that first.
+  return ServedApi.annotate(OpenApi.Transform, (spec) => transform(servedDocument(spec) as OpenApi.OpenAPISpec))
+})
+
+/** Every handler, with the authentication middleware its endpoints declare. */
+const HandlersLive = Layer.mergeAll(
+  HealthHttp,
+  AuthHttp,
+  BusinessObjectsHttp,
+  RecordsHttp,
+  AuditHttp,
+  MembersHttp,
+  BroadcastHttp,
+  PresenceHttp,
+  ChatHttp,
+  EngineHttp
+).pipe(
+  Layer.provide([AuthenticatedLive, EngineAuthenticatedLive]),
+  Layer.provide([Authentication.layer, Access.layer, BusinessObjectGuard.layer])
 )
 
-/** The API with every handler and the authentication middleware. */
-export const ApiLive = DocumentedApiLive.pipe(
-  Layer.provide([
-    HealthHttp,
-    AuthHttp,
-    BusinessObjectsHttp,
-    RecordsHttp,
-    AuditHttp,
-    MembersHttp,
-    BroadcastHttp,
-    PresenceHttp,
-    ChatHttp,
-    EngineHttp
-  ]),
-  Layer.provide([AuthenticatedLive, EngineAuthenticatedLive]),
-  Layer.provide([Authentication.Default, Access.Default, BusinessObjectGuard.Default])
-)
+/** The API's routes, its OpenAPI document and its docs page. */
+export const ApiLive = Layer.unwrap(
+  Effect.map(documentedApi, (api) =>
+    Layer.mergeAll(HttpApiBuilder.layer(api, { openapiPath: "/api/openapi.json" }), ApiDocsLive(api))
+  )
+).pipe(Layer.provide(HandlersLive))
 
 /**
- * The router refuses path parameters over 100 characters by default (the
- * route "does not exist": 404). Longer ones must reach the handlers, which
- * answer a clear 400 for what they do not accept.
+ * What wraps every route, unknown ones included, outermost first: the edge
+ * (`Edge.ts`: request id, headers, log line, metrics), the error answers
+ * (`ErrorResponses.ts`) and the request guard (`RequestGuard.ts`: paths,
+ * origins, content types, body limits, body parsing), before the router.
  */
-const RouterConfigLive = HttpRouter.setRouterConfig({ maxParamLength: 2048 })
+const EdgeLive = HttpRouter.middleware(
+  Effect.map(AppConfig, (config) => {
+    const outer = edge({ hstsMaxAge: config.hstsMaxAge })
+    const guard = requestGuard(config)
+    return (app) => outer(errorResponses(guard(app)))
+  }),
+  { global: true }
+)
 
 /** The routes plus the OpenAPI document, its docs page, `/metrics` and the web page at `/`, behind the edge. */
-export const HttpAppLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) => HttpApiBuilder.serve(edge({ hstsMaxAge: config.hstsMaxAge })))
-).pipe(
-  Layer.provide(ApiDocsLive),
-  Layer.provide(WebPageLive),
-  Layer.provide(MetricsRouteLive),
-  Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
-  Layer.provide(ErrorResponsesLive),
-  Layer.provide(RequestGuardLive),
-  Layer.provide(ApiLive),
-  Layer.provide(RouterConfigLive)
-)
+export const HttpAppLive = Layer.mergeAll(ApiLive, MetricsRouteLive, WebPageLive, EdgeLive)
 
 /**
  * Headers and body must arrive within `REQUEST_TIMEOUT_MS`: Node answers 408
@@ -102,7 +106,7 @@ const timeoutOptions = (timeout: Duration.Duration) => {
 }
 
 /** Serves on HOST:PORT (PORT 0 picks a free port: tests); drains on shutdown (see `drainHttpServer`). */
-export const HttpServerLive = Layer.unwrapEffect(
+export const HttpServerLive = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const server = createServer(timeoutOptions(config.requestTimeout))
@@ -111,17 +115,30 @@ export const HttpServerLive = Layer.unwrapEffect(
   })
 ).pipe(
   Layer.provide(FastHeartbeatLive),
-  Layer.provide([Authentication.Default, BusinessObjectGuard.Default]),
-  Layer.provide(Access.Default)
+  Layer.provide([Authentication.layer, BusinessObjectGuard.layer]),
+  Layer.provide(Access.layer)
 )
 
 /**
  * The running server; its `HttpServer` stays visible so tests can read the
  * bound address. Every request but the probes is a server span when tracing
- * is on (the platform's tracer middleware, see src/app/TracingLive.ts).
+ * is on (the platform's tracer, see src/app/TracingLive.ts). The edge writes
+ * each request's one log line: the router's own per-request logger is off.
+ *
+ * The router refuses path parameters over 100 characters by default (the
+ * route "does not exist": 404). Longer ones must reach the handlers, which
+ * answer a clear 400 for what they do not accept.
  */
-export const ServerLive = HttpAppLive.pipe(
-  HttpServer.withLogAddress,
-  HttpMiddleware.withTracerDisabledWhen(isProbe),
+export const ServerLive = HttpRouter.serve(HttpAppLive, {
+  routerConfig: { maxParamLength: 2048 },
+  disableLogger: true
+}).pipe(
+  Layer.provide(
+    Layer.mergeAll(
+      Layer.succeed(HttpMiddleware.TracerDisabledWhen, isProbe),
+      // As in v3: a server span records the request's and the answer's headers, credentials redacted.
+      Layer.succeed(HttpMiddleware.TracerHeaderFilter, () => true)
+    )
+  ),
   Layer.provideMerge(HttpServerLive)
 )

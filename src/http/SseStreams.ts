@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http"
 import type { Socket } from "node:net"
-import { Duration, Effect, Exit, FiberRef, Option, Queue, Schedule } from "effect"
+import { Context, Duration, Effect, Exit, Layer, Option, PubSub, Schedule } from "effect"
 import type { StreamEndReason } from "../api/Broadcast"
 import { AppConfig } from "../config/AppConfig"
 import { currentRequestId } from "./RequestId"
@@ -93,10 +93,12 @@ export const streamHeaders = {
  * stream whose client does not take it by the drain's deadline, or still open
  * when the layer closes, is dropped.
  */
-export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
-  scoped: Effect.gen(function* () {
+export class SseStreams extends Context.Service<SseStreams>()("SseStreams", {
+  make: Effect.gen(function* () {
     const config = yield* AppConfig
     const bus = yield* BroadcastBus
+    // The gauge is moved from socket callbacks, outside any fiber: with this layer's context (its registry).
+    const metricContext = yield* Effect.context<never>()
     const security = Object.entries({ ...commonHeaders(config.hstsMaxAge), "content-security-policy": apiPolicy })
       .map(([name, value]) => `${name}: ${value}\r\n`)
       .join("")
@@ -122,21 +124,21 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
     yield* Effect.sync(() => {
       const slice = open[tick++ % slices]
       if (slice !== undefined) for (const writer of slice) writer.keepAlive(keepAliveComment)
-    }).pipe(Effect.repeat(Schedule.fixed(Duration.unsafeDivide(config.broadcastKeepAlive, slices))), Effect.forkScoped)
+    }).pipe(Effect.repeat(Schedule.fixed(Duration.divideUnsafe(config.broadcastKeepAlive, slices))), Effect.forkScoped)
 
     yield* Effect.addFinalizer(() => Effect.sync(() => everyOpen((writer) => writer.destroy())))
 
     // The subscription is back after an outage: every open stream may have missed hints.
     const resubscriptions = yield* bus.resubscriptions
-    yield* Queue.take(resubscriptions).pipe(
-      Effect.zipRight(Effect.sync(() => everyOpen((writer) => writer.offer(resubscribed)))),
+    yield* PubSub.take(resubscriptions).pipe(
+      Effect.andThen(Effect.sync(() => everyOpen((writer) => writer.offer(resubscribed)))),
       Effect.forever,
       Effect.forkScoped
     )
 
     // A revocation from any instance: end the streams it names, whatever their state (one not yet started just closes).
     const revocations = yield* bus.revocations
-    yield* Queue.take(revocations).pipe(
+    yield* PubSub.take(revocations).pipe(
       Effect.flatMap((revocation) =>
         Effect.sync(() => {
           const last = endEvent(revocation.reason)
@@ -149,7 +151,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
 
     yield* shutdown.onDrain(
       "broadcast streams",
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         if (openCount() === 0) return resume(Effect.void)
         onLastClosed = () => resume(Effect.void)
         // The deadline: drop whatever has not closed yet.
@@ -177,7 +179,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
     const adopt = (socket: Socket, writer: SseWriter, detach: Detach, release: () => void, sessionEndsAt: number) => {
       const slice = open[joined++ % slices] ?? new Set<SseWriter>()
       slice.add(writer)
-      broadcastStreamsOpen.unsafeModify(1, [])
+      broadcastStreamsOpen.modifyUnsafe(1, metricContext)
       const deadline = deadlineOf(sessionEndsAt)
       const timer = setTimeout(() => writer.end(endEvent(deadline.reason)), deadline.ms)
       // The stream must not keep the process alive by itself.
@@ -186,7 +188,7 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         clearTimeout(timer)
         detach()
         slice.delete(writer)
-        broadcastStreamsOpen.unsafeModify(-1, [])
+        broadcastStreamsOpen.modifyUnsafe(-1, metricContext)
         release()
         writer.close()
         if (draining && openCount() === 0) onLastClosed?.()
@@ -226,11 +228,13 @@ export class SseStreams extends Effect.Service<SseStreams>()("SseStreams", {
         // What the server writes for this response from now on goes nowhere.
         response.detachSocket(socket)
         const retryMs = retryDelayMs(retryRange[0], retryRange[1], Math.random())
-        writer.start(head(security, yield* FiberRef.get(currentRequestId), resyncEvent("open", presence, retryMs)))
+        writer.start(head(security, yield* currentRequestId, resyncEvent("open", presence, retryMs)))
         // Opened on a connection that was already open when the drain began.
         if (draining) writer.end(lastAtShutdown())
       })
 
     return { start } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
-import { FileSystem, HttpApiBuilder, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
+import { HttpPlatform, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Effect, FileSystem, Option } from "effect"
 import * as NodePath from "node:path"
 import { WebRoot } from "./WebRoot"
 
@@ -38,26 +38,29 @@ const fileUnder = (root: string, pathname: string): Option.Option<string> => {
  * unknown `/api` route: those stay the API's JSON 404. With no build the page
  * answers 503 with what to run.
  */
-export const WebPageLive = HttpApiBuilder.Router.use((router) =>
+export const WebPageLive = HttpRouter.use((router) =>
   Effect.gen(function* () {
     const root = NodePath.resolve(yield* WebRoot)
     const index = NodePath.join(root, "index.html")
+    const fs = yield* FileSystem.FileSystem
+    const platform = yield* HttpPlatform.HttpPlatform
     const handler = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const notFound = new HttpServerError.RouteNotFound({ request })
-      const pathname = yield* pathnameOf(request.url).pipe(Effect.orElseFail(() => notFound))
+      const notFound = new HttpServerError.HttpServerError({ reason: new HttpServerError.RouteNotFound({ request }) })
+      const decoded = pathnameOf(request.url)
+      if (Option.isNone(decoded)) return yield* notFound
+      const pathname = decoded.value
       if (pathname === "/api" || pathname.startsWith("/api/")) return yield* notFound
-      const fs = yield* FileSystem.FileSystem
       const file = Option.getOrUndefined(fileUnder(root, pathname))
       const info =
         file === undefined ? undefined : yield* fs.stat(file).pipe(Effect.option, Effect.map(Option.getOrUndefined))
       if (file !== undefined && info?.type === "File") {
-        return yield* HttpServerResponse.file(file, { headers: { "cache-control": cacheControl(pathname) } })
+        return yield* platform.fileResponse(file, { headers: { "cache-control": cacheControl(pathname) } })
       }
       if (NodePath.extname(pathname) !== "") return yield* notFound
       if (!(yield* fs.exists(index).pipe(Effect.orElseSucceed(() => false)))) return notBuilt
-      return yield* HttpServerResponse.file(index, { headers: { "cache-control": "no-cache" } })
+      return yield* platform.fileResponse(index, { headers: { "cache-control": "no-cache" } })
     })
-    yield* router.get("/*", handler)
+    yield* router.add("GET", "/*", handler)
   })
 )

@@ -6,6 +6,6 @@ import { fileURLToPath } from "node:url"
  * `dist/web`). Tests provide a folder of their own, so that two runs
  * building at once never serve each other's half-written files.
  */
-export class WebRoot extends Context.Reference<WebRoot>()("WebRoot", {
+export const WebRoot = Context.Reference<string>("WebRoot", {
   defaultValue: () => fileURLToPath(new URL("../../dist/web", import.meta.url))
-}) {}
+})

@@ -1,15 +1,9 @@
-import { HttpApi, HttpApiBuilder } from "@effect/platform"
-import * as HttpApiSwagger from "@effect/platform/HttpApiSwagger"
-import type { Context } from "effect"
-import { Effect, Layer } from "effect"
+import type { HttpApi, HttpApiGroup } from "effect/http-api"
+import * as HttpApiSwagger from "effect/http-api/HttpApiSwagger"
+import { HttpRouter } from "effect/http"
 
 /** The docs page as platform's `HttpApiSwagger` renders it, on a router of its own (loaded by ApiDocs.ts). */
-export const docsRouter = (api: Context.Tag.Service<HttpApi.Api>, path: `/${string}`) =>
-  HttpApiBuilder.Router.router.pipe(
-    Effect.provide(
-      HttpApiSwagger.layer({ path }).pipe(
-        Layer.provideMerge(HttpApiBuilder.Router.Live),
-        Layer.provide(Layer.succeed(HttpApi.Api, api))
-      )
-    )
-  )
+export const docsHandler = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>,
+  path: `/${string}`
+) => HttpRouter.toHttpEffect(HttpApiSwagger.layer(api, { path }))

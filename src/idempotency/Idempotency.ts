@@ -1,7 +1,7 @@
-import type { HttpServerRequest } from "@effect/platform"
-import { HttpServerResponse } from "@effect/platform"
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Duration, Effect, Option, Schema } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { HttpServerResponse } from "effect/http"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import type { Principal } from "../api/Principal"
 import { AppConfig } from "../config/AppConfig"
 import { Conflict, UnprocessableEntity } from "../api/errors"
@@ -14,18 +14,18 @@ type Headers = Readonly<Record<string, string>>
 
 /** What a write route answers when it succeeds: the schema its body is encoded with, its status and headers. */
 export interface Answer<A, I> {
-  readonly schema: Schema.Schema<A, I>
+  readonly schema: Schema.Codec<A, I>
   readonly status: number
   /** The headers the answer carries (a record's ETag), stored with it so a replay sends them again. */
   readonly headers?: (value: A) => Headers
 }
 
-export const ok = <A, I>(schema: Schema.Schema<A, I>, headers?: (value: A) => Headers): Answer<A, I> => ({
+export const ok = <A, I>(schema: Schema.Codec<A, I>, headers?: (value: A) => Headers): Answer<A, I> => ({
   schema,
   status: 200,
   ...(headers === undefined ? {} : { headers })
 })
-export const created = <A, I>(schema: Schema.Schema<A, I>, headers?: (value: A) => Headers): Answer<A, I> => ({
+export const created = <A, I>(schema: Schema.Codec<A, I>, headers?: (value: A) => Headers): Answer<A, I> => ({
   schema,
   status: 201,
   ...(headers === undefined ? {} : { headers })
@@ -34,16 +34,16 @@ export const noContent: Answer<void, void> = { schema: Schema.Void, status: 204 
 
 /** The answer as a response: its body encoded with its schema, its status and its headers. */
 export const respond = <A, I>(answer: Answer<A, I>, value: A) =>
-  Effect.map(Effect.orDie(Schema.encode(answer.schema)(value)), (encoded) => {
+  Effect.map(Effect.orDie(Schema.encodeEffect(answer.schema)(value)), (encoded) => {
     const headers = answer.headers?.(value) ?? {}
     return encoded === undefined
       ? HttpServerResponse.empty({ status: answer.status, headers })
-      : HttpServerResponse.unsafeJson(encoded, { status: answer.status, headers })
+      : HttpServerResponse.jsonUnsafe(encoded, { status: answer.status, headers })
   })
 
 /** The response of a write: the first answer replayed as it was, or a fresh one made with `respond`. */
 export const responseOf = <A, I>(answer: Answer<A, I>, result: A | HttpServerResponse.HttpServerResponse) =>
-  HttpServerResponse.isServerResponse(result) ? Effect.succeed(result) : respond(answer, result)
+  HttpServerResponse.isHttpServerResponse(result) ? Effect.succeed(result) : respond(answer, result)
 
 /** A write that came with an `Idempotency-Key`: who sent it, and what it asked for. */
 export interface KeyedRequest {
@@ -71,7 +71,7 @@ export interface WriteCall {
 
 /** The keyed request of a write route's call, if it carries an `Idempotency-Key`. */
 export const keyedRequest = (caller: string, call: WriteCall): Option.Option<KeyedRequest> =>
-  Option.map(Option.fromNullable(call.headers["idempotency-key"]), (key) => ({
+  Option.map(Option.fromNullishOr(call.headers["idempotency-key"]), (key) => ({
     caller,
     key,
     method: call.request.method,
@@ -85,7 +85,7 @@ const StoredKey = Schema.Struct({
   requestHash: Schema.String,
   status: Schema.NullOr(Schema.Int),
   response: Schema.NullOr(Schema.String),
-  headers: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.String }))
+  headers: Schema.NullOr(Schema.Record(Schema.String, Schema.String))
 })
 type StoredKey = typeof StoredKey.Type
 
@@ -108,8 +108,8 @@ const replay = (first: StoredKey & { readonly status: number }): HttpServerRespo
  * first is still running waits on the claim's unique index until that one
  * commits (then replays its answer) or rolls back (then runs itself).
  */
-export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
-  effect: Effect.gen(function* () {
+export class Idempotency extends Context.Service<Idempotency>()("Idempotency", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
     const ttlSeconds = Duration.toSeconds(config.idempotencyKeyTtl)
@@ -128,7 +128,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       ).pipe(Effect.orDie)
 
     const stored = (workspace: Workspace, request: KeyedRequest) =>
-      SqlSchema.findOne({
+      SqlSchema.findOneOption({
         Request: Schema.Struct({ caller: Schema.String, key: Schema.String }),
         Result: StoredKey,
         execute: ({ caller, key }) => sql`SELECT method, path, request_hash, status, response, headers
@@ -181,7 +181,7 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
           if (Option.isSome(first)) return yield* answerAgain(request, requestHash, first.value)
         }
         const value = yield* effect
-        const encoded = yield* Effect.orDie(Schema.encode(answer.schema)(value))
+        const encoded = yield* Effect.orDie(Schema.encodeEffect(answer.schema)(value))
         const headers = answer.headers?.(value) ?? null
         yield* store(workspace, request, answer.status, encoded === undefined ? null : JSON.stringify(encoded), headers)
         return value
@@ -204,4 +204,6 @@ export class Idempotency extends Effect.Service<Idempotency>()("Idempotency", {
       > => (Option.isNone(request) ? effect : runKeyed(request.value, answer, effect))
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,4 +1,4 @@
-import { Metric, MetricBoundaries } from "effect"
+import { Metric } from "effect"
 
 /**
  * The service's metrics, served at `/metrics` in Prometheus text format
@@ -14,11 +14,10 @@ export const httpRequests = Metric.counter("http_requests_total", {
 })
 
 /** Seconds from the request's arrival to its answer (a broadcast stream: to its head). */
-export const httpRequestDuration = Metric.histogram(
-  "http_request_duration_seconds",
-  MetricBoundaries.fromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
-  "HTTP request latency in seconds, by method, route and status"
-)
+export const httpRequestDuration = Metric.histogram("http_request_duration_seconds", {
+  boundaries: Metric.boundariesFromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  description: "HTTP request latency in seconds, by method, route and status"
+})
 
 /** Tagged `route`: answers a fast route (src/http/FastRoutes.ts) gave itself, before the HttpApi stack (also in `httpRequests`). */
 export const fastRouteAnswers = Metric.counter("http_fast_route_answers_total", {

@@ -1,6 +1,4 @@
-import { Option } from "effect"
-import type { MetricLabel, MetricPair } from "effect"
-import { MetricState } from "effect"
+import type { Metric } from "effect"
 
 /** The content type of the text exposition format. */
 export const prometheusContentType = "text/plain; version=0.0.4; charset=utf-8"
@@ -18,7 +16,7 @@ const numberOf = (n: number) => (Number.isNaN(n) ? "NaN" : n === Infinity ? "+In
 
 interface Family {
   readonly type: "counter" | "gauge" | "histogram" | "summary"
-  readonly help: Option.Option<string>
+  readonly help: string | undefined
   readonly samples: Array<string>
 }
 
@@ -26,49 +24,53 @@ interface Family {
 const samplesOf = (
   name: string,
   tags: ReadonlyArray<readonly [string, string]>,
-  state: MetricState.MetricState.Untyped
-): { readonly type: Family["type"]; readonly samples: ReadonlyArray<string> } | undefined => {
+  snapshot: Metric.Metric.Snapshot
+): { readonly type: Family["type"]; readonly samples: ReadonlyArray<string> } => {
   const sample = (suffix: string, extra: ReadonlyArray<readonly [string, string]>, value: number | bigint) =>
     `${name}${suffix}${labelsOf([...tags, ...extra])} ${typeof value === "bigint" ? `${value}` : numberOf(value)}`
-  if (MetricState.isCounterState(state)) return { type: "counter", samples: [sample("", [], state.count)] }
-  if (MetricState.isGaugeState(state)) return { type: "gauge", samples: [sample("", [], state.value)] }
-  if (MetricState.isHistogramState(state)) {
-    // Effect's buckets are cumulative already, and end with +Inf.
-    const buckets = state.buckets.map(([le, count]) => sample("_bucket", [["le", numberOf(le)]], count))
-    const hasInf = state.buckets.some(([le]) => le === Infinity)
-    return {
-      type: "histogram",
-      samples: [
-        ...buckets,
-        ...(hasInf ? [] : [sample("_bucket", [["le", "+Inf"]], state.count)]),
-        sample("_sum", [], state.sum),
-        sample("_count", [], state.count)
-      ]
+  switch (snapshot.type) {
+    case "Counter":
+      return { type: "counter", samples: [sample("", [], snapshot.state.count)] }
+    case "Gauge":
+      return { type: "gauge", samples: [sample("", [], snapshot.state.value)] }
+    case "Histogram": {
+      const state = snapshot.state
+      // Effect's buckets are cumulative already, and may end with +Inf.
+      const buckets = state.buckets.map(([le, count]) => sample("_bucket", [["le", numberOf(le)]], count))
+      const hasInf = state.buckets.some(([le]) => le === Infinity)
+      return {
+        type: "histogram",
+        samples: [
+          ...buckets,
+          ...(hasInf ? [] : [sample("_bucket", [["le", "+Inf"]], state.count)]),
+          sample("_sum", [], state.sum),
+          sample("_count", [], state.count)
+        ]
+      }
     }
-  }
-  if (MetricState.isSummaryState(state)) {
-    return {
-      type: "summary",
-      samples: [
-        ...state.quantiles.flatMap(([q, value]) =>
-          Option.isSome(value) ? [sample("", [["quantile", numberOf(q)]], value.value)] : []
-        ),
-        sample("_sum", [], state.sum),
-        sample("_count", [], state.count)
-      ]
+    case "Summary": {
+      const state = snapshot.state
+      return {
+        type: "summary",
+        samples: [
+          ...state.quantiles.flatMap(([q, value]) =>
+            value === undefined ? [] : [sample("", [["quantile", numberOf(q)]], value)]
+          ),
+          sample("_sum", [], state.sum),
+          sample("_count", [], state.count)
+        ]
+      }
     }
+    case "Frequency":
+      return {
+        type: "counter",
+        samples: Array.from(snapshot.state.occurrences, ([key, count]) => sample("", [["key", key]], count))
+      }
   }
-  if (MetricState.isFrequencyState(state)) {
-    return {
-      type: "counter",
-      samples: Array.from(state.occurrences, ([key, count]) => sample("", [["key", key]], count))
-    }
-  }
-  return undefined
 }
 
-const tagsOf = (tags: ReadonlyArray<MetricLabel.MetricLabel>) =>
-  tags.map((label) => [label.key, label.value] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+const tagsOf = (attributes: Metric.Metric.AttributeSet | undefined) =>
+  Object.entries(attributes ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 
 /**
  * `Metric.snapshot` in the Prometheus text exposition format (0.0.4): one
@@ -76,13 +78,12 @@ const tagsOf = (tags: ReadonlyArray<MetricLabel.MetricLabel>) =>
  * the output is stable. Written here rather than taken from a library: no
  * Prometheus exporter is among the project's dependencies.
  */
-export const prometheusText = (snapshot: ReadonlyArray<MetricPair.MetricPair.Untyped>): string => {
+export const prometheusText = (snapshot: ReadonlyArray<Metric.Metric.Snapshot>): string => {
   const families = new Map<string, Family>()
-  for (const pair of snapshot) {
-    const name = nameOf(pair.metricKey.name)
-    const rendered = samplesOf(name, tagsOf(pair.metricKey.tags), pair.metricState)
-    if (rendered === undefined) continue
-    const family = families.get(name) ?? { type: rendered.type, help: pair.metricKey.description, samples: [] }
+  for (const metric of snapshot) {
+    const name = nameOf(metric.id)
+    const rendered = samplesOf(name, tagsOf(metric.attributes), metric)
+    const family = families.get(name) ?? { type: rendered.type, help: metric.description, samples: [] }
     // One name, one type: a second metric of another type under the same name is left out.
     if (family.type !== rendered.type) continue
     family.samples.push(...rendered.samples)
@@ -91,7 +92,7 @@ export const prometheusText = (snapshot: ReadonlyArray<MetricPair.MetricPair.Unt
   return [...families.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .flatMap(([name, family]) => [
-      ...Option.match(family.help, { onNone: () => [], onSome: (help) => [`# HELP ${name} ${escapeHelp(help)}`] }),
+      ...(family.help === undefined ? [] : [`# HELP ${name} ${escapeHelp(family.help)}`]),
       `# TYPE ${name} ${family.type}`,
       ...family.samples
     ])

@@ -22,4 +22,4 @@ export interface OutboundBridgeShape {
   readonly handOff: (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>) => Effect.Effect<void>
 }
 
-export class OutboundBridge extends Context.Tag("OutboundBridge")<OutboundBridge, OutboundBridgeShape>() {}
+export class OutboundBridge extends Context.Service<OutboundBridge, OutboundBridgeShape>()("OutboundBridge") {}

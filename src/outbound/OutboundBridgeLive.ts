@@ -15,7 +15,7 @@ export const OutboundBridgeLive = Layer.effect(
   Effect.gen(function* () {
     const bus = yield* BroadcastBus
     const workflows = yield* WorkflowQueue
-    return {
+    return OutboundBridge.of({
       stage: workflows.stage,
       handOff: (workspace, events) => {
         if (events.length === 0) return Effect.void
@@ -30,11 +30,11 @@ export const OutboundBridgeLive = Layer.effect(
             }),
           { discard: true }
         ).pipe(
-          Effect.catchAllCause((cause) => Effect.logError("broadcast hand-off failed", cause)),
-          Effect.forkDaemon,
+          Effect.catchCause((cause) => Effect.logError("broadcast hand-off failed", cause)),
+          Effect.forkDetach,
           Effect.asVoid
         )
       }
-    }
+    })
   })
 )

@@ -13,4 +13,4 @@ export interface PluginJobsShape {
   readonly enqueue: (job: string, payload: RecordValues) => Effect.Effect<string, WriteError>
 }
 
-export class PluginJobs extends Context.Tag("PluginJobs")<PluginJobs, PluginJobsShape>() {}
+export class PluginJobs extends Context.Service<PluginJobs, PluginJobsShape>()("PluginJobs") {}

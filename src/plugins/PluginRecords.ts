@@ -18,4 +18,4 @@ export interface PluginRecordsShape {
   readonly update: (businessObject: string, id: string, values: RecordValues) => Effect.Effect<StoredRecord, WriteError>
 }
 
-export class PluginRecords extends Context.Tag("PluginRecords")<PluginRecords, PluginRecordsShape>() {}
+export class PluginRecords extends Context.Service<PluginRecords, PluginRecordsShape>()("PluginRecords") {}

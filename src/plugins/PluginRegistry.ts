@@ -115,13 +115,13 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
   return {
     plugins,
     businessObjects: registered.map((entry) => entry.definition),
-    find: (name) => Option.fromNullable(byName.get(name)),
+    find: (name) => Option.fromNullishOr(byName.get(name)),
     listenersFor: (businessObject, operation) =>
       listeners.filter(
         (listener) => listener.businessObject === businessObject && listener.operations.includes(operation)
       ),
-    job: (name) => Option.fromNullable(jobs.get(name)),
-    workflow: (id) => Option.fromNullable(workflows.find((workflow) => workflow.id === id)),
+    job: (name) => Option.fromNullishOr(jobs.get(name)),
+    workflow: (id) => Option.fromNullishOr(workflows.find((workflow) => workflow.id === id)),
     workflowsFor: (businessObject, operation) =>
       workflows.filter(
         ({ declaration: { trigger } }) =>
@@ -131,7 +131,7 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
 }
 
 /** The plugins compiled into this service; every workspace has all of them. */
-export class PluginRegistry extends Context.Tag("PluginRegistry")<PluginRegistry, PluginRegistryShape>() {
-  static readonly layer = (plugins: ReadonlyArray<Plugin>) => Layer.succeed(PluginRegistry, make(plugins))
-  static readonly Default = PluginRegistry.layer([crm])
+export class PluginRegistry extends Context.Service<PluginRegistry, PluginRegistryShape>()("PluginRegistry") {
+  static readonly layerWith = (plugins: ReadonlyArray<Plugin>) => Layer.succeed(PluginRegistry, make(plugins))
+  static readonly layer = PluginRegistry.layerWith([crm])
 }

@@ -1,4 +1,4 @@
-import { Effect, Exit } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import { Conflict, NotFound } from "../api/errors"
 import type { Workspace } from "../api/Workspace"
 import { excerpt } from "../messages/inputExcerpt"
@@ -23,8 +23,8 @@ const groupKey = (check: Pick<Check, "workspace" | "businessObject">) =>
  * and business objects (see `makeTickBatcher`, `RecordStore.states`), reading
  * the state only.
  */
-export class EditableRecords extends Effect.Service<EditableRecords>()("EditableRecords", {
-  scoped: Effect.gen(function* () {
+export class EditableRecords extends Context.Service<EditableRecords>()("EditableRecords", {
+  make: Effect.gen(function* () {
     const store = yield* RecordStore
 
     const answer = (check: Check, states: ReadonlyMap<string, string>): Exit.Exit<void, NotFound | Conflict> => {
@@ -66,6 +66,7 @@ export class EditableRecords extends Effect.Service<EditableRecords>()("Editable
     return {
       require: (workspace: Workspace, businessObject: string, id: string) => check({ workspace, businessObject, id })
     } as const
-  }),
-  dependencies: [RecordStore.Default]
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(RecordStore.layer))
+}

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Exit } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { publishHint } from "../broadcast/publishHint"
 import { AppConfig } from "../config/AppConfig"
@@ -59,8 +59,8 @@ export interface PresenceCaller {
  * heartbeat intervals with none) is not announced. Time comes from Effect's
  * Clock, so tests drive it with TestClock.
  */
-export class Presence extends Effect.Service<Presence>()("Presence", {
-  scoped: Effect.gen(function* () {
+export class Presence extends Context.Service<Presence>()("Presence", {
+  make: Effect.gen(function* () {
     const store = yield* PresenceStore
     const bus = yield* BroadcastBus
     const config = yield* AppConfig
@@ -96,11 +96,13 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
               )
               .pipe(
                 Effect.exit,
-                Effect.tap((outcome) => {
-                  indexes.forEach((index, n) => {
-                    exits[index] = Exit.map(outcome, (outcomes) => outcomes[n] ?? "renewed")
+                Effect.flatMap((outcome) =>
+                  Effect.sync(() => {
+                    indexes.forEach((index, n) => {
+                      exits[index] = Exit.map(outcome, (outcomes) => outcomes[n] ?? "renewed")
+                    })
                   })
-                })
+                )
               ),
           { concurrency: "unbounded", discard: true }
         )
@@ -167,4 +169,6 @@ export class Presence extends Effect.Service<Presence>()("Presence", {
 
     return { heartbeat, leave, list } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

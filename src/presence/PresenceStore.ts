@@ -82,4 +82,4 @@ export interface PresenceStoreShape {
   readonly kind: "redis" | "in-process"
 }
 
-export class PresenceStore extends Context.Tag("PresenceStore")<PresenceStore, PresenceStoreShape>() {}
+export class PresenceStore extends Context.Service<PresenceStore, PresenceStoreShape>()("PresenceStore") {}

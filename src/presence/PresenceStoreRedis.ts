@@ -123,22 +123,22 @@ const touchAll = script(touchAllScript)
 const leave = script(leaveScript)
 const list = script(listScript)
 
-const TouchOutcomeSchema = Schema.Literal("arrived", "renewed", "held-by-other")
-const LeaveOutcomeSchema = Schema.Literal("left", "absent", "held-by-other")
+const TouchOutcomeSchema = Schema.Literals(["arrived", "renewed", "held-by-other"])
+const LeaveOutcomeSchema = Schema.Literals(["left", "absent", "held-by-other"])
 const TouchOutcomes = Schema.Array(TouchOutcomeSchema)
 const isTouchOutcomes = Schema.is(TouchOutcomes)
 const ListReply = Schema.Array(Schema.String)
-const MemberJson = Schema.parseJson(Schema.Tuple(Schema.String, Schema.String))
-const HolderJson = Schema.parseJson(Schema.Struct({ name: Schema.String }))
+const MemberJson = Schema.fromJsonString(Schema.Tuple([Schema.String, Schema.String]))
+const HolderJson = Schema.fromJsonString(Schema.Struct({ name: Schema.String }))
 
 /** A reply that does not match the script is a bug, not an outage. */
 const reply =
-  <A, I>(schema: Schema.Schema<A, I>) =>
+  <A, I>(schema: Schema.Codec<A, I>) =>
   (value: unknown) =>
-    Effect.orDie(Schema.decodeUnknown(schema)(value))
+    Effect.orDie(Schema.decodeUnknownEffect(schema)(value))
 
 /** `reply` for a reply that needs no transformation: checked without a decoding effect (a heartbeat is one of these). */
-const literal = <A>(schema: Schema.Schema<A>) => {
+const literal = <A>(schema: Schema.Codec<A>) => {
   const is = Schema.is(schema)
   const decode = reply(schema)
   return (value: unknown): Effect.Effect<A> => (is(value) ? Effect.succeed(value) : decode(value))

@@ -1,5 +1,5 @@
 import type { Scope } from "effect"
-import { Effect, Exit, FiberId, Runtime } from "effect"
+import { Effect, Exit } from "effect"
 
 /** Runs one batch: one exit per input, in the inputs' order. */
 export type RunBatch<I, A, E> = (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<Exit.Exit<A, E>>>
@@ -24,8 +24,7 @@ export const makeTickBatcher = <I, A, E>(
   maxBatch = 512
 ): Effect.Effect<(input: I) => Effect.Effect<A, E>, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const runtime = yield* Effect.runtime<never>()
-    const runFork = Runtime.runFork(runtime)
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
     let waiting: Array<Waiting<I, A, E>> = []
     let scheduled: NodeJS.Immediate | undefined
     let closed = false
@@ -38,16 +37,18 @@ export const makeTickBatcher = <I, A, E>(
       runFork(
         run(batch.map((entry) => entry.input)).pipe(
           Effect.exit,
-          Effect.tap((outcome) => {
-            batch.forEach((entry, i) => {
-              entry.resume(
-                Exit.isFailure(outcome)
-                  ? Exit.failCause(outcome.cause)
-                  : (outcome.value[i] ??
-                      Exit.die(new Error(`batch answered ${outcome.value.length} of ${batch.length}`)))
-              )
+          Effect.flatMap((outcome) =>
+            Effect.sync(() => {
+              batch.forEach((entry, i) => {
+                entry.resume(
+                  Exit.isFailure(outcome)
+                    ? Exit.failCause(outcome.cause)
+                    : (outcome.value[i] ??
+                        Exit.die(new Error(`batch answered ${outcome.value.length} of ${batch.length}`)))
+                )
+              })
             })
-          })
+          )
         )
       )
     }
@@ -59,13 +60,13 @@ export const makeTickBatcher = <I, A, E>(
         scheduled = undefined
         const left = waiting
         waiting = []
-        for (const entry of left) entry.resume(Exit.interrupt(FiberId.none))
+        for (const entry of left) entry.resume(Exit.interrupt())
       })
     )
 
     return (input: I) =>
-      Effect.async<A, E>((resume) => {
-        if (closed) return resume(Exit.interrupt(FiberId.none))
+      Effect.callback<A, E>((resume) => {
+        if (closed) return resume(Exit.interrupt())
         const entry: Waiting<I, A, E> = { input, resume }
         waiting.push(entry)
         if (waiting.length >= maxBatch) {

@@ -1,6 +1,5 @@
-import * as PersistedQueue from "@effect/experimental/PersistedQueue"
-import * as SqlPersistedQueue from "@effect/sql/SqlPersistedQueue"
-import { Effect, Layer } from "effect"
+import * as PersistedQueue from "effect/persistence/PersistedQueue"
+import { Duration, Effect, Layer, Schedule } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { migrateSchema } from "../tenancy/Migrations"
 import { queueTable } from "../tenancy/migrations/durableQueue"
@@ -12,16 +11,23 @@ import { platformMigrations, platformSchema } from "../tenancy/migrations/platfo
  * taken again, per-element attempts and last failure). Offering inside a unit
  * of work runs on the unit's transaction, so a rolled-back unit enqueues nothing.
  */
-export const DurableQueuesLive = Layer.unwrapEffect(
+export const DurableQueuesLive = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfig
     // The platform migration creates the table under a lock before the library's own DDL runs.
     yield* migrateSchema(platformSchema, platformMigrations)
     return PersistedQueue.layer.pipe(
-      Layer.provide(SqlPersistedQueue.layerStore({ tableName: queueTable, pollInterval: config.queuePollInterval }))
+      Layer.provide(PersistedQueue.layerStoreSql({ tableName: queueTable, pollInterval: config.queuePollInterval }))
     )
   })
 )
+
+/**
+ * The queue's own delay before it hands a failed element out again: none, as
+ * in Effect 3. The worker waits before each retry itself (see `retryDelay`),
+ * to the millisecond (the SQL store counts whole seconds).
+ */
+export const immediateRetry = Schedule.spaced(Duration.zero)
 
 /** The queue of one kind of work for this deployment (see `QUEUE_PREFIX`). */
 export const queueName = (prefix: string, kind: "jobs" | "workflows") => `${prefix}:${kind}`

@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { queueTable } from "../tenancy/migrations/durableQueue"
 import { queueName } from "./DurableQueues"
@@ -7,7 +7,7 @@ import { queueName } from "./DurableQueues"
 const FailedRow = Schema.Struct({
   id: Schema.String,
   queue_name: Schema.String,
-  element: Schema.parseJson(
+  element: Schema.fromJsonString(
     Schema.Struct({
       workspace: Schema.Struct({ slug: Schema.String }),
       job: Schema.optional(Schema.String),
@@ -16,7 +16,7 @@ const FailedRow = Schema.Struct({
   ),
   attempts: Schema.Number,
   last_failure: Schema.NullOr(Schema.String),
-  updated_at: Schema.DateFromSelf
+  updated_at: Schema.Date
 })
 
 export interface FailedItem {
@@ -34,17 +34,20 @@ export interface FailedItem {
  * table (never silently dropped) until someone looks: listed by the admin CLI,
  * and `retry` gives one a fresh set of attempts.
  */
-export class FailedWork extends Effect.Service<FailedWork>()("FailedWork", {
-  effect: Effect.gen(function* () {
+export class FailedWork extends Context.Service<FailedWork>()("FailedWork", {
+  make: Effect.gen(function* () {
     const sql = (yield* SqlClient.SqlClient).withoutTransforms()
     const config = yield* AppConfig
     const queues = [queueName(config.queuePrefix, "jobs"), queueName(config.queuePrefix, "workflows")]
+
+    // Attempts used up (or an element the queue cannot decode): Effect 4's queue marks them failed.
+    const failed = sql`state = 'failed'`
 
     const list = SqlSchema.findAll({
       Request: Schema.Void,
       Result: FailedRow,
       execute: () => sql`SELECT id, queue_name, element, attempts, last_failure, updated_at FROM ${sql(queueTable)}
-        WHERE queue_name IN ${sql.in(queues)} AND completed = FALSE AND attempts >= ${config.jobMaxAttempts}
+        WHERE queue_name IN ${sql.in(queues)} AND ${failed}
         ORDER BY updated_at`
     })(undefined).pipe(
       Effect.map((rows) =>
@@ -65,8 +68,9 @@ export class FailedWork extends Effect.Service<FailedWork>()("FailedWork", {
 
     /** Puts a failed item back in line with a fresh set of attempts; false if there is no such failed item. */
     const retry = (id: string) =>
-      sql`UPDATE ${sql(queueTable)} SET attempts = 0, last_failure = NULL, updated_at = NOW()
-          WHERE id = ${id} AND queue_name IN ${sql.in(queues)} AND completed = FALSE AND attempts >= ${config.jobMaxAttempts}
+      sql`UPDATE ${sql(queueTable)}
+          SET state = 'pending', attempts = 0, last_failure = NULL, visible_at = NOW(), updated_at = NOW()
+          WHERE id = ${id} AND queue_name IN ${sql.in(queues)} AND ${failed}
           RETURNING id`.pipe(
         Effect.map((rows) => rows.length === 1),
         Effect.orDie
@@ -74,4 +78,6 @@ export class FailedWork extends Effect.Service<FailedWork>()("FailedWork", {
 
     return { list, retry } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

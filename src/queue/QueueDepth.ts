@@ -1,4 +1,4 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
+import { SqlClient, SqlSchema } from "effect/sql"
 import { Effect, Metric, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { queueDepth } from "../metrics/ServiceMetrics"
@@ -20,14 +20,14 @@ export const sampleQueueDepth = Effect.gen(function* () {
   const rows = yield* SqlSchema.findAll({
     Request: Schema.Void,
     Result: DepthRow,
-    execute: () => sql`SELECT queue_name, attempts >= ${config.jobMaxAttempts} AS failed, count(*)::text AS n
-      FROM ${sql(queueTable)} WHERE queue_name IN ${sql.in(names)} AND completed = FALSE
+    execute: () => sql`SELECT queue_name, state = 'failed' AS failed, count(*)::text AS n
+      FROM ${sql(queueTable)} WHERE queue_name IN ${sql.in(names)} AND state <> 'completed'
       GROUP BY 1, 2`
   })(undefined).pipe(Effect.orDie)
   for (const [i, kind] of kinds.entries()) {
     for (const state of ["waiting", "failed"] as const) {
       const n = rows.find((row) => row.queue_name === names[i] && row.failed === (state === "failed"))?.n ?? 0
-      yield* Metric.set(queueDepth.pipe(Metric.tagged("queue", kind), Metric.tagged("state", state)), n)
+      yield* Metric.update(queueDepth.pipe(Metric.withAttributes({ queue: kind, state })), n)
     }
   }
 })

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { ReadSqlClient } from "../db/Database"
 import { executeFixed, quotedName } from "../db/fixedStatement"
 import type { RecordValues } from "../api/Json"
@@ -17,7 +17,7 @@ const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YY
  */
 const RecordRow = Schema.Struct({
   ...StoredRecord.fields,
-  version: Schema.NumberFromString.pipe(Schema.int()),
+  version: Schema.NumberFromString.check(Schema.isInt()),
   values: Schema.declare(
     (value: unknown): value is RecordValues => typeof value === "object" && value !== null && !Array.isArray(value),
     {
@@ -26,9 +26,9 @@ const RecordRow = Schema.Struct({
   )
 })
 // Compiled once: a decoder made inside a hot function would be compiled again on every call.
-const decodeRows = Schema.decodeUnknown(Schema.Array(RecordRow))
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(RecordRow))
 // The row was just decoded with the class's own fields: the constructor need not check them again.
-const toRecord = (row: typeof RecordRow.Type) => new StoredRecord(row, { disableValidation: true })
+const toRecord = (row: typeof RecordRow.Type) => new StoredRecord(row, { disableChecks: true })
 
 /** A record's columns under its field names: the rows need no renaming (`executeFixed`). */
 const columns = `id::text AS id, business_object AS "businessObject", state, version::text AS version, values, ${isoMicros("created_at")} AS "createdAt", ${isoMicros("updated_at")} AS "updatedAt"`
@@ -38,15 +38,19 @@ const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E,
   statement.pipe(
     Effect.flatMap(decodeRows),
     Effect.flatMap((rows) =>
-      rows[0] === undefined ? Effect.dieMessage("the statement returned no record") : Effect.succeed(toRecord(rows[0]))
+      rows[0] === undefined
+        ? Effect.die(new Error("the statement returned no record"))
+        : Effect.succeed(toRecord(rows[0]))
     ),
     Effect.orDie
   )
 
 const LinkedRecord = Schema.Struct({ id: Schema.String, state: RecordState })
 type LinkedRecord = typeof LinkedRecord.Type
-const decodeLinked = Schema.decodeUnknown(Schema.Array(LinkedRecord))
-const decodeStates = Schema.decodeUnknown(Schema.Array(Schema.Struct({ lookup: Schema.Int, ...LinkedRecord.fields })))
+const decodeLinked = Schema.decodeUnknownEffect(Schema.Array(LinkedRecord))
+const decodeStates = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ lookup: Schema.Int, ...LinkedRecord.fields }))
+)
 
 /** Records of one business object of one workspace whose states are asked for (`RecordStore.states`). */
 export interface StatesLookup {
@@ -55,121 +59,123 @@ export interface StatesLookup {
   readonly ids: ReadonlyArray<string>
 }
 
-/** Plain SQL over `<workspace>.records`; no rules, no events: `Records` adds those. */
-export class RecordStore extends Effect.Service<RecordStore>()("RecordStore", {
-  effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
-    const table = (workspace: Workspace) => sql(workspace.table("records"))
-    const records = (workspace: Workspace) => quotedName(workspace.table("records"))
+const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const read = yield* ReadSqlClient
+  const table = (workspace: Workspace) => sql(workspace.table("records"))
+  const records = (workspace: Workspace) => quotedName(workspace.table("records"))
 
-    /** Ids are UUIDs: anything else names no record (and must not reach a uuid cast). */
-    const isRecordId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+  /** Ids are UUIDs: anything else names no record (and must not reach a uuid cast). */
+  const isRecordId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
 
-    const find = (workspace: Workspace, businessObject: string, id: string, lock: boolean) =>
-      isRecordId(id)
-        ? executeFixed(
-            lock ? sql : read,
-            `SELECT ${columns} FROM ${records(workspace)} WHERE business_object = $1 AND id = $2${lock ? " FOR UPDATE" : ""}`,
-            [businessObject, id]
-          ).pipe(
-            Effect.flatMap(decodeRows),
-            Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRecord)),
-            Effect.orDie
-          )
-        : Effect.succeed(Option.none<StoredRecord>())
-
-    const insert = (workspace: Workspace, businessObject: string, state: RecordState, values: RecordValues) =>
-      writtenRecord(
-        executeFixed(
-          sql,
-          `INSERT INTO ${records(workspace)} (business_object, id, state, values) VALUES ($1, $2, $3, $4::jsonb)
-          RETURNING ${columns}`,
-          [businessObject, crypto.randomUUID(), state, JSON.stringify(values)]
+  const find = (workspace: Workspace, businessObject: string, id: string, lock: boolean) =>
+    isRecordId(id)
+      ? executeFixed(
+          lock ? sql : read,
+          `SELECT ${columns} FROM ${records(workspace)} WHERE business_object = $1 AND id = $2${lock ? " FOR UPDATE" : ""}`,
+          [businessObject, id]
+        ).pipe(
+          Effect.flatMap(decodeRows),
+          Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), toRecord)),
+          Effect.orDie
         )
-      )
+      : Effect.succeed(Option.none<StoredRecord>())
 
-    const setValues = (workspace: Workspace, record: StoredRecord, values: RecordValues) =>
-      writtenRecord(
-        executeFixed(
-          sql,
-          `UPDATE ${records(workspace)} SET values = $1::jsonb, version = version + 1, updated_at = now()
-          WHERE business_object = $2 AND id = $3 RETURNING ${columns}`,
-          [JSON.stringify(values), record.businessObject, record.id]
-        )
-      )
-
-    const setState = (workspace: Workspace, record: StoredRecord, state: RecordState) =>
-      writtenRecord(
-        executeFixed(
-          sql,
-          `UPDATE ${records(workspace)} SET state = $1, version = version + 1, updated_at = now()
-          WHERE business_object = $2 AND id = $3 RETURNING ${columns}`,
-          [state, record.businessObject, record.id]
-        )
-      )
-
-    const remove = (workspace: Workspace, record: StoredRecord) =>
-      executeFixed(sql, `DELETE FROM ${records(workspace)} WHERE business_object = $1 AND id = $2`, [
-        record.businessObject,
-        record.id
-      ]).pipe(Effect.asVoid, Effect.orDie)
-
-    /**
-     * The records of `businessObject` among `ids` (their id and state),
-     * share-locked for the rest of the transaction so that none can be deleted
-     * or archived before the linking write commits. Locked in id order.
-     */
-    const lockLinked = (workspace: Workspace, businessObject: string, ids: ReadonlyArray<string>) => {
-      const valid = ids.filter(isRecordId)
-      return valid.length === 0
-        ? Effect.succeed<ReadonlyArray<LinkedRecord>>([])
-        : sql`SELECT id::text AS id, state FROM ${table(workspace)}
-              WHERE business_object = ${businessObject} AND id IN ${sql.in(valid)}
-              ORDER BY id FOR KEY SHARE`.pipe(Effect.flatMap(decodeLinked), Effect.orDie)
-    }
-
-    /** The id and state of the records of `businessObject` among `ids`, in one statement; no lock, no values. */
-    /**
-     * The states of records, for several lookups (of any workspaces and
-     * business objects) in one statement: a `UNION ALL` of one branch per
-     * lookup, so the heartbeats of many workspaces that arrive together cost
-     * one round trip. One list per lookup, in order; ids that are not record
-     * ids, or not found, are left out.
-     */
-    const states = (lookups: ReadonlyArray<StatesLookup>) => {
-      const branches = lookups.flatMap((lookup, index) => {
-        const valid = [...new Set(lookup.ids.filter(isRecordId))]
-        return valid.length === 0
-          ? []
-          : [
-              read`SELECT ${index}::int AS lookup, id::text AS id, state FROM ${table(lookup.workspace)}
-                WHERE business_object = ${lookup.businessObject} AND id IN ${sql.in(valid)}`
-            ]
-      })
-      const found: Array<Array<LinkedRecord>> = lookups.map(() => [])
-      if (branches.length === 0) return Effect.succeed<ReadonlyArray<ReadonlyArray<LinkedRecord>>>(found)
-      return read`${read.join(" UNION ALL ", false)(branches)}`.pipe(
-        Effect.flatMap(decodeStates),
-        Effect.map((rows) => {
-          for (const { lookup, id, state } of rows) found[lookup]?.push({ id, state })
-          return found
-        }),
-        Effect.orDie
-      )
-    }
-
-    const list = (workspace: Workspace, businessObject: string, limit: number) =>
+  const insert = (workspace: Workspace, businessObject: string, state: RecordState, values: RecordValues) =>
+    writtenRecord(
       executeFixed(
-        read,
-        `SELECT ${columns} FROM ${records(workspace)} WHERE business_object = $1 ORDER BY created_at DESC, id LIMIT $2`,
-        [businessObject, limit]
-      ).pipe(
-        Effect.flatMap(decodeRows),
-        Effect.map((rows) => rows.map(toRecord)),
-        Effect.orDie
+        sql,
+        `INSERT INTO ${records(workspace)} (business_object, id, state, values) VALUES ($1, $2, $3, $4::jsonb)
+        RETURNING ${columns}`,
+        [businessObject, crypto.randomUUID(), state, JSON.stringify(values)]
       )
+    )
 
-    return { find, insert, setValues, setState, remove, list, lockLinked, states } as const
-  })
-}) {}
+  const setValues = (workspace: Workspace, record: StoredRecord, values: RecordValues) =>
+    writtenRecord(
+      executeFixed(
+        sql,
+        `UPDATE ${records(workspace)} SET values = $1::jsonb, version = version + 1, updated_at = now()
+        WHERE business_object = $2 AND id = $3 RETURNING ${columns}`,
+        [JSON.stringify(values), record.businessObject, record.id]
+      )
+    )
+
+  const setState = (workspace: Workspace, record: StoredRecord, state: RecordState) =>
+    writtenRecord(
+      executeFixed(
+        sql,
+        `UPDATE ${records(workspace)} SET state = $1, version = version + 1, updated_at = now()
+        WHERE business_object = $2 AND id = $3 RETURNING ${columns}`,
+        [state, record.businessObject, record.id]
+      )
+    )
+
+  const remove = (workspace: Workspace, record: StoredRecord) =>
+    executeFixed(sql, `DELETE FROM ${records(workspace)} WHERE business_object = $1 AND id = $2`, [
+      record.businessObject,
+      record.id
+    ]).pipe(Effect.asVoid, Effect.orDie)
+
+  /**
+   * The records of `businessObject` among `ids` (their id and state),
+   * share-locked for the rest of the transaction so that none can be deleted
+   * or archived before the linking write commits. Locked in id order.
+   */
+  const lockLinked = (workspace: Workspace, businessObject: string, ids: ReadonlyArray<string>) => {
+    const valid = ids.filter(isRecordId)
+    return valid.length === 0
+      ? Effect.succeed<ReadonlyArray<LinkedRecord>>([])
+      : sql`SELECT id::text AS id, state FROM ${table(workspace)}
+            WHERE business_object = ${businessObject} AND id IN ${sql.in(valid)}
+            ORDER BY id FOR KEY SHARE`.pipe(Effect.flatMap(decodeLinked), Effect.orDie)
+  }
+
+  /** The id and state of the records of `businessObject` among `ids`, in one statement; no lock, no values. */
+  /**
+   * The states of records, for several lookups (of any workspaces and
+   * business objects) in one statement: a `UNION ALL` of one branch per
+   * lookup, so the heartbeats of many workspaces that arrive together cost
+   * one round trip. One list per lookup, in order; ids that are not record
+   * ids, or not found, are left out.
+   */
+  const states = (lookups: ReadonlyArray<StatesLookup>) => {
+    const branches = lookups.flatMap((lookup, index) => {
+      const valid = [...new Set(lookup.ids.filter(isRecordId))]
+      return valid.length === 0
+        ? []
+        : [
+            read`SELECT ${index}::int AS lookup, id::text AS id, state FROM ${table(lookup.workspace)}
+              WHERE business_object = ${lookup.businessObject} AND id IN ${sql.in(valid)}`
+          ]
+    })
+    const found: Array<Array<LinkedRecord>> = lookups.map(() => [])
+    if (branches.length === 0) return Effect.succeed<ReadonlyArray<ReadonlyArray<LinkedRecord>>>(found)
+    return read`${read.join(" UNION ALL ", false)(branches)}`.pipe(
+      Effect.flatMap(decodeStates),
+      Effect.map((rows) => {
+        for (const { lookup, id, state } of rows) found[lookup]?.push({ id, state })
+        return found
+      }),
+      Effect.orDie
+    )
+  }
+
+  const list = (workspace: Workspace, businessObject: string, limit: number) =>
+    executeFixed(
+      read,
+      `SELECT ${columns} FROM ${records(workspace)} WHERE business_object = $1 ORDER BY created_at DESC, id LIMIT $2`,
+      [businessObject, limit]
+    ).pipe(
+      Effect.flatMap(decodeRows),
+      Effect.map((rows) => rows.map(toRecord)),
+      Effect.orDie
+    )
+
+  return { find, insert, setValues, setState, remove, list, lockLinked, states } as const
+})
+
+/** Plain SQL over `<workspace>.records`; no rules, no events: `Records` adds those. */
+export class RecordStore extends Context.Service<RecordStore, Effect.Success<typeof make>>()("RecordStore") {
+  static readonly layer = Layer.effect(RecordStore, make)
+}

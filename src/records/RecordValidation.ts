@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Formatter, Predicate, Schema, SchemaIssue } from "effect"
 import { compactObject } from "../api/Json"
 import type { RecordValues } from "../api/Json"
 import type { Fields } from "../api/Field"
@@ -8,16 +8,48 @@ import { recordValuesSchema } from "../api/ValueSchema"
 import { BadRequest, UnprocessableEntity } from "../api/errors"
 import { quote, shorten } from "../messages/inputExcerpt"
 
+/** Issues with their paths; an undeclared field is an "unknown field". */
+const formatter = SchemaIssue.makeFormatterStandardSchemaV1({
+  leafHook: (issue) => (issue._tag === "UnexpectedKey" ? "unknown field" : SchemaIssue.defaultLeafHook(issue))
+})
+
+type FormattedIssue = ReturnType<typeof formatter>["issues"][number]
+
+const keyOf = (segment: NonNullable<FormattedIssue["path"]>[number]) =>
+  typeof segment === "object" ? segment.key : segment
+
+/** The member of `input` at `path`; undefined when there is none. */
+const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
+  path.reduce<unknown>(
+    (value, key) =>
+      Predicate.isObjectOrArray(value) && Object.hasOwn(value, key) ? Reflect.get(value, key) : undefined,
+    input
+  )
+
+/**
+ * A type mismatch as Effect 3 worded it, "Expected string, actual 12": every
+ * field is optional and nullable, and Effect 4 words it "Expected string |
+ * null" without the value.
+ */
+const withActual = (message: string, input: unknown, path: ReadonlyArray<PropertyKey>) => {
+  const expected = /^Expected ([^,]+)$/.exec(message)?.[1]
+  const actual = valueAt(input, path)
+  if (expected === undefined || actual === undefined) return message
+  const members = expected.split(" | ").filter((member) => member !== "null" && member !== "undefined")
+  return `Expected ${members.join(" | ")}, actual ${Formatter.format(actual)}`
+}
+
 /**
  * One line per field. An optional, nullable field reports its union's every
  * branch ("Expected null", "Expected undefined"); only the real complaint
  * about the value is kept.
  */
-const formatIssues = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) => {
+const formatIssues = (issues: ReadonlyArray<FormattedIssue>, input: unknown) => {
   const byField = new Map<string, string>()
   for (const issue of issues) {
-    const field = issue.path.join(".")
-    const message = issue._tag === "Unexpected" ? "unknown field" : shorten(issue.message, 160)
+    const path = (issue.path ?? []).map(keyOf)
+    const field = path.map(String).join(".")
+    const message = shorten(withActual(issue.message, input, path), 160)
     if (/^Expected (null|undefined),/.test(message) && byField.has(field)) continue
     if (!byField.has(field) || /^Expected (null|undefined),/.test(byField.get(field) ?? "")) byField.set(field, message)
   }
@@ -27,7 +59,7 @@ const formatIssues = (issues: ReadonlyArray<ParseResult.ArrayFormatterIssue>) =>
   return shorten(lines.slice(0, 10).join("; "), 1000)
 }
 
-type ValuesDecoder = (input: unknown) => Effect.Effect<RecordValues, ParseResult.ParseError>
+type ValuesDecoder = (input: unknown) => Effect.Effect<RecordValues, Schema.SchemaError>
 
 /**
  * The decoder of a business object's values, built once per `fields` (a
@@ -38,7 +70,7 @@ const decoders = new WeakMap<Fields, ValuesDecoder>()
 const decoderOf = (fields: Fields): ValuesDecoder => {
   const known = decoders.get(fields)
   if (known !== undefined) return known
-  const made = Schema.decodeUnknown(recordValuesSchema(fields), { errors: "all", onExcessProperty: "error" })
+  const made = Schema.decodeUnknownEffect(recordValuesSchema(fields), { errors: "all", onExcessProperty: "error" })
   decoders.set(fields, made)
   return made
 }
@@ -53,7 +85,7 @@ export const validateValues = (businessObject: string, fields: Fields, input: un
     Effect.mapError(
       (error) =>
         new BadRequest({
-          message: `invalid values for ${businessObject}: ${formatIssues(ParseResult.ArrayFormatter.formatErrorSync(error))}`
+          message: `invalid values for ${businessObject}: ${formatIssues(formatter(error.issue).issues, input)}`
         })
     )
   )

@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, Redacted, Runtime } from "effect"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import { Redis } from "ioredis"
 import { PubSubUnavailable } from "../api/errors"
 
@@ -13,7 +13,7 @@ export interface RedisConnectionShape {
 
 export interface RedisConnectionOptions {
   /** How long building the layer waits for each client to be ready. Default 5 s. */
-  readonly readyTimeout?: Duration.DurationInput
+  readonly readyTimeout?: Duration.Input
   /** The deployment's prefix for keys and channels (`redisPrefixOf`); default none. */
   readonly prefix?: string
 }
@@ -32,17 +32,16 @@ const unavailable = (message: string) => new PubSubUnavailable({ message })
 
 /** Resolves once the client is ready; never fails by itself (ioredis keeps reconnecting). */
 const awaitReady = (client: Redis) =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     if (client.status === "ready") return resume(Effect.void)
     const onReady = () => resume(Effect.void)
     client.once("ready", onReady)
     return Effect.sync(() => client.off("ready", onReady))
   })
 
-const acquireClient = (url: string, role: string, timeout: Duration.DurationInput) =>
+const acquireClient = (url: string, role: string, timeout: Duration.Input) =>
   Effect.gen(function* () {
-    const runtime = yield* Effect.runtime<never>()
-    const log = Runtime.runFork(runtime)
+    const log = Effect.runForkWith(yield* Effect.context<never>())
     const target = describe(url)
     const client = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -78,10 +77,14 @@ const acquireClient = (url: string, role: string, timeout: Duration.DurationInpu
     )
     // Waited for outside the (uninterruptible) acquire, so the timeout can cut it short.
     yield* awaitReady(client).pipe(
-      Effect.timeoutFail({
+      Effect.timeoutOrElse({
         duration: timeout,
-        onTimeout: () =>
-          unavailable(`redis ${role} at ${target} not ready after ${Duration.format(Duration.decode(timeout))}`)
+        orElse: () =>
+          Effect.fail(
+            unavailable(
+              `redis ${role} at ${target} not ready after ${Duration.format(Duration.fromInputUnsafe(timeout))}`
+            )
+          )
       })
     )
     return client
@@ -99,11 +102,11 @@ const make = (url: string | Redacted.Redacted<string>, options: RedisConnectionO
   })
 
 /** Two ioredis clients on one URL, and the deployment's prefix; the clients quit when the layer's scope closes. */
-export class RedisConnection extends Context.Tag("RedisConnection")<RedisConnection, RedisConnectionShape>() {
+export class RedisConnection extends Context.Service<RedisConnection, RedisConnectionShape>()("RedisConnection") {
   static layer(
     url: string | Redacted.Redacted<string>,
     options?: RedisConnectionOptions
   ): Layer.Layer<RedisConnection, PubSubUnavailable> {
-    return Layer.scoped(RedisConnection, make(url, options))
+    return Layer.effect(RedisConnection, make(url, options))
   }
 }

@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Context, Effect, Layer, Schema } from "effect"
 import type { Actor } from "../api/Actor"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { withActor } from "../context/Frames"
@@ -25,8 +25,8 @@ export interface SeedResult {
  * with the record it made, so seeding again writes only what is new (and does
  * not bring back a seeded record someone has since deleted).
  */
-export class Seeders extends Effect.Service<Seeders>()("Seeders", {
-  effect: Effect.gen(function* () {
+export class Seeders extends Context.Service<Seeders>()("Seeders", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const registry = yield* PluginRegistry
     const records = yield* Records
@@ -78,4 +78,6 @@ export class Seeders extends Effect.Service<Seeders>()("Seeders", {
 
     return { seedWorkspace } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

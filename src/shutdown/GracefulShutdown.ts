@@ -1,4 +1,4 @@
-import { Duration, Effect, Layer, Option } from "effect"
+import { Context, Duration, Effect, Layer, Option } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { Readiness } from "../health/Readiness"
 
@@ -21,8 +21,8 @@ interface DrainStep {
  * cuts what it has left (see each step). Only after that do the server, the
  * workers, the pools and Redis close as usual.
  */
-export class GracefulShutdown extends Effect.Service<GracefulShutdown>()("GracefulShutdown", {
-  effect: Effect.sync(() => {
+export class GracefulShutdown extends Context.Service<GracefulShutdown>()("GracefulShutdown", {
+  make: Effect.sync(() => {
     const steps: Array<DrainStep> = []
     return {
       /**
@@ -36,7 +36,9 @@ export class GracefulShutdown extends Effect.Service<GracefulShutdown>()("Gracef
       steps: Effect.sync((): ReadonlyArray<DrainStep> => [...steps])
     } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}
 
 /** Runs the drain: readiness first, then every step at once, bounded by `DRAIN_TIMEOUT_MS`. */
 const drain = Effect.gen(function* () {
@@ -58,8 +60,8 @@ const drain = Effect.gen(function* () {
     steps,
     (step) =>
       step.drain.pipe(
-        Effect.zipRight(Effect.logDebug(`shutdown: ${step.name} drained`)),
-        Effect.zipRight(Effect.sync(() => pending.delete(step.name)))
+        Effect.andThen(Effect.logDebug(`shutdown: ${step.name} drained`)),
+        Effect.andThen(Effect.sync(() => pending.delete(step.name)))
       ),
     { concurrency: "unbounded", discard: true }
   )
@@ -81,9 +83,9 @@ const drain = Effect.gen(function* () {
  * every service are still up.
  */
 export const DrainOnShutdownLive: Layer.Layer<never, never, AppConfig | Readiness | GracefulShutdown> =
-  Layer.scopedDiscard(
+  Layer.effectDiscard(
     Effect.gen(function* () {
       const context = yield* Effect.context<AppConfig | Readiness | GracefulShutdown>()
-      yield* Effect.addFinalizer(() => Effect.provide(drain, context))
+      yield* Effect.addFinalizer(() => Effect.provideContext(drain, context))
     })
   )

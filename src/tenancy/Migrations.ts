@@ -1,5 +1,5 @@
-import * as Migrator from "@effect/sql/Migrator"
-import { SqlClient } from "@effect/sql"
+import * as Migrator from "effect/sql/Migrator"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 
 /**
@@ -11,7 +11,7 @@ export type SchemaMigration = (schema: string) => Effect.Effect<void, unknown, S
 const migrationsTable = "effect_sql_migrations"
 
 /**
- * Brings one schema up to date with `@effect/sql`'s migrator, recording what
+ * Brings one schema up to date with Effect's SQL migrator, recording what
  * ran in the schema's own `effect_sql_migrations`, in one transaction. The
  * schema and that table are created first under an advisory lock held to the
  * end, so concurrent starts (several instances, parallel test files) neither
@@ -34,6 +34,11 @@ const inOneTransaction = (sql: SqlClient.SqlClient, schema: string, migrations: 
     yield* sql`SET LOCAL lock_timeout = 0`
     yield* sql`SET LOCAL statement_timeout = 0`
     yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`migrate:${schema}`}))`
+    // Waiting for an advisory lock processes no catalog invalidations: a backend whose transaction
+    // began before another one created the schema can still hold a cached "no such schema", and
+    // its CREATE SCHEMA IF NOT EXISTS then fails on a duplicate key. Reading pg_namespace takes a
+    // relation lock, which brings its catalog caches up to date first.
+    yield* sql`SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ${schema}`
     yield* sql`CREATE SCHEMA IF NOT EXISTS ${sql(schema)}`
     yield* sql`CREATE TABLE IF NOT EXISTS ${sql(table)} (
       migration_id integer PRIMARY KEY,

@@ -1,4 +1,4 @@
-import { Duration, Effect, Exit, Fiber, Option } from "effect"
+import { Context, Duration, Effect, Exit, Fiber, Layer, Option } from "effect"
 
 /**
  * How long a drop lets the workspace's running units end by themselves before
@@ -15,19 +15,19 @@ const stopGrace = Duration.seconds(5)
  * workspace, so that dropping a workspace can stop its work first: a unit
  * still holding locks in the schema would block DROP SCHEMA or deadlock with it.
  */
-export class WorkspaceWork extends Effect.Service<WorkspaceWork>()("WorkspaceWork", {
-  sync: () => {
-    const running = new Map<string, Set<Fiber.RuntimeFiber<unknown, unknown>>>()
+export class WorkspaceWork extends Context.Service<WorkspaceWork>()("WorkspaceWork", {
+  make: Effect.sync(() => {
+    const running = new Map<string, Set<Fiber.Fiber<unknown, unknown>>>()
     const stopping = new Set<string>()
 
-    const track = (workspaceId: string, fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+    const track = (workspaceId: string, fiber: Fiber.Fiber<unknown, unknown>) =>
       Effect.sync(() => {
         const fibers = running.get(workspaceId) ?? new Set()
         fibers.add(fiber)
         running.set(workspaceId, fibers)
       })
 
-    const untrack = (workspaceId: string, fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+    const untrack = (workspaceId: string, fiber: Fiber.Fiber<unknown, unknown>) =>
       Effect.sync(() => {
         const fibers = running.get(workspaceId)
         fibers?.delete(fiber)
@@ -43,15 +43,15 @@ export class WorkspaceWork extends Effect.Service<WorkspaceWork>()("WorkspaceWor
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function* () {
           if (stopping.has(workspaceId)) return Option.none<A>()
-          const fiber = yield* Effect.fork(restore(effect))
+          const fiber = yield* Effect.forkChild(restore(effect))
           yield* track(workspaceId, fiber)
           // A drop that began between the check above and `track` did not see this fiber.
-          if (stopping.has(workspaceId)) yield* Fiber.interruptFork(fiber)
+          if (stopping.has(workspaceId)) fiber.interruptUnsafe()
           const exit = yield* restore(Fiber.await(fiber)).pipe(
             Effect.onInterrupt(() => Fiber.interrupt(fiber)),
             Effect.ensuring(untrack(workspaceId, fiber))
           )
-          if (Exit.isInterrupted(exit) && stopping.has(workspaceId)) return Option.none<A>()
+          if (Exit.hasInterrupts(exit) && stopping.has(workspaceId)) return Option.none<A>()
           return yield* Effect.map(exit, Option.some)
         })
       )
@@ -72,7 +72,7 @@ export class WorkspaceWork extends Effect.Service<WorkspaceWork>()("WorkspaceWor
         return Fiber.awaitAll(fibers).pipe(
           Effect.timeout(stopGrace),
           Effect.ignore,
-          Effect.zipRight(Fiber.interruptAll(fibers))
+          Effect.andThen(Fiber.interruptAll(fibers))
         )
       })
 
@@ -80,5 +80,7 @@ export class WorkspaceWork extends Effect.Service<WorkspaceWork>()("WorkspaceWor
     const release = (workspaceId: string) => Effect.sync(() => void stopping.delete(workspaceId))
 
     return { run, isStopping, stop, release } as const
-  }
-}) {}
+  })
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
-import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Option, ParseResult, Schedule, Schema } from "effect"
+import { SqlClient, SqlSchema } from "effect/sql"
+import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/CacheInvalidation"
 import { ReadSqlClient } from "../db/Database"
@@ -16,31 +16,25 @@ import { excerpt, shorten } from "../messages/inputExcerpt"
 import { WorkspaceWork } from "./WorkspaceWork"
 
 const decodeSlug = (input: string) =>
-  Schema.decodeUnknown(WorkspaceSlug)(input).pipe(
-    Effect.mapError(
-      (error) =>
-        new BadRequest({
-          message: `invalid workspace slug: ${shorten(ParseResult.TreeFormatter.formatErrorSync(error), 200)}`
-        })
-    )
+  Schema.decodeUnknownEffect(WorkspaceSlug)(input).pipe(
+    Effect.mapError((error) => new BadRequest({ message: `invalid workspace slug: ${shorten(error.message, 200)}` }))
   )
 
 /** How long DROP SCHEMA waits for one lock before it lets go of all and tries again. */
 const dropLockTimeout = "2s"
 /** Lock conflicts last as long as the unit in the way: try for about a minute, then fail loudly. */
-const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Schedule.upTo("60 seconds"))
+const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Schedule.upTo({ duration: "60 seconds" }))
 
 /** Tenants: one row in the platform schema and one PostgreSQL schema each. */
-export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
-  dependencies: [WorkspaceWork.Default],
-  effect: Effect.gen(function* () {
+export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
+  make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const read = yield* ReadSqlClient
     const work = yield* WorkspaceWork
     const workspaces = sql(`${platformSchema}.workspaces`)
     const caches = yield* Caches
 
-    const bySlug = SqlSchema.findOne({
+    const bySlug = SqlSchema.findOneOption({
       Request: Schema.String,
       Result: Workspace,
       execute: (slug) => read`SELECT id, slug, name FROM ${workspaces} WHERE slug = ${slug}`
@@ -71,7 +65,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
     })(undefined).pipe(Effect.orDie)
 
     /** The new workspace's row; none when the slug is taken (a duplicate the caller can act on). */
-    const insert = SqlSchema.findOne({
+    const insert = SqlSchema.findOneOption({
       Request: Schema.Struct({ slug: Schema.String, name: Schema.String }),
       Result: Workspace,
       // Two creates of one slug at once: the second waits for the first and then inserts nothing.
@@ -141,7 +135,7 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
         // Its sessions went with the row; what any instance holds of it goes now.
         yield* caches.invalidate({ _tag: "Workspace", workspaceId: workspace.id })
         // From here on a failure would leave the schema without its row: transient ones are tried again.
-        yield* sql`DELETE FROM ${sql(queueTable)} WHERE completed = FALSE
+        yield* sql`DELETE FROM ${sql(queueTable)} WHERE state <> 'completed'
           AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`.pipe(
           Effect.retry({ while: isContention, schedule: dropRetries })
         )
@@ -150,4 +144,6 @@ export class Workspaces extends Effect.Service<Workspaces>()("Workspaces", {
 
     return { findBySlug, get, list, create, migrateAll, drop } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make).pipe(Layer.provide(WorkspaceWork.layer))
+}

@@ -9,7 +9,7 @@ import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
  * listener, job enqueueing, run claims) requires it, so it cannot be run
  * outside one.
  */
-export class CurrentUnit extends Context.Tag("CurrentUnit")<
+export class CurrentUnit extends Context.Service<
   CurrentUnit,
   {
     /** The workspace the unit writes to: a unit never spans two. */
@@ -21,4 +21,4 @@ export class CurrentUnit extends Context.Tag("CurrentUnit")<
     /** The events dispatched so far: handed to the outbound bridge, durably before COMMIT, published after. */
     readonly outbox: Array<BusinessObjectEvent>
   }
->() {}
+>()("CurrentUnit") {}

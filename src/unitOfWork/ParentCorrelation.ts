@@ -6,6 +6,6 @@ import { Context, Option } from "effect"
  * The rows of a unit begun under it name it as their parent, which is how
  * the correlation view finds a unit's cascade (docs/feed.md, "Correlation").
  */
-export class ParentCorrelation extends Context.Reference<ParentCorrelation>()("ParentCorrelation", {
-  defaultValue: (): Option.Option<string> => Option.none()
-}) {}
+export const ParentCorrelation = Context.Reference<Option.Option<string>>("ParentCorrelation", {
+  defaultValue: () => Option.none()
+})

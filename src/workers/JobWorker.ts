@@ -15,7 +15,7 @@ import { runDurableWorker } from "./durableWorker"
  * runs (none if the envelope has none, and then every write fails), and the
  * handler's writes name the job as their cause, in one unit of work.
  */
-export const JobWorkerLive = Layer.scopedDiscard(
+export const JobWorkerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const jobs = yield* JobQueue
     const registry = yield* PluginRegistry
@@ -29,7 +29,7 @@ export const JobWorkerLive = Layer.scopedDiscard(
       run: (envelope, id) =>
         Effect.gen(function* () {
           const job = registry.job(envelope.job)
-          if (Option.isNone(job)) return yield* Effect.dieMessage(`no plugin declares the job ${envelope.job}`)
+          if (Option.isNone(job)) return yield* Effect.die(new Error(`no plugin declares the job ${envelope.job}`))
           yield* Effect.annotateCurrentSpan(actorSpanAttributes(yield* CurrentActor))
           yield* units.run(
             envelope.workspace,
@@ -40,8 +40,8 @@ export const JobWorkerLive = Layer.scopedDiscard(
           )
         }).pipe(
           withCause({ kind: "job", job: envelope.job, jobId: id }),
-          Effect.provideService(CurrentActor, Option.fromNullable(envelope.actor)),
-          Effect.provideService(ParentCorrelation, Option.fromNullable(envelope.parentCorrelationId))
+          Effect.provideService(CurrentActor, Option.fromNullishOr(envelope.actor)),
+          Effect.provideService(ParentCorrelation, Option.fromNullishOr(envelope.parentCorrelationId))
         )
     })
   })

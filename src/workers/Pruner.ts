@@ -8,7 +8,7 @@ import { pruneOnce } from "./pruning"
  * passes on several instances at once take different rows. A failed pass is
  * logged and the next one tries again.
  */
-export const PrunerLive = Layer.scopedDiscard(
+export const PrunerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const pass = pruneOnce().pipe(
@@ -17,10 +17,8 @@ export const PrunerLive = Layer.scopedDiscard(
           ? Effect.logInfo("pruned", report)
           : Effect.void
       ),
-      Effect.catchAllCause((cause) =>
-        Effect.logWarning("pruning failed; the next pass tries again", Cause.pretty(cause))
-      )
+      Effect.catchCause((cause) => Effect.logWarning("pruning failed; the next pass tries again", Cause.pretty(cause)))
     )
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(config.pruneInterval), pass)))
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(config.pruneInterval), pass)))
   })
 )

@@ -17,7 +17,7 @@ import { runDurableWorker } from "./durableWorker"
  * that triggered it. Plugin workflows write through the records service
  * directly, with no permission guard (the engine is not a principal).
  */
-export const WorkflowEngineLive = Layer.scopedDiscard(
+export const WorkflowEngineLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const workflows = yield* WorkflowQueue
     const registry = yield* PluginRegistry
@@ -32,7 +32,7 @@ export const WorkflowEngineLive = Layer.scopedDiscard(
         Effect.gen(function* () {
           const workflow = registry.workflow(run.workflowId)
           if (Option.isNone(workflow))
-            return yield* Effect.dieMessage(`no plugin declares the workflow ${run.workflowId}`)
+            return yield* Effect.die(new Error(`no plugin declares the workflow ${run.workflowId}`))
           yield* Effect.gen(function* () {
             yield* Effect.annotateCurrentSpan(actorSpanAttributes(yield* CurrentActor))
             yield* units.run(
@@ -44,7 +44,7 @@ export const WorkflowEngineLive = Layer.scopedDiscard(
             )
           }).pipe(
             asWorkflowRun(run.workflowId, triggerCause(run.event)),
-            Effect.provideService(ParentCorrelation, Option.fromNullable(run.parentCorrelationId))
+            Effect.provideService(ParentCorrelation, Option.fromNullishOr(run.parentCorrelationId))
           )
         })
     })

@@ -1,6 +1,6 @@
-import type * as PersistedQueue from "@effect/experimental/PersistedQueue"
+import type * as PersistedQueue from "effect/persistence/PersistedQueue"
 import type { Scope } from "effect"
-import { Cause, Effect, Fiber, FiberRef, Metric, Option } from "effect"
+import { Cause, Effect, Fiber, Metric, Option, References, Semaphore } from "effect"
 import { queueRunFailures } from "../metrics/ServiceMetrics"
 import { AppConfig } from "../config/AppConfig"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
@@ -47,10 +47,10 @@ export const runDurableWorker = <A, E, R>(
     const shutdown = yield* GracefulShutdown
     const workspaceWork = yield* WorkspaceWork
     /** One permit per element being run: the drain takes them all to wait for the running ones. */
-    const running = yield* Effect.makeSemaphore(concurrency)
+    const running = yield* Semaphore.make(concurrency)
     let stopping = false
     /** Whether this service traces at all (`TracingLive`): the runs are traced then, the idle polling never. */
-    const tracing = yield* FiberRef.get(FiberRef.currentTracerEnabled)
+    const tracing = yield* References.TracerEnabled
 
     const handle = (element: A, meta: { readonly id: string; readonly attempts: number }) => {
       const { name, workspace } = work.describe(element)
@@ -74,15 +74,15 @@ export const runDurableWorker = <A, E, R>(
         ),
         // A failure because the workspace went away meanwhile (its schema dropped under the unit, or the
         // unit chosen as a deadlock victim against DROP SCHEMA) is no failure: the element is done.
-        Effect.catchAllCause((cause) =>
+        Effect.catchCause((cause) =>
           Effect.flatMap(
             Effect.orElseSucceed(isGone, () => false),
             (gone) =>
               gone ? Effect.logInfo(`${work.kind} stopped: its workspace was dropped`) : Effect.failCause(cause)
           )
         ),
-        Effect.tapErrorCause(() => Metric.increment(Metric.tagged(queueRunFailures, "kind", work.kind))),
-        Effect.tapErrorCause((cause) =>
+        Effect.tapCause(() => Metric.update(queueRunFailures.pipe(Metric.withAttributes({ kind: work.kind })), 1)),
+        Effect.tapCause((cause) =>
           meta.attempts + 1 >= config.jobMaxAttempts
             ? Effect.logError(`${work.kind} failed for good; it stays in the queue, failed`, Cause.pretty(cause))
             : Effect.logWarning(`${work.kind} failed; it will be tried again`, Cause.pretty(cause))
@@ -102,19 +102,24 @@ export const runDurableWorker = <A, E, R>(
     }
 
     // Taken during the drain: handed straight back (an interruption releases it, attempts unchanged).
+    // Effect 4's queue counts the attempt being handed out (1 on the first); `handle` counts the failed ones before it.
     const handleUnlessStopping = (element: A, meta: { readonly id: string; readonly attempts: number }) =>
-      Effect.suspend(() => (stopping ? Effect.interrupt : running.withPermits(1)(handle(element, meta))))
+      Effect.suspend(() =>
+        stopping
+          ? Effect.interrupt
+          : running.withPermits(1)(handle(element, { id: meta.id, attempts: Math.max(0, meta.attempts - 1) }))
+      )
 
-    const taker = work.queue.take(handleUnlessStopping, { maxAttempts: config.jobMaxAttempts }).pipe(
+    const taker = work.queue.take(handleUnlessStopping).pipe(
       // The failure is logged above and recorded in the queue; take the next one.
-      Effect.catchAllCause(() => Effect.void),
+      Effect.catchCause(() => Effect.void),
       // A taker that finishes its element during the drain stops by itself. (It must: an interruption
       // that reaches it while the queue marks the element done, an uninterruptible step, was seen to be lost.)
       Effect.repeat({ while: () => !stopping }),
       // Polling for work every `QUEUE_POLL_MS` would be a trace of its own each time: only the runs are traced.
       Effect.withTracerEnabled(false)
     )
-    const takers: Array<Fiber.RuntimeFiber<void>> = []
+    const takers: Array<Fiber.Fiber<void>> = []
     for (let i = 0; i < concurrency; i++) takers.push(yield* Effect.forkScoped(taker))
 
     yield* shutdown.onDrain(

@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import type { Fragment, Identifier } from "@effect/sql/Statement"
+import { SqlClient } from "effect/sql"
+import type { Fragment, Identifier } from "effect/sql/Statement"
 import { Duration, Effect } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { queueTable } from "../tenancy/migrations/durableQueue"
@@ -36,7 +36,7 @@ const deleteInBatches = (table: Identifier, due: Fragment, limits: PruneLimits) 
     let deleted = 0
     for (let batch = 0; batch < limits.maxBatches; batch++) {
       const rows = yield* sql.withTransaction(
-        Effect.zipRight(
+        Effect.andThen(
           sql`SELECT set_config('lock_timeout', ${pruneLockTimeout}, true)`,
           sql`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(
                 SELECT ctid FROM ${table} AS due WHERE ${due} LIMIT ${limits.batchSize} FOR UPDATE SKIP LOCKED
@@ -65,7 +65,7 @@ const pruneSessions = (limits: PruneLimits) =>
  */
 const dueCompletedRuns = (sql: SqlClient.SqlClient, retentionSeconds: number) =>
   sql`due.completed_at < now() - make_interval(secs => ${retentionSeconds})
-    AND NOT EXISTS (SELECT 1 FROM ${sql(queueTable)} AS q WHERE q.id = due.id::text AND q.completed = FALSE)`
+    AND NOT EXISTS (SELECT 1 FROM ${sql(queueTable)} AS q WHERE q.id = due.id::text AND q.state <> 'completed')`
 
 /** Idempotency keys past `IDEMPOTENCY_KEY_TTL`: a retry can no longer use them (its next use reclaims one anyway). */
 const dueIdempotencyKeys = (sql: SqlClient.SqlClient, ttlSeconds: number) =>
@@ -86,9 +86,7 @@ const pruneWorkspaces = (limits: PruneLimits) =>
         deleteInBatches(sql(workspace.table(table)), due, limits).pipe(
           // Its only failure is a statement's: dropped meanwhile, or busy (a lock not granted in time).
           // The next run takes it up.
-          Effect.catchAll((error) =>
-            Effect.as(Effect.logDebug(`pruning ${table} skipped a workspace`, error.message), 0)
-          ),
+          Effect.catch((error) => Effect.as(Effect.logDebug(`pruning ${table} skipped a workspace`, error.message), 0)),
           Effect.annotateLogs({ workspace: workspace.slug })
         )
       completedRuns += yield* prune("completed_runs", dueCompletedRuns(sql, retentionSeconds))

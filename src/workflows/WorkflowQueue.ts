@@ -1,9 +1,9 @@
-import * as PersistedQueue from "@effect/experimental/PersistedQueue"
-import { Effect } from "effect"
+import * as PersistedQueue from "effect/persistence/PersistedQueue"
+import { Context, Effect, Layer } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { PluginRegistry } from "../plugins/PluginRegistry"
-import { queueName } from "../queue/DurableQueues"
+import { immediateRetry, queueName } from "../queue/DurableQueues"
 import type { Workspace } from "../api/Workspace"
 import { WorkflowRun } from "./WorkflowRun"
 
@@ -13,11 +13,17 @@ import { WorkflowRun } from "./WorkflowRun"
  * change itself. So a rolled-back unit starts nothing, and a crash between
  * COMMIT and the run loses nothing: the engine takes the run after a restart.
  */
-export class WorkflowQueue extends Effect.Service<WorkflowQueue>()("WorkflowQueue", {
-  effect: Effect.gen(function* () {
+export class WorkflowQueue extends Context.Service<WorkflowQueue>()("WorkflowQueue", {
+  make: Effect.gen(function* () {
     const config = yield* AppConfig
     const registry = yield* PluginRegistry
-    const queue = yield* PersistedQueue.make({ name: queueName(config.queuePrefix, "workflows"), schema: WorkflowRun })
+    const queue = yield* PersistedQueue.make({
+      name: queueName(config.queuePrefix, "workflows"),
+      schema: WorkflowRun,
+      maxAttempts: config.jobMaxAttempts,
+      // The worker waits before a retry itself (`retryDelay`): the queue hands the element out again at once.
+      retrySchedule: immediateRetry
+    })
 
     const stage = (workspace: Workspace, events: ReadonlyArray<BusinessObjectEvent>, correlationId: string) =>
       Effect.forEach(
@@ -43,4 +49,6 @@ export class WorkflowQueue extends Effect.Service<WorkflowQueue>()("WorkflowQueu
 
     return { stage, queue } as const
   })
-}) {}
+}) {
+  static readonly layer = Layer.effect(this, this.make)
+}

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { Agents } from "../../src/agents/Agents"
 import { provisionWorkspace } from "../../src/app/Provisioning"
@@ -32,7 +32,7 @@ const onlyRow = (client: Client, businessObject: string, id: string) =>
   })
 
 layer(testApp(), { excludeTestServices: true })("every write path carries its actor (spec, the Actor table)", (it) => {
-  it.scoped("HTTP request by a signed-in user: {kind: user, id, name, email}; no frame above, so no cause", () =>
+  it.effect("HTTP request by a signed-in user: {kind: user, id, name, email}; no frame above, so no cause", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
@@ -43,7 +43,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
     })
   )
 
-  it.scoped(
+  it.effect(
     "HTTP request with an API key: {kind: service-account, id: the key's id, name}; refused where its roles do not reach",
     () =>
       Effect.gen(function* () {
@@ -70,7 +70,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       })
   )
 
-  it.scoped(
+  it.effect(
     "seeder: {kind: system, name: seeder:crm} when a workspace is provisioned; seeding again writes nothing",
     () =>
       Effect.gen(function* () {
@@ -101,7 +101,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       })
   )
 
-  it.scoped("workflow run: {kind: system, name: workflow:<id>}, caused by the committed event that triggered it", () =>
+  it.effect("workflow run: {kind: system, name: workflow:<id>}, caused by the committed event that triggered it", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -126,7 +126,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
     })
   )
 
-  it.scoped("the engine's write route: no permission guard, and only the engine's credential gets in", () =>
+  it.effect("the engine's write route: no permission guard, and only the engine's credential gets in", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const base = yield* baseUrl
@@ -144,7 +144,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
         writes: [{ tool: "create", businessObject: company, values: { name: "Made by the engine" } }]
       })
       const write = (caller: Client, payload: EngineWrites) =>
-        caller.call((api) => api.engine.writes({ path: { workspace: workspace.slug }, payload, headers: {} }))
+        caller.call((api) => api.engine.writes({ params: { workspace: workspace.slug }, payload, headers: {} }))
 
       // A session or an API key, even an admin's, is not the engine.
       for (const caller of [admin, bearerClient(base, key), bearerClient(base, `${testEngineToken}x`)]) {
@@ -168,7 +168,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
     })
   )
 
-  it.scoped("agent run with nobody watching: {kind: agent, id, name}, limited by the agent's own grants", () =>
+  it.effect("agent run with nobody watching: {kind: agent, id, name}, limited by the agent's own grants", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const base = yield* baseUrl
@@ -200,7 +200,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
     })
   )
 
-  it.scoped(
+  it.effect(
     "chat turn: the user stays the actor, within the user's grants; the cause names the conversation and the agent",
     () =>
       Effect.gen(function* () {
@@ -215,7 +215,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
         const turnOf = (caller: Client, calls: ReadonlyArray<RecordWrite>, agentId = agent.id) =>
           caller.call((api) =>
             api.chat.toolCalls({
-              path: { conversationId: "conv-42" },
+              params: { conversationId: "conv-42" },
               payload: new ChatTurn({ agent: agentId, calls }),
               headers: {}
             })
@@ -262,7 +262,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       })
   )
 
-  it.scoped("background job: enqueued as U, run by the worker's own fiber, written as U with the job as cause", () =>
+  it.effect("background job: enqueued as U, run by the worker's own fiber, written as U with the job as cause", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const workspace = yield* freshWorkspace
@@ -285,8 +285,8 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
       yield* eventually(
         "the queue marks the job done",
         Effect.map(
-          sql`SELECT completed FROM ${sql(queueTable)} WHERE id = ${jobId}`,
-          (rows) => rows[0]?.completed === true
+          sql<{ readonly state: string }>`SELECT state FROM ${sql(queueTable)} WHERE id = ${jobId}`,
+          (rows) => rows[0]?.state === "completed"
         )
       )
     })

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, Layer, Queue, Scope } from "effect"
 import { connect } from "node:net"
@@ -13,7 +13,7 @@ import { baseUrl, freshWorkspace, testApp, TestServices } from "../support/TestA
  * while a request is still in flight, and the close waits for its answer.
  */
 layer(TestServices, { excludeTestServices: true })("drain", (it) => {
-  it.scoped(
+  it.effect(
     "closing the app: readiness is draining while a request is in flight; the request is answered, then the app closes",
     () =>
       Effect.gen(function* () {
@@ -22,7 +22,7 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
         yield* Effect.addFinalizer(() => Scope.close(appScope, Exit.void))
         const app = yield* Layer.buildWithScope(testApp({ drainTimeout: Duration.seconds(30) }), appScope)
         const base = yield* Effect.provide(baseUrl, app)
-        const readiness = Effect.flatMap(Readiness, (r) => r.isDraining).pipe(Effect.provide(app))
+        const readiness = Readiness.use((r) => r.isDraining).pipe(Effect.provide(app))
         const workspace = yield* freshWorkspace
         const { client } = yield* signedInMember(base, workspace)
         const sql = yield* SqlClient.SqlClient
@@ -34,11 +34,11 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
           .withTransaction(
             sql
               .unsafe(`LOCK TABLE ${workspace.table("records")} IN EXCLUSIVE MODE`)
-              .pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(release)))
+              .pipe(Effect.andThen(Deferred.succeed(locked, undefined)), Effect.andThen(Deferred.await(release)))
           )
-          .pipe(Effect.orDie, Effect.fork)
+          .pipe(Effect.orDie, Effect.forkChild)
         yield* Deferred.await(locked)
-        const write = yield* Effect.fork(recordsOf(client, "crm/deal").create({ title: "In flight" }))
+        const write = yield* Effect.forkChild(recordsOf(client, "crm/deal").create({ title: "In flight" }))
         yield* eventually(
           "the write waits",
           sql<{
@@ -50,9 +50,9 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
         )
         expect(yield* readiness).toBe(false)
 
-        const closing = yield* Effect.fork(Scope.close(appScope, Exit.void))
+        const closing = yield* Effect.forkChild(Scope.close(appScope, Exit.void))
         yield* eventually("readiness says draining", readiness)
-        expect(closing.unsafePoll()).toBeNull()
+        expect(closing.pollUnsafe()).toBeUndefined()
 
         yield* Deferred.succeed(release, undefined)
         yield* Fiber.join(holder)
@@ -64,7 +64,7 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
     60_000
   )
 
-  it.scoped(
+  it.effect(
     "a request sent on an idle keep-alive connection just as the drain begins is answered, not reset",
     () =>
       Effect.gen(function* () {
@@ -72,7 +72,7 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
         yield* Effect.addFinalizer(() => Scope.close(appScope, Exit.void))
         const app = yield* Layer.buildWithScope(testApp({ drainTimeout: Duration.seconds(30) }), appScope)
         const url = new URL(yield* Effect.provide(baseUrl, app))
-        const readiness = Effect.flatMap(Readiness, (r) => r.isDraining).pipe(Effect.provide(app))
+        const readiness = Readiness.use((r) => r.isDraining).pipe(Effect.provide(app))
 
         // One connection, kept alive: what it receives, and whether the server reset or closed it.
         const received = yield* Queue.unbounded<string>()
@@ -84,18 +84,20 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
         let ended: string | undefined
         socket.on("data", (chunk) => {
           text += chunk.toString("latin1")
-          Queue.unsafeOffer(received, text)
+          Queue.offerUnsafe(received, text)
         })
         socket.on("error", (error) => (ended = `error: ${error.message}`))
         socket.on("close", () => {
           ended ??= "closed"
-          Queue.unsafeOffer(received, text)
+          Queue.offerUnsafe(received, text)
         })
         const ask = Effect.sync(() => socket.write(`GET /api/health/live HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`))
         const answers = (n: number) =>
-          Effect.iterate(text, {
-            while: (t) => (t.match(/HTTP\/1\.1 200/g) ?? []).length < n && ended === undefined,
-            body: () => Queue.take(received)
+          Effect.gen(function* () {
+            let seen = text
+            while ((seen.match(/HTTP\/1\.1 200/g) ?? []).length < n && ended === undefined)
+              seen = yield* Queue.take(received)
+            return seen
           })
 
         yield* ask
@@ -104,7 +106,7 @@ layer(TestServices, { excludeTestServices: true })("drain", (it) => {
         expect(text.toLowerCase()).not.toContain("connection: close")
 
         // The connection is idle now. The drain begins, and the next request is already on its way.
-        const closing = yield* Effect.fork(Scope.close(appScope, Exit.void))
+        const closing = yield* Effect.forkChild(Scope.close(appScope, Exit.void))
         yield* eventually("readiness says draining", readiness)
         yield* ask
         yield* answers(2)

@@ -5,7 +5,6 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { demo } from "../../src/app/Provisioning"
 import { baseUrl, testApp } from "../support/TestApp"
-import { encoded } from "../../src/client/pathParams"
 import { clientFor } from "../support/api"
 import { signIn } from "../support/http"
 
@@ -38,7 +37,7 @@ describe("embedded mode", () => {
           const me = yield* demoUser.call((api) => api.auth.me())
           expect(me.body).toMatchObject({ kind: "user", email: demo.email, workspace: { slug: demo.workspace } })
           const deal = yield* demoUser.call((api) =>
-            api.businessObjects.get({ path: encoded({ businessObject: "crm/deal" }) })
+            api.businessObjects.get({ params: { businessObject: "crm/deal" } })
           )
           expect(deal.status).toBe(200)
 

@@ -1,5 +1,5 @@
 import { connect } from "node:net"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { describe, expect, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import type { Workspace } from "../../src/api/Workspace"
@@ -26,11 +26,11 @@ const holdLock = (lock: string) =>
       .withTransaction(
         sql
           .unsafe(lock)
-          .pipe(Effect.zipRight(Deferred.succeed(locked, undefined)), Effect.zipRight(Deferred.await(released)))
+          .pipe(Effect.andThen(Deferred.succeed(locked, undefined)), Effect.andThen(Deferred.await(released)))
       )
       .pipe(Effect.orDie, Effect.forkScoped)
     yield* Deferred.await(locked)
-    const release = Deferred.succeed(released, undefined).pipe(Effect.zipRight(Fiber.join(holder)))
+    const release = Deferred.succeed(released, undefined).pipe(Effect.andThen(Fiber.join(holder)))
     yield* Effect.addFinalizer(() => release)
     return { release }
   })
@@ -48,7 +48,7 @@ const waitingOn = (table: string) =>
 
 /** Whether a new TCP connection to `port` is refused. */
 const refusesConnections = (base: string) =>
-  Effect.async<boolean>((resume) => {
+  Effect.callback<boolean>((resume) => {
     const socket = connect(Number(new URL(base).port), "127.0.0.1")
     socket.once("connect", () => {
       socket.destroy()
@@ -74,7 +74,7 @@ const QueueRow = (queue: string, workspace: Workspace) =>
     SqlClient.SqlClient,
     (sql) =>
       sql<{ completed: boolean; attempts: number; acquiredBy: string | null }>`
-      SELECT completed, attempts, acquired_by FROM ${sql(queueTable)}
+      SELECT state = 'completed' AS completed, attempts, acquired_by FROM ${sql(queueTable)}
       WHERE queue_name = ${queue} AND (element::jsonb)->'workspace'->>'id' = ${workspace.id}`
   ).pipe(Effect.orDie)
 
@@ -82,7 +82,7 @@ const messages = (service: RunningService) => Effect.map(service.logs, (lines) =
 
 layer(TestServices, { excludeTestServices: true })("graceful shutdown of the real service", (it) => {
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    it.scoped(
+    it.effect(
       `${signal === "SIGINT" ? "SIGINT (twice)" : signal} with requests in flight and a stream open: every request answered in full, the stream ends with 'shutdown', exit 0`,
       () =>
         Effect.gen(function* () {
@@ -95,10 +95,11 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
           // Writes wait on the test's table lock: they are in flight, deterministically, until it is released.
           const lock = yield* holdLock(`LOCK TABLE ${workspace.table("records")} IN EXCLUSIVE MODE`)
           const inFlight = 5
+          // Forked one after the other by this fiber: in Effect 4 a fiber forked inside a concurrent `forEach` is the
+          // child of that element's fiber, and is interrupted as soon as it ends.
           const requests = yield* Effect.forEach(
             Array.from({ length: inFlight }, (_, i) => i),
-            (i) => Effect.fork(Effect.exit(recordsOf(client, deal).create({ title: `In flight ${i}` }))),
-            { concurrency: "unbounded" }
+            (i) => Effect.forkChild(Effect.exit(recordsOf(client, deal).create({ title: `In flight ${i}` })))
           )
           yield* eventually(
             "every write waits on the lock",
@@ -158,7 +159,7 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
       return lock
     })
 
-  it.scoped(
+  it.effect(
     "a job running at SIGTERM finishes within the drain: done once, exit 0",
     () =>
       Effect.gen(function* () {
@@ -180,7 +181,7 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
     120_000
   )
 
-  it.scoped(
+  it.effect(
     "a job still running at the drain's deadline goes back to the queue at once, and runs exactly once after a restart",
     () =>
       Effect.gen(function* () {
@@ -219,7 +220,7 @@ layer(TestServices, { excludeTestServices: true })("graceful shutdown of the rea
 
 describe("npm start", () => {
   layer(TestServices, { excludeTestServices: true })("signals", (it) => {
-    it.scoped(
+    it.effect(
       "SIGTERM to npm stops the service: npm exits 0 and nothing of its process group is left",
       () =>
         Effect.gen(function* () {

@@ -1,12 +1,12 @@
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Logger } from "effect"
-import { appLayer } from "../../src/app/AppLayer"
+import { appLayer, jsonFormat } from "../../src/app/AppLayer"
 import { meaningfulLines, runProcess } from "../support/subprocess"
 import { baseUrl, testConfig, testDatabaseUrl, testRedisUrl } from "../support/TestApp"
 import { request } from "../support/http"
 
 describe("start-up", () => {
-  it.effect(
+  it.live(
     "PORT=not-a-port: a non-zero exit and one line on stderr naming PORT, no stack trace",
     () =>
       Effect.gen(function* () {
@@ -29,7 +29,7 @@ describe("start-up", () => {
   )
 })
 
-/** A log line as the service writes it (`Logger.json`, see src/app/AppLayer.ts), parsed back. */
+/** A log line as the service writes it (`jsonFormat`, see src/app/AppLayer.ts), parsed back. */
 interface LogLine {
   readonly message: unknown
   readonly logLevel: string
@@ -38,16 +38,16 @@ interface LogLine {
 }
 
 /** Every line logged while the layer is up, in order. */
-class LogLines extends Context.Tag("test/LogLines")<LogLines, ReadonlyArray<LogLine>>() {}
+class LogLines extends Context.Service<LogLines, ReadonlyArray<LogLine>>()("test/LogLines") {}
 
 /** Replaces the default logger with the JSON logger the service uses, writing into `LogLines`. */
-const CollectedLogs = Layer.unwrapEffect(
+const CollectedLogs = Layer.unwrap(
   Effect.sync(() => {
     const lines: Array<LogLine> = []
     const collector = Logger.make<unknown, void>((options) => {
-      lines.push(JSON.parse(Logger.jsonLogger.log(options)) as LogLine)
+      lines.push(JSON.parse(jsonFormat.log(options)) as LogLine)
     })
-    return Layer.merge(Layer.succeed(LogLines, lines), Logger.replace(Logger.defaultLogger, collector))
+    return Layer.merge(Layer.succeed(LogLines, lines), Logger.layer([collector]))
   })
 )
 

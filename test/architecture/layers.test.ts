@@ -19,8 +19,11 @@ const namedLayers: Record<string, Layer> = { api: "api", http: "http", app: "app
 /** Pure, browser-safe domain folders the client may use besides api/. */
 const clientSafeFolders = new Set(["diff"])
 
-/** The packages the contract may use: api/ is read by the server, the client and the page alike. */
-const apiPackages = /^(effect|@effect\/platform)(\/.*)?$/
+/**
+ * The packages the contract may use: api/ is read by the server, the client and the page alike. Effect 4
+ * ships HttpApi inside `effect` (`effect/http-api`, `effect/http`), so `effect` and its subpaths only.
+ */
+const apiPackages = /^effect(\/.*)?$/
 
 const layerOf = (file: string): Layer => {
   const path = relative(root, file)
@@ -102,7 +105,7 @@ const violation = (edge: Import): string | undefined => {
   const fromLayer = layerOf(edge.from)
   if (edge.to === undefined) {
     if (edge.specifier.startsWith(".")) return "it resolves to no file"
-    if (fromLayer === "api" && !apiPackages.test(edge.specifier)) return "api/ imports only effect and @effect/platform"
+    if (fromLayer === "api" && !apiPackages.test(edge.specifier)) return "api/ imports only effect (and its subpaths)"
     return undefined
   }
   const toLayer = layerOf(edge.to)
@@ -195,6 +198,12 @@ describe("layers: api <- domain <- http <- app <- main", () => {
     expect(violation({ from: join(root, "src/api/Api.ts"), specifier: "node:fs", to: undefined })).toMatch(
       /only effect/
     )
+    expect(
+      violation({ from: join(root, "src/api/Api.ts"), specifier: "@effect/platform-node", to: undefined })
+    ).toMatch(/only effect/)
+    expect(
+      violation({ from: join(root, "src/api/Api.ts"), specifier: "effect/http-api", to: undefined })
+    ).toBeUndefined()
     expect(violation(edge("src/records/Records.ts", "src/api/errors.ts"))).toBeUndefined()
     const a = join(root, "src/a.ts")
     const b = join(root, "src/b.ts")

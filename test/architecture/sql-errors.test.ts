@@ -154,18 +154,16 @@ describe("one SQL error policy", () => {
       readonly _tag = "BodyError"
     }
     type Body = Effect.Effect<number, BodyError>
-    const inUnit = (units: UnitOfWork, workspace: Workspace, body: Body) => units.run(workspace, body)
-    const once = (idempotency: Idempotency, request: Option.Option<KeyedRequest>, body: Body) =>
+    const inUnit = (units: UnitOfWork["Service"], workspace: Workspace, body: Body) => units.run(workspace, body)
+    const once = (idempotency: Idempotency["Service"], request: Option.Option<KeyedRequest>, body: Body) =>
       idempotency.run(request, ok(Schema.Number), body)
-    expectTypeOf<Effect.Effect.Error<ReturnType<typeof inUnit>>>().toEqualTypeOf<BodyError>()
-    expectTypeOf<Effect.Effect.Error<ReturnType<typeof once>>>().toEqualTypeOf<
-      BodyError | Conflict | UnprocessableEntity
-    >()
+    expectTypeOf<Effect.Error<ReturnType<typeof inUnit>>>().toEqualTypeOf<BodyError>()
+    expectTypeOf<Effect.Error<ReturnType<typeof once>>>().toEqualTypeOf<BodyError | Conflict | UnprocessableEntity>()
     expect(new BodyError()._tag).toBe("BodyError")
   })
 
   it("the rules catch what they forbid", () => {
-    expect(namesSqlError('import type { SqlError } from "@effect/sql/SqlError"')).toBe(true)
+    expect(namesSqlError('import type { SqlError } from "effect/sql/SqlError"')).toBe(true)
     expect(namesSqlError('Effect.catchTag("SqlError", Effect.die)')).toBe(true)
     expect(namesSqlError("sql.withTransaction, orDieOnSqlError")).toBe(false)
     expect(handlesFaults("units.run(workspace, once).pipe(asServerFaults)")).toBe(true)

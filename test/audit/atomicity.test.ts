@@ -1,7 +1,7 @@
 import { subscribeQueue } from "../support/hintQueue"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Cause, Chunk, Effect, Exit, Predicate, Queue } from "effect"
+import { Cause, Effect, Exit, Predicate, Queue } from "effect"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import { withActor } from "../../src/context/Frames"
 import { Records } from "../../src/records/Records"
@@ -24,7 +24,7 @@ const countRows = (workspace: Workspace) =>
 const someone = { kind: "user", id: "u-1", name: "Ann", email: "ann@example.com" } as const
 
 layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work is all or nothing", (it) => {
-  it.scoped("a listener failing after writes rolls back the record, the listener's writes and every audit row", () =>
+  it.effect("a listener failing after writes rolls back the record, the listener's writes and every audit row", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -45,7 +45,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
     })
   )
 
-  it.scoped("staging without an actor fails the whole unit: no record change, no row, no broadcast", () =>
+  it.effect("staging without an actor fails the whole unit: no record change, no row, no broadcast", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const units = yield* UnitOfWork
@@ -64,7 +64,9 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
         .pipe(Effect.exit)
       expect(Exit.isFailure(orphan)).toBe(true)
       // A write path without an actor is a bug, not the caller's to handle: the unit dies with it.
-      const defects = Exit.isFailure(orphan) ? Chunk.toReadonlyArray(Cause.defects(orphan.cause)) : []
+      const defects = Exit.isFailure(orphan)
+        ? orphan.cause.reasons.filter(Cause.isDieReason).map((reason) => reason.defect)
+        : []
       expect(defects.map((defect) => Predicate.isTagged(defect, "MissingActor"))).toEqual([true])
       expect(yield* countRows(workspace)).toEqual({ records: 0, audit: 0 })
 
@@ -78,13 +80,13 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
     })
   )
 
-  it.scoped("a unit started inside another on the same workspace joins it: one correlation id, one outcome", () =>
+  it.effect("a unit started inside another on the same workspace joins it: one correlation id, one outcome", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const units = yield* UnitOfWork
       const records = yield* Records
       const sql = yield* SqlClient.SqlClient
-      const outer = Effect.zipRight(
+      const outer = Effect.andThen(
         records.create("crm/company", { name: "Outer" }),
         units.run(workspace, records.create("crm/company", { name: "Inner" }))
       )
@@ -93,7 +95,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
           count(DISTINCT correlation_id)::int AS units FROM ${sql(workspace.table("audit_entries"))}`
       expect(audit).toEqual({ rows: 2, units: 1 })
 
-      const failing = Effect.zipRight(
+      const failing = Effect.andThen(
         units.run(workspace, records.create("crm/company", { name: "Inner, then the outer fails" })),
         Effect.fail("the outer unit fails")
       )
@@ -103,7 +105,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
     })
   )
 
-  it.scoped("a unit never spans two workspaces: joining one on another workspace fails and rolls back", () =>
+  it.effect("a unit never spans two workspaces: joining one on another workspace fails and rolls back", () =>
     Effect.gen(function* () {
       const first = yield* freshWorkspace
       const second = yield* freshWorkspace
@@ -118,13 +120,13 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
           })
         )
         .pipe(withActor(someone), Effect.exit)
-      expect(Exit.isFailure(crossing) && Cause.isDie(crossing.cause)).toBe(true)
+      expect(Exit.isFailure(crossing) && Cause.hasDies(crossing.cause)).toBe(true)
       expect(yield* countRows(first)).toEqual({ records: 0, audit: 0 })
       expect(yield* countRows(second)).toEqual({ records: 0, audit: 0 })
     })
   )
 
-  it.scoped("a constraint violation at the end of a cascade rolls back A and B too", () =>
+  it.effect("a constraint violation at the end of a cascade rolls back A and B too", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const sql = yield* SqlClient.SqlClient
@@ -147,7 +149,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("a unit of work i
     })
   )
 
-  it.scoped("a unit's rows are written by one INSERT, in staging order, with one transaction timestamp", () =>
+  it.effect("a unit's rows are written by one INSERT, in staging order, with one transaction timestamp", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const sql = yield* SqlClient.SqlClient

@@ -12,7 +12,7 @@ const keysOf = (entry: AuditEntry) => Object.keys(entry).sort()
 const base = ["actor", "at", "businessObject", "businessObjectId", "cause", "correlationId", "id", "operation"]
 
 layer(TestApp, { excludeTestServices: true })("audit rows through the records API", (it) => {
-  it.scoped("rule 1: each verb carries only what it determines, no null padding", () =>
+  it.effect("rule 1: each verb carries only what it determines, no null padding", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
@@ -49,7 +49,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
     })
   )
 
-  it.scoped("rule 2: an update that changes nothing writes no row", () =>
+  it.effect("rule 2: an update that changes nothing writes no row", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -71,7 +71,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
     })
   )
 
-  it.scoped("rule 3: a draft writes no rows until published; deleting a draft leaves nothing", () =>
+  it.effect("rule 3: a draft writes no rows until published; deleting a draft leaves nothing", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -93,7 +93,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
     })
   )
 
-  it.scoped("rules 4, 5, 8: an action's cascade A -> B -> C shares one unit; each cause names its parent", () =>
+  it.effect("rules 4, 5, 8: an action's cascade A -> B -> C shares one unit; each cause names its parent", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client, user } = yield* signedInMember(yield* baseUrl, workspace)
@@ -140,7 +140,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
     })
   )
 
-  it.scoped("an API key writes as its service account", () =>
+  it.effect("an API key writes as its service account", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -153,7 +153,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
     })
   )
 
-  it.scoped("Changes: nested, not flattened; structs whole; collections by id; empty buckets omitted", () =>
+  it.effect("Changes: nested, not flattened; structs whole; collections by id; empty buckets omitted", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -207,7 +207,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
     })
   )
 
-  it.scoped("bad values are a 400 naming the field, and change nothing", () =>
+  it.effect("bad values are a 400 naming the field, and change nothing", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -237,7 +237,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
     })
   )
 
-  it.scoped("lifecycle: transitions out of order are 409; archived records are read-only", () =>
+  it.effect("lifecycle: transitions out of order are 409; archived records are read-only", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -259,7 +259,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
     })
   )
 
-  it.scoped("grants: read lets you read records and timelines; writing needs update", () =>
+  it.effect("grants: read lets you read records and timelines; writing needs update", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber, Option, Ref } from "effect"
+import { Deferred, Duration, Effect, Fiber, Option, Ref, Result } from "effect"
 import type { Workspace } from "../../src/api/Workspace"
 import { Feed } from "../../src/audit/Feed"
 import type { FeedRow } from "../../src/audit/Feed"
@@ -94,7 +94,7 @@ const follow = (
 layer(testServices({ databasePoolSize: 16 }), { excludeTestServices: true })(
   "the workspace feed under concurrent commits",
   (it) => {
-    it.scoped(
+    it.effect(
       `${writerCount} writers over ${recordCount} records for ${seconds} s, three consumers: every committed row exactly once, in commit order`,
       () =>
         Effect.gen(function* () {
@@ -143,32 +143,35 @@ layer(testServices({ databasePoolSize: 16 }), { excludeTestServices: true })(
                       if (rollback) return yield* Effect.fail("rolled back on purpose" as const)
                     })
                   )
-                  .pipe(Effect.either)
-                yield* Ref.update(outcome._tag === "Right" ? committed : rolledBack, (count) => count + 1)
+                  .pipe(Effect.result)
+                yield* Ref.update(Result.isSuccess(outcome) ? committed : rolledBack, (count) => count + 1)
               }
             })
 
           const seenA = yield* Ref.make<ReadonlyArray<Seen>>([])
           const seenB = yield* Ref.make<ReadonlyArray<Seen>>([])
           const seenC = yield* Ref.make<ReadonlyArray<Seen>>([])
-          const consumerA = yield* Effect.fork(follow(workspace, undefined, 7, stop, seenA))
-          const consumerB = yield* Effect.fork(follow(workspace, fromNow, 50, stop, seenB))
+          const consumerA = yield* Effect.forkChild(follow(workspace, undefined, 7, stop, seenA))
+          const consumerB = yield* Effect.forkChild(follow(workspace, fromNow, 50, stop, seenB))
           // C stops at half time, keeps only its cursor string, and starts again from it.
-          const consumerC = yield* Effect.fork(
+          const consumerC = yield* Effect.forkChild(
             Effect.gen(function* () {
               const kept = yield* follow(workspace, undefined, 3, Deferred.isDone(halfway), seenC)
               return yield* follow(workspace, kept, 3, stop, seenC)
             })
           )
-          const writers = yield* Effect.forkAll(Array.from({ length: writerCount }, (_, n) => writer(n)))
-          yield* Effect.sleep(Duration.millis((seconds * 1_000) / 2)).pipe(
-            Effect.zipRight(Deferred.succeed(halfway, undefined)),
-            Effect.fork
+          const writers = yield* Effect.forEach(
+            Array.from({ length: writerCount }, (_, n) => writer(n)),
+            (w) => Effect.forkChild(w)
           )
-          yield* Fiber.join(writers)
+          yield* Effect.sleep(Duration.millis((seconds * 1_000) / 2)).pipe(
+            Effect.andThen(Deferred.succeed(halfway, undefined)),
+            Effect.forkChild
+          )
+          yield* Fiber.joinAll(writers)
           yield* Deferred.succeed(writersDone, undefined)
           yield* Deferred.succeed(halfway, undefined)
-          yield* Fiber.join(Fiber.zip(consumerA, Fiber.zip(consumerB, consumerC)))
+          yield* Fiber.joinAll([consumerA, consumerB, consumerC])
 
           const database = yield* sql<{
             readonly id: string
@@ -219,7 +222,7 @@ layer(testServices({ databasePoolSize: 16 }), { excludeTestServices: true })(
       { timeout: (seconds + 120) * 1_000 }
     )
 
-    it.scoped(
+    it.effect(
       "a unit that has flushed holds the workspace's feed position to COMMIT: a later unit's rows wait, a reader sees neither",
       () =>
         Effect.gen(function* () {
@@ -252,13 +255,14 @@ layer(testServices({ databasePoolSize: 16 }), { excludeTestServices: true })(
             })
           )
           // Unit B, on another record (no row lock in common), starts and must wait at its flush.
-          const unitB = yield* Effect.fork(units.run(workspace, records.update(deal, second?.id ?? "", { title: "B" })))
+          const unitB = yield* Effect.forkChild(
+            units.run(workspace, records.update(deal, second?.id ?? "", { title: "B" }))
+          )
           const waitingOnFeedLock = sql<{ readonly n: number }>`
           SELECT count(*)::int AS n FROM pg_stat_activity
           WHERE wait_event_type = 'Lock' AND query LIKE '%feed_position%' AND datname = current_database()`
           for (;;) {
-            if ((yield* Fiber.poll(unitB))._tag === "Some")
-              expect.fail("unit B committed while unit A held the feed position")
+            if (unitB.pollUnsafe() !== undefined) expect.fail("unit B committed while unit A held the feed position")
             if (((yield* waitingOnFeedLock)[0]?.n ?? 0) > 0) break
             yield* Effect.sleep("5 millis")
           }
@@ -273,7 +277,7 @@ layer(testServices({ databasePoolSize: 16 }), { excludeTestServices: true })(
         }).pipe(withActor(someone))
     )
 
-    it.scoped("rows inserted by hand get the next positions too, in order, and the service goes on after them", () =>
+    it.effect("rows inserted by hand get the next positions too, in order, and the service goes on after them", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const workspace = yield* freshWorkspace

@@ -18,7 +18,7 @@ const compactJsonLines = (body: string) =>
     .join("\n")
 
 layer(TestApp, { excludeTestServices: true })("docs/feed.md example", (it) => {
-  it.scoped("every curl example answers as documented", () =>
+  it.effect("every curl example answers as documented", () =>
     Effect.gen(function* () {
       const { checked, received } = yield* runDocExamples(
         "docs/feed.md",

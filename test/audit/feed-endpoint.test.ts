@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Schema } from "effect"
+import { Effect, Fiber, Schema } from "effect"
 import { CorrelationView, FeedEntry, FeedPage } from "../../src/api/Feed"
 import type { Workspace } from "../../src/api/Workspace"
 import { decodeFeedCursor, encodeFeedCursor } from "../../src/audit/FeedCursor"
@@ -57,7 +57,7 @@ const databaseOrder = (workspace: Workspace) =>
   )
 
 layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
-  it.scoped("oldest first in position order, every row once across pages, each entry's cursor resumes after it", () =>
+  it.effect("oldest first in position order, every row once across pages, each entry's cursor resumes after it", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -91,7 +91,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
     })
   )
 
-  it.scoped("filters: business object, record, actor, correlation id, time range; all must hold", () =>
+  it.effect("filters: business object, record, actor, correlation id, time range; all must hold", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -137,7 +137,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
     })
   )
 
-  it.scoped("permissions: rows the caller may not read are left out, and the cursor still moves past them", () =>
+  it.effect("permissions: rows the caller may not read are left out, and the cursor still moves past them", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -172,7 +172,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
     })
   )
 
-  it.scoped("malformed cursor, filters, limit or wait: 400, naming the parameter; unknown business object: 404", () =>
+  it.effect("malformed cursor, filters, limit or wait: 400, naming the parameter; unknown business object: 404", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -214,7 +214,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
     })
   )
 
-  it.scoped("SSE: entries as they commit, `id:` the cursor; a reconnect with Last-Event-ID goes on from there", () =>
+  it.effect("SSE: entries as they commit, `id:` the cursor; a reconnect with Last-Event-ID goes on from there", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -251,7 +251,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
     })
   )
 
-  it.scoped(
+  it.effect(
     "SSE: a sign-out ends the stream (end: signed-out), a role change too (end: role-changed); the reconnect is answered under what the caller holds now",
     () =>
       Effect.gen(function* () {
@@ -291,7 +291,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
       })
   )
 
-  it.scoped("long-poll: a caller signed out while waiting gets 401, not the rows committed after", () =>
+  it.effect("long-poll: a caller signed out while waiting gets 401, not the rows committed after", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -300,17 +300,17 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
       const leaving = yield* signedInMember(base, workspace)
       const bus = yield* BroadcastBus
       const subscribedBefore = yield* bus.subscriberCount
-      const waiting = yield* Effect.fork(feedCall(leaving.client, `?cursor=${cursor}&wait=30`))
+      const waiting = yield* Effect.forkChild(feedCall(leaving.client, `?cursor=${cursor}&wait=30`))
       // Waiting: its wake-up subscription is there.
       while ((yield* bus.subscriberCount) <= subscribedBefore) yield* Effect.sleep("10 millis")
       expect((yield* leaving.client.post("/api/auth/logout")).status).toBe(204)
       yield* createRecord(admin, deal, { title: "Committed after the sign-out" })
-      const answer = yield* waiting.await.pipe(Effect.flatten)
+      const answer = yield* Fiber.join(waiting)
       expect(answer.status).toBe(401)
     })
   )
 
-  it.scoped("NDJSON: every row after the cursor as one JSON line each, the same entries as the pages", () =>
+  it.effect("NDJSON: every row after the cursor as one JSON line each, the same entries as the pages", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -329,27 +329,27 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
       const lines = text
         .trimEnd()
         .split("\n")
-        .map((line) => Schema.decodeUnknownSync(Schema.parseJson(FeedEntry))(line))
+        .map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line))
       expect(lines).toEqual(pages)
     })
   )
 
-  it.scoped("long-poll: a request with `wait` answers as soon as a row commits", () =>
+  it.effect("long-poll: a request with `wait` answers as soon as a row commits", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(base, workspace)
       const { cursor } = yield* readAll(client, "", 500)
-      const waiting = yield* Effect.fork(feedPage(client, `?cursor=${cursor}&wait=30`))
+      const waiting = yield* Effect.forkChild(feedPage(client, `?cursor=${cursor}&wait=30`))
       const made = yield* createRecord(client, company, { name: "Awaited" })
-      const page = yield* waiting.await.pipe(Effect.flatten)
+      const page = yield* Fiber.join(waiting)
       expect(page.entries.map((entry) => entry.businessObjectId)).toContain(made.id)
     })
   )
 })
 
 layer(TestApp, { excludeTestServices: true })("GET /api/audit/correlation/:id", (it) => {
-  it.scoped(
+  it.effect(
     "every row of a unit and its cascade, grouped by unit and cause, permission-filtered; 400 for a non-UUID",
     () =>
       Effect.gen(function* () {
@@ -391,7 +391,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/correlation/:id", 
       })
   )
 
-  it.scoped("the cascade: a workflow run's rows are in the view of the unit whose event started it", () =>
+  it.effect("the cascade: a workflow run's rows are in the view of the unit whose event started it", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -422,7 +422,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/correlation/:id", 
     })
   )
 
-  it.scoped(
+  it.effect(
     "the typed client: audit.feed pages with filters and cursors, audit.correlation; a bad cursor is a 400 ApiError",
     () =>
       Effect.gen(function* () {

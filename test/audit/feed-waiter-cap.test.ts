@@ -1,5 +1,5 @@
 import { expect, it, layer } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { makeFeedWaiterCap } from "../../src/http/FeedWaiterCap"
 import { signedInMember } from "../support/api"
 import { openSse } from "../support/sse"
@@ -12,20 +12,20 @@ it.effect("the cap: places per credential up to the cap, then 429; a release is 
     const cap = makeFeedWaiterCap(2)
     const first = yield* cap.take(session("a"))
     yield* cap.take(session("a"))
-    const third = yield* Effect.either(cap.take(session("a")))
-    expect(Either.isLeft(third) && third.left._tag).toBe("TooManyRequests")
+    const third = yield* Effect.result(cap.take(session("a")))
+    expect(Result.isFailure(third) && third.failure._tag).toBe("TooManyRequests")
     // Another session and an API key have places of their own.
     yield* cap.take(session("b"))
     yield* cap.take({ _tag: "ApiKey", keyId: "a" })
     first()
     first()
     yield* cap.take(session("a"))
-    expect(Either.isLeft(yield* Effect.either(cap.take(session("a"))))).toBe(true)
+    expect(Result.isFailure(yield* Effect.result(cap.take(session("a"))))).toBe(true)
   })
 )
 
 layer(testApp({ maxStreamsPerSession: 3 }), { excludeTestServices: true })("feed streams per session", (it) => {
-  it.scoped(
+  it.effect(
     "past MAX_STREAMS_PER_SESSION feed streams and long-polls one session gets 429 with Retry-After; closing one frees its place",
     () =>
       Effect.gen(function* () {

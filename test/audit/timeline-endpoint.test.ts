@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import { decodeCursor } from "../../src/audit/Cursor"
@@ -128,7 +128,7 @@ const planNodes = (value: unknown): Array<PlanNode> => {
 }
 
 layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:businessObject/:id", (it) => {
-  it.scoped(
+  it.effect(
     "keyset paging follows seq (commit order), not at: every row once, seq desc, old cursors still page on",
     () =>
       Effect.gen(function* () {
@@ -182,7 +182,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
       })
   )
 
-  it.scoped("rows written by real units come back newest first, with exactly the keys of their verb and no seq", () =>
+  it.effect("rows written by real units come back newest first, with exactly the keys of their verb and no seq", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -244,7 +244,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
     })
   )
 
-  it.scoped("limit: default 50, clamped into 1..200, 400 when not an integer", () =>
+  it.effect("limit: default 50, clamped into 1..200, 400 when not an integer", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -295,7 +295,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
     })
   )
 
-  it.scoped("a cursor that is not one of ours is a 400 BadRequest", () =>
+  it.effect("a cursor that is not one of ours is a 400 BadRequest", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -355,7 +355,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
     ["year 0000", '["0000-01-01T00:00:00.000000Z","5"]']
   ] as const
   for (const [what, position] of refusedByPostgres) {
-    it.scoped(`a well-formed cursor PostgreSQL cannot take (${what}) is a 400, not a 500`, () =>
+    it.effect(`a well-formed cursor PostgreSQL cannot take (${what}) is a 400, not a 500`, () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const workspace = yield* freshWorkspace
@@ -371,7 +371,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
     )
   }
 
-  it.scoped(
+  it.effect(
     "404 for an unknown or unencoded business object, 403 without read, empty page for a record with no rows",
     () =>
       Effect.gen(function* () {
@@ -421,7 +421,7 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/business-object/:b
       })
   )
 
-  it.scoped("a page, first or after a cursor, is one range scan of audit_entries_timeline with no sort", () =>
+  it.effect("a page, first or after a cursor, is one range scan of audit_entries_timeline with no sort", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const sql = yield* SqlClient.SqlClient

@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Context, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
 import { Roles } from "../../src/auth/Roles"
@@ -9,7 +9,7 @@ import { Workspaces } from "../../src/tenancy/Workspaces"
 import { eventually } from "../broadcast/streamHelpers"
 import { clientFor, createRecord, expectStatus, signedInMember } from "../support/api"
 import { request, signIn } from "../support/http"
-import { otlpCollector } from "../support/otlpCollector"
+import { isSqlStatementSpan, otlpCollector } from "../support/otlpCollector"
 import type { ReceivedSpan } from "../support/otlpCollector"
 import { ownRedis } from "../support/ownRedis"
 import { baseUrl, freshWorkspace, testApp, testPassword, uniqueSuffix } from "../support/TestApp"
@@ -17,13 +17,13 @@ import { baseUrl, freshWorkspace, testApp, testPassword, uniqueSuffix } from "..
 const deal = "crm/deal"
 const company = "crm/company"
 
-type App = Context.Context<Layer.Layer.Success<ReturnType<typeof testApp>>>
+type App = Context.Context<Layer.Success<ReturnType<typeof testApp>>>
 
 /** Two instances of the service on one PostgreSQL and one Redis, as behind a balancer. */
-class Instances extends Context.Tag("Instances")<
+class Instances extends Context.Service<
   Instances,
   { readonly a: App; readonly b: App; readonly baseA: string; readonly baseB: string }
->() {}
+>()("Instances") {}
 
 const twoInstances = (overrides: Parameters<typeof testApp>[0] = {}) =>
   Effect.gen(function* () {
@@ -46,10 +46,10 @@ const becomes = (what: string, check: Effect.Effect<number>, status: number) =>
     "5 seconds"
   )
 
-layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
+layer(Layer.effect(Instances, twoInstances()), { excludeTestServices: true })(
   "cached sessions, grants and API keys across two instances",
   (it) => {
-    it.scoped(
+    it.effect(
       "a sign-out on A: A refuses the session at once, B as soon as the invalidation arrives; sign out everywhere too",
       () =>
         Effect.gen(function* () {
@@ -77,14 +77,14 @@ layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
         })
     )
 
-    it.scoped(
+    it.effect(
       "a role change on A: B refuses the read the new role does not grant, and allows what a new grant adds",
       () =>
         Effect.gen(function* () {
           const { a, baseA, baseB } = yield* Instances
           const workspace = yield* Effect.provide(freshWorkspace, a)
           yield* Effect.provide(
-            Effect.flatMap(Roles, (roles) =>
+            Roles.use((roles) =>
               Effect.all([
                 roles.grant(workspace, "deal-reader", deal, "read"),
                 roles.grant(workspace, "company-reader", company, "read")
@@ -105,7 +105,7 @@ layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
 
           // A grant given to the role (what `admin role grant` does), on A.
           yield* Effect.provide(
-            Effect.flatMap(Roles, (roles) => roles.grant(workspace, "company-reader", deal, "read")),
+            Roles.use((roles) => roles.grant(workspace, "company-reader", deal, "read")),
             a
           )
           expect(yield* readOn(baseA)).toBe(200)
@@ -113,7 +113,7 @@ layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
         })
     )
 
-    it.scoped("a member removed on A: B refuses their session", () =>
+    it.effect("a member removed on A: B refuses their session", () =>
       Effect.gen(function* () {
         const { a, baseA, baseB } = yield* Instances
         const workspace = yield* Effect.provide(freshWorkspace, a)
@@ -128,12 +128,12 @@ layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
       })
     )
 
-    it.scoped("an API key revoked on A: A refuses it at once, B as soon as the invalidation arrives", () =>
+    it.effect("an API key revoked on A: A refuses it at once, B as soon as the invalidation arrives", () =>
       Effect.gen(function* () {
         const { a, baseA, baseB } = yield* Instances
         const workspace = yield* Effect.provide(freshWorkspace, a)
         const { apiKey, key } = yield* Effect.provide(
-          Effect.flatMap(ApiKeys, (keys) => keys.create(workspace, "Reader", "admin")),
+          ApiKeys.use((keys) => keys.create(workspace, "Reader", "admin")),
           a
         )
         const bearer = { authorization: `Bearer ${key}` }
@@ -141,7 +141,7 @@ layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
         expect(yield* statusOf(`${baseB}/api/auth/me`, bearer)).toBe(200)
 
         yield* Effect.provide(
-          Effect.flatMap(ApiKeys, (keys) => keys.revoke(workspace, apiKey.id)),
+          ApiKeys.use((keys) => keys.revoke(workspace, apiKey.id)),
           a
         )
         expect(yield* statusOf(`${baseA}/api/auth/me`, bearer)).toBe(401)
@@ -149,7 +149,7 @@ layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
       })
     )
 
-    it.scoped("a workspace dropped on A: B refuses its sessions (401), rather than reading a schema that is gone", () =>
+    it.effect("a workspace dropped on A: B refuses its sessions (401), rather than reading a schema that is gone", () =>
       Effect.gen(function* () {
         const { a, baseA, baseB } = yield* Instances
         const workspaces = Context.get(a, Workspaces)
@@ -163,7 +163,7 @@ layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
       })
     )
 
-    it.scoped("a cached session ends at its expiry, with nothing changed in the database since it was read", () =>
+    it.effect("a cached session ends at its expiry, with nothing changed in the database since it was read", () =>
       Effect.gen(function* () {
         const { a, baseA, baseB } = yield* Instances
         const workspace = yield* Effect.provide(freshWorkspace, a)
@@ -179,7 +179,7 @@ layer(Layer.scoped(Instances, twoInstances()), { excludeTestServices: true })(
 )
 
 describe("caches and a lost Redis subscription", () => {
-  it.scopedLive(
+  it.live(
     "while B's subscription is lost B reads through to PostgreSQL; once regained it has forgotten what it held",
     () =>
       Effect.gen(function* () {
@@ -223,12 +223,12 @@ const statementsOf = (spans: ReadonlyArray<ReceivedSpan>, requestId: string) => 
   const server = spans.find((span) => span.kind === 2 && span.attributes["http.request.id"] === requestId)
   if (server === undefined) return undefined
   return spans
-    .filter((span) => span.traceId === server.traceId && span.name === "sql.execute")
+    .filter((span) => span.traceId === server.traceId && isSqlStatementSpan(span))
     .map((span) => span.attributes["db.query.text"] ?? "")
 }
 
 describe("the caches are used", () => {
-  it.scopedLive(
+  it.live(
     "a repeated authenticated GET reads neither the session nor the grants (nor an API key) from PostgreSQL",
     () =>
       Effect.gen(function* () {
@@ -246,7 +246,7 @@ describe("the caches are used", () => {
         // Signed in, not yet seen by any request.
         const { cookie } = yield* Effect.provide(signedInMember(base, workspace), app)
         const { key } = yield* Effect.provide(
-          Effect.flatMap(ApiKeys, (keys) => keys.create(workspace, "Reader", "admin")),
+          ApiKeys.use((keys) => keys.create(workspace, "Reader", "admin")),
           app
         )
         const record = yield* createRecord(client, deal, { title: "Read twice" })

@@ -1,10 +1,9 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
 import { Roles } from "../../src/auth/Roles"
 import { platformSchema } from "../../src/tenancy/migrations/platform"
-import { encoded } from "../../src/client/pathParams"
 import { clientFor } from "../support/api"
 import { login } from "../support/login"
 import { settled } from "../support/apiCaller"
@@ -18,7 +17,7 @@ const me = (base: string, cookie: string, headers: Record<string, string> = {}) 
   settled(clientFor(base, cookie, headers).call((api) => api.auth.me()))
 
 layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys over HTTP", (it) => {
-  it.scoped("a member signs in; the cookie is HttpOnly, SameSite=Lax, not Secure over plain HTTP", () =>
+  it.effect("a member signs in; the cookie is HttpOnly, SameSite=Lax, not Secure over plain HTTP", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -42,7 +41,7 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
     })
   )
 
-  it.scoped("the cookie is Secure when the request came over HTTPS (through a proxy)", () =>
+  it.effect("the cookie is Secure when the request came over HTTPS (through a proxy)", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -58,7 +57,7 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
     })
   )
 
-  it.scoped("a wrong password, an unknown email, a foreign workspace: the same 401", () =>
+  it.effect("a wrong password, an unknown email, a foreign workspace: the same 401", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -83,7 +82,7 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
     })
   )
 
-  it.scoped("no credentials, an unknown session and an expired session: 401 with a JSON body", () =>
+  it.effect("no credentials, an unknown session and an expired session: 401 with a JSON body", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const sql = yield* SqlClient.SqlClient
@@ -113,7 +112,7 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
     })
   )
 
-  it.scoped("logout ends the session and clears the cookie", () =>
+  it.effect("logout ends the session and clears the cookie", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -126,7 +125,7 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
     })
   )
 
-  it.scoped("an API key authenticates as its service account until it is revoked", () =>
+  it.effect("an API key authenticates as its service account until it is revoked", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -155,7 +154,7 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
     })
   )
 
-  it.scoped("a principal without the grant gets 403; with it, 200; unknown business object 404", () =>
+  it.effect("a principal without the grant gets 403; with it, 200; unknown business object 404", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -178,7 +177,7 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       const asKey = clientFor(base, "", { authorization: `Bearer ${key}` })
       const asNobody = clientFor(base, nobodyCookie)
       const definition = (client: typeof asReader, businessObject: string) =>
-        settled(client.call((api) => api.businessObjects.get({ path: encoded({ businessObject }) })))
+        settled(client.call((api) => api.businessObjects.get({ params: { businessObject } })))
       const deal = "crm/deal"
       const company = "crm/company"
 

@@ -1,13 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc, Schema } from "effect"
-import { allows, GrantTarget } from "../../src/auth/Grants"
-import type { Grant, Permission } from "../../src/auth/Grants"
+import { Arbitrary, Exit, Schema } from "effect"
+import { allows, GrantTarget, Permission } from "../../src/auth/Grants"
+import type { Grant } from "../../src/auth/Grants"
 
 /** Business object names as GrantTarget accepts them: `<namespace>/<name>`. */
-const businessObject = fc.stringMatching(/^[a-z][a-z0-9-]{0,8}\/[a-z][a-zA-Z0-9-]{0,10}$/)
-const permission = fc.constantFrom<Permission>("read", "update")
-const grant = fc.record({ businessObject: fc.oneof(businessObject, fc.constant("*")), permission })
-const grants = fc.array(grant, { maxLength: 6 })
+const BusinessObject = Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9-]{0,8}\/[a-z][a-zA-Z0-9-]{0,10}$/))
+const businessObject = Arbitrary.schema(BusinessObject)
+const permission = Arbitrary.schema(Permission)
+const target = Arbitrary.schema(Schema.Union([BusinessObject, Schema.Literal("*")]))
+const grant = Arbitrary.all({ businessObject: target, permission })
+const grants = Arbitrary.array(grant, { maxLength: 6 })
 
 describe("allows", () => {
   it("has no grant, allows nothing", () => {
@@ -31,7 +33,7 @@ describe("allows", () => {
   })
 
   it.prop("the generated names are business objects GrantTarget accepts", [businessObject], ([name]) => {
-    expect(Either.isRight(Schema.decodeUnknownEither(GrantTarget)(name))).toBe(true)
+    expect(Exit.isSuccess(Schema.decodeUnknownExit(GrantTarget)(name))).toBe(true)
   })
 
   it.prop("`*` allows every business object, at its permission and below", [businessObject], ([name]) => {
@@ -47,7 +49,7 @@ describe("allows", () => {
 
   it.prop(
     "read grants alone never allow update",
-    [fc.array(fc.oneof(businessObject, fc.constant("*")), { maxLength: 6 }), businessObject],
+    [Arbitrary.array(target, { maxLength: 6 }), businessObject],
     ([names, name]) => {
       const held = names.map((businessObject): Grant => ({ businessObject, permission: "read" }))
       expect(allows(held, name, "update")).toBe(false)
@@ -56,7 +58,7 @@ describe("allows", () => {
 
   it.prop(
     "a grant on one business object never allows another",
-    [fc.uniqueArray(businessObject, { minLength: 2, maxLength: 6 }), permission],
+    [Arbitrary.schema(Schema.Array(BusinessObject).check(Schema.isUnique(), Schema.isBetweenLength(2, 6))), permission],
     ([names, asked]) => {
       const [target, ...others] = names
       if (target === undefined) return

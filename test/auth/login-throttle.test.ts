@@ -1,5 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Duration, Effect, Layer, Redacted, Ref, TestClock, TestContext } from "effect"
+import { Duration, Effect, Layer, Redacted, Ref } from "effect"
+import { TestClock } from "effect/testing"
 import { Authentication } from "../../src/auth/Authentication"
 import { LoginThrottle } from "../../src/auth/LoginThrottle"
 import type { LoginThrottleStore } from "../../src/auth/LoginThrottleStore"
@@ -33,7 +34,7 @@ const windowMs = Duration.toMillis(window)
 
 /** The throttle over one store, with 3 failures per account per window and 5 per address per minute. */
 const throttleOver = (store: Layer.Layer<LoginThrottleStore, never, RedisConnection | AppConfig>) =>
-  LoginThrottle.Default.pipe(
+  LoginThrottle.layer.pipe(
     Layer.provide(store),
     Layer.provide(RedisConnection.layer(Redacted.make(testRedisUrl))),
     Layer.provide(testConfig({ loginMaxFailures: 3, loginWindow: window, loginMaxPerAddress: 5 }))
@@ -41,7 +42,7 @@ const throttleOver = (store: Layer.Layer<LoginThrottleStore, never, RedisConnect
 
 /** The wait `admit` answers, in seconds, or 0 when admitted. */
 const waitOf = (email: string, address: string) =>
-  Effect.flatMap(LoginThrottle, (throttle) => throttle.admit({ email, address })).pipe(
+  LoginThrottle.use((throttle) => throttle.admit({ email, address })).pipe(
     Effect.as(0),
     Effect.catchTag("TooManyRequests", (refused) => Effect.succeed(refused.retryAfter))
   )
@@ -90,15 +91,14 @@ describe("login throttle rules (TestClock)", () => {
   layer(throttleOver(LoginThrottleRedis.layer), { excludeTestServices: true })(
     "in Redis, shared by instances",
     (it) => {
-      for (const [name, rule] of Object.entries(rules))
-        it.effect(name, () => Effect.provide(rule, TestContext.TestContext))
+      for (const [name, rule] of Object.entries(rules)) it.effect(name, () => Effect.provide(rule, TestClock.layer()))
     }
   )
 })
 
 describe("login throttle while Redis is unreachable", () => {
   // The throttle and the test share one connection, which the test then drops.
-  const sharedConnection = LoginThrottle.Default.pipe(
+  const sharedConnection = LoginThrottle.layer.pipe(
     Layer.provide(LoginThrottleRedis.layer),
     Layer.provideMerge(RedisConnection.layer(Redacted.make(testRedisUrl))),
     Layer.provide(testConfig({ loginMaxFailures: 3, loginWindow: window, loginMaxPerAddress: 5 }))
@@ -112,7 +112,7 @@ describe("login throttle while Redis is unreachable", () => {
         const email = `outage-${uniqueSuffix()}@example.com`
         for (const n of [1, 2, 3]) expect(yield* waitOf(email, `10.1.0.${n}`)).toBe(0)
         expect(yield* waitOf(email, "10.1.0.4")).toBe(windowMs / 1000)
-      }).pipe(Effect.provide(TestContext.TestContext))
+      }).pipe(Effect.provide(TestClock.layer()))
     )
   })
 })
@@ -133,7 +133,7 @@ const expectThrottled = (response: TestResponse) => {
 }
 
 describe("POST /api/auth/login, throttled", () => {
-  it.scopedLive(
+  it.live(
     "a known and an unknown email are refused alike (429 with Retry-After) after LOGIN_MAX_FAILURES, even with the right password",
     () =>
       Effect.gen(function* () {
@@ -155,7 +155,7 @@ describe("POST /api/auth/login, throttled", () => {
       }).pipe(Effect.scoped, Effect.provide(testApp({ loginMaxFailures: 2, loginWindow: window })))
   )
 
-  it.scopedLive("the right password works again once the window has passed, and a success forgets the failures", () =>
+  it.live("the right password works again once the window has passed, and a success forgets the failures", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -176,7 +176,7 @@ describe("POST /api/auth/login, throttled", () => {
     )
   )
 
-  it.scopedLive("per client address: the socket's, or X-Forwarded-For's last entry only with TRUST_PROXY", () =>
+  it.live("per client address: the socket's, or X-Forwarded-For's last entry only with TRUST_PROXY", () =>
     Effect.gen(function* () {
       const direct = yield* Effect.gen(function* () {
         const base = yield* baseUrl
@@ -213,31 +213,32 @@ describe("POST /api/auth/login, throttled", () => {
 // ---------------------------------------------------------------------------
 
 /** How often sign-in looked an email up (the password hash always follows the lookup). */
-const lookups = Ref.unsafeMake(0)
+const lookups = Ref.makeUnsafe(0)
 
 const CountingUsers = Layer.effect(
   Users,
-  Effect.map(Users, (real) =>
-    Users.make({
+  Effect.gen(function* () {
+    const real = yield* Users
+    return Users.of({
       ...real,
       findCredentials: (email) =>
-        Effect.zipRight(
+        Effect.andThen(
           Ref.update(lookups, (n) => n + 1),
           real.findCredentials(email)
         )
     })
-  )
-).pipe(Layer.provide(Users.Default))
+  })
+).pipe(Layer.provide(Users.layer))
 
-const AuthenticationCountingLookups = Authentication.DefaultWithoutDependencies.pipe(
+const AuthenticationCountingLookups = Authentication.layerWithoutDependencies.pipe(
   Layer.provide(
     Layer.mergeAll(
       CountingUsers,
-      Sessions.Default,
-      Memberships.Default,
-      ApiKeys.Default,
-      Workspaces.Default,
-      LoginThrottle.Default
+      Sessions.layer,
+      Memberships.layer,
+      ApiKeys.layer,
+      Workspaces.layer,
+      LoginThrottle.layer
     )
   ),
   Layer.provideMerge(testServices({ loginMaxFailures: 1 }))

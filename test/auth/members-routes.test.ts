@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Workspace } from "../../src/api/Workspace"
@@ -33,7 +33,7 @@ const members = (client: Client) =>
   )
 
 layer(TestApp, { excludeTestServices: true })("member routes: admins remove members and set their role", (it) => {
-  it.scoped("an admin lists the members with their roles; a member who is not an admin gets 403", () =>
+  it.effect("an admin lists the members with their roles; a member who is not an admin gets 403", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -53,7 +53,7 @@ layer(TestApp, { excludeTestServices: true })("member routes: admins remove memb
     })
   )
 
-  it.scoped("403 for a member who is not an admin: nothing changes", () =>
+  it.effect("403 for a member who is not an admin: nothing changes", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -73,7 +73,7 @@ layer(TestApp, { excludeTestServices: true })("member routes: admins remove memb
     })
   )
 
-  it.scoped(
+  it.effect(
     "404 for a user who is not a member: unknown id, not an id, a member of another workspace; 422 for an unknown role",
     () =>
       Effect.gen(function* () {
@@ -103,7 +103,7 @@ layer(TestApp, { excludeTestServices: true })("member routes: admins remove memb
       })
   )
 
-  it.scoped("409 for the last admin: they can be neither removed nor demoted; with a second admin they can", () =>
+  it.effect("409 for the last admin: they can be neither removed nor demoted; with a second admin they can", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -133,7 +133,7 @@ layer(TestApp, { excludeTestServices: true })("member routes: admins remove memb
     })
   )
 
-  it.scoped(
+  it.effect(
     "two admins demoting each other at once: one succeeds, the other is no admin by then (403), one admin is left (three rounds)",
     () =>
       Effect.gen(function* () {
@@ -157,7 +157,7 @@ layer(TestApp, { excludeTestServices: true })("member routes: admins remove memb
       })
   )
 
-  it.scoped("removing a member takes their roles and sessions in this workspace; a re-admission revives neither", () =>
+  it.effect("removing a member takes their roles and sessions in this workspace; a re-admission revives neither", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -200,7 +200,7 @@ layer(TestApp, { excludeTestServices: true })("member routes: admins remove memb
 })
 
 layer(TestApp, { excludeTestServices: true })("sign out everywhere", (it) => {
-  it.scoped("ends every session of the user, in every workspace, clears the cookie; an API key gets 403", () =>
+  it.effect("ends every session of the user, in every workspace, clears the cookie; an API key gets 403", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace

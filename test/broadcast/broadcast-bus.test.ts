@@ -19,11 +19,13 @@ const hint = (workspace: string, businessObjectId: string, type: "changed" | "pr
 
 /** Waits for the next hint; a missing one fails the test instead of hanging it. */
 const next = (queue: Queue.Dequeue<Broadcast>) =>
-  Queue.take(queue).pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("no hint arrived") }))
+  Queue.take(queue).pipe(
+    Effect.timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.fail(new Error("no hint arrived")) })
+  )
 
 const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
   layer(bus, { excludeTestServices: true })(name, (it) => {
-    it.scoped("a stream receives its own workspace's hints only", () =>
+    it.effect("a stream receives its own workspace's hints only", () =>
       Effect.gen(function* () {
         const bus = yield* BroadcastBus
         const a = freshWorkspace()
@@ -49,7 +51,7 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
         const scope = yield* Scope.make()
         const workspaces = [freshWorkspace(), freshWorkspace()]
         for (let i = 0; i < 50; i++) {
-          yield* subscribeQueue(bus, workspaces[i % 2] ?? "").pipe(Scope.extend(scope))
+          yield* subscribeQueue(bus, workspaces[i % 2] ?? "").pipe(Scope.provide(scope))
         }
         expect(yield* bus.subscriberCount).toBe(50)
         yield* Scope.close(scope, Exit.void)
@@ -57,7 +59,7 @@ const busSuite = (name: string, bus: Layer.Layer<BroadcastBus, unknown>) =>
       })
     )
 
-    it.scoped("a stream that never reads blocks neither the publisher nor another stream", () =>
+    it.effect("a stream that never reads blocks neither the publisher nor another stream", () =>
       Effect.gen(function* () {
         const bus = yield* BroadcastBus
         const ws = freshWorkspace()
@@ -83,9 +85,9 @@ describe("BroadcastHub", () => {
       const [a, b] = [freshWorkspace(), freshWorkspace()]
       const first = yield* Scope.make()
       const second = yield* Scope.make()
-      yield* subscribeQueue(hub, a).pipe(Scope.extend(first))
-      yield* subscribeQueue(hub, a).pipe(Scope.extend(second))
-      yield* subscribeQueue(hub, b).pipe(Scope.extend(second))
+      yield* subscribeQueue(hub, a).pipe(Scope.provide(first))
+      yield* subscribeQueue(hub, a).pipe(Scope.provide(second))
+      yield* subscribeQueue(hub, b).pipe(Scope.provide(second))
       expect([yield* hub.workspaceCount, yield* hub.subscriberCount]).toEqual([2, 3])
       yield* Scope.close(second, Exit.void)
       expect([yield* hub.workspaceCount, yield* hub.subscriberCount]).toEqual([1, 1])
@@ -105,7 +107,7 @@ busSuite("BroadcastBus (redis)", redisBus())
 
 /** Drops a client's connection for good and waits until ioredis reports it. */
 const closed = (client: Redis) =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     client.once("end", () => resume(Effect.void))
     client.disconnect()
   })
@@ -117,7 +119,7 @@ describe("BroadcastBus (redis) across instances", () => {
     redis: Context.get(context, RedisConnection)
   }))
 
-  it.scopedLive("a hint published on one instance reaches the streams of every instance", () =>
+  it.live("a hint published on one instance reaches the streams of every instance", () =>
     Effect.gen(function* () {
       const one = yield* instance
       const two = yield* instance
@@ -130,7 +132,7 @@ describe("BroadcastBus (redis) across instances", () => {
     })
   )
 
-  it.scopedLive("a malformed message is dropped and delivery goes on", () =>
+  it.live("a malformed message is dropped and delivery goes on", () =>
     Effect.gen(function* () {
       const { bus, redis } = yield* instance
       const ws = freshWorkspace()
@@ -147,7 +149,7 @@ describe("BroadcastBus (redis) across instances", () => {
     })
   )
 
-  it.scopedLive("with Redis gone, publish and subscribe fail fast with PubSubUnavailable", () =>
+  it.live("with Redis gone, publish and subscribe fail fast with PubSubUnavailable", () =>
     Effect.gen(function* () {
       const { bus, redis } = yield* instance
       expect(yield* bus.isHealthy).toBe(true)

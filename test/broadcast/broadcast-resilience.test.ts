@@ -59,7 +59,7 @@ const PublishAlwaysFails = Layer.effectContext(
 // ---------------------------------------------------------------------------
 
 describe("broadcast when the shared pub/sub store misbehaves", () => {
-  it.scopedLive(
+  it.live(
     "rule 3: the local save never depends on the publish; a failed publish is logged with the workspace and the object",
     () =>
       Effect.gen(function* () {
@@ -96,7 +96,7 @@ describe("broadcast when the shared pub/sub store misbehaves", () => {
       })
   )
 
-  it.scopedLive(
+  it.live(
     "rule 4: with Redis down the stream is 503 at once and health says so; after a restart the subscription comes back by itself",
     () =>
       Effect.gen(function* () {
@@ -174,7 +174,7 @@ describe("broadcast when the shared pub/sub store misbehaves", () => {
     { timeout: 45_000 }
   )
 
-  it.scopedLive("rule 1 across instances: a save on instance A reaches a stream on instance B through Redis", () =>
+  it.live("rule 1 across instances: a save on instance A reaches a stream on instance B through Redis", () =>
     Effect.gen(function* () {
       // Two independent instances: each its own HTTP server, Redis clients, hub and database pool.
       const a = yield* Layer.build(Layer.fresh(testApp()))

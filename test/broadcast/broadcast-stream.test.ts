@@ -1,4 +1,4 @@
-import * as Sse from "@effect/experimental/Sse"
+import * as Sse from "effect/encoding/Sse"
 import { expect, layer } from "@effect/vitest"
 import { Context, Duration, Effect, Exit, Layer, Scope } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
@@ -53,12 +53,12 @@ const readUntil = (response: Response, last: string) =>
     }
     return ids
   }).pipe(
-    Effect.timeoutFail({ duration: "15 seconds", onTimeout: () => new Error(`hint ${last} never came`) }),
+    Effect.timeoutOrElse({ duration: "15 seconds", orElse: () => Effect.fail(new Error(`hint ${last} never came`)) }),
     Effect.orDie
   )
 
 layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadcast over real HTTP and Redis", (it) => {
-  it.scoped(
+  it.effect(
     "rule 1: a save is hinted as `event: changed` with exactly {businessObject, businessObjectId}, to its own workspace only",
     () =>
       Effect.gen(function* () {
@@ -89,7 +89,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
       })
   )
 
-  it.scoped("the one keep-alive timer reaches every open idle stream (BROADCAST_KEEPALIVE_MS)", () =>
+  it.effect("the one keep-alive timer reaches every open idle stream (BROADCAST_KEEPALIVE_MS)", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -114,7 +114,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
     )
   )
 
-  it.scoped("HEAD answers the stream's headers and opens no stream", () =>
+  it.effect("HEAD answers the stream's headers and opens no stream", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const bus = yield* BroadcastBus
@@ -131,11 +131,11 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
     })
   )
 
-  it.scoped("shutting the server down ends its open streams (so it can stop, and the tabs reconnect)", () =>
+  it.effect("shutting the server down ends its open streams (so it can stop, and the tabs reconnect)", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const scope = yield* Scope.make()
-      const app = yield* Layer.build(testApp()).pipe(Scope.extend(scope))
+      const app = yield* Layer.build(testApp()).pipe(Scope.provide(scope))
       const base = yield* Effect.provide(baseUrl, app)
       const { cookie } = yield* signedInMember(base, workspace)
       const response = yield* Effect.promise(() => fetch(`${base}/api/broadcast`, { headers: { cookie } }))
@@ -147,7 +147,10 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
       expect(yield* Context.get(app, BroadcastBus).subscriberCount).toBe(1)
 
       yield* Scope.close(scope, Exit.void).pipe(
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the server did not stop") }),
+        Effect.timeoutOrElse({
+          duration: "10 seconds",
+          orElse: () => Effect.fail(new Error("the server did not stop"))
+        }),
         Effect.orDie
       )
       const ended = yield* Effect.promise(async () => {
@@ -161,7 +164,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
     })
   )
 
-  it.scoped(
+  it.effect(
     "permissions are read at open: a deal reader gets deal hints only; a grant applies from the next stream",
     () =>
       Effect.gen(function* () {
@@ -222,7 +225,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
       })
   )
 
-  it.scoped("authentication: an API key gets 403 (a browser session is required); no credentials 401", () =>
+  it.effect("authentication: an API key gets 403 (a browser session is required); no credentials 401", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -247,7 +250,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
     })
   )
 
-  it.scoped(
+  it.effect(
     "rules 2 and 3: a rolled-back unit broadcasts nothing; a closed stream misses hints and nothing is replayed",
     () =>
       Effect.gen(function* () {
@@ -299,7 +302,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
       })
   )
 
-  it.scoped(
+  it.effect(
     "a dropped connection releases its subscription: 50 streams opened and closed leave the count as it was",
     () =>
       Effect.gen(function* () {
@@ -345,7 +348,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("GET /api/broadca
       })
   )
 
-  it.scoped("a client that never reads delays no other stream: its own buffer drops the oldest hints", () =>
+  it.effect("a client that never reads delays no other stream: its own buffer drops the oldest hints", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const bus = yield* BroadcastBus

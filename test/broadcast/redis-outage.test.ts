@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Logger, LogLevel, Option, Queue, Redacted } from "effect"
+import { Effect, Layer, Logger, Option, PubSub, Redacted, References } from "effect"
 import { appLayer } from "../../src/app/AppLayer"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import { baseUrl, freshWorkspace, testConfig } from "../support/TestApp"
@@ -17,17 +17,14 @@ const logged = (entries: ReadonlyArray<Logged>, level: string, message: string) 
   )
 
 describe("Redis outage accounting", () => {
-  it.scopedLive(
+  it.live(
     "the instance knows when its subscription was lost and restored, counts the hints it could not publish, says so in /api/health, signals the resubscription once and tells the open stream to resync",
     () =>
       Effect.gen(function* () {
         const redis = yield* ownRedis
         const logs = collectLogs()
         // Info lines too (the restoration is one), kept instead of printed.
-        const logging = Layer.merge(
-          Logger.replace(Logger.defaultLogger, logs.logger),
-          Logger.minimumLogLevel(LogLevel.Info)
-        )
+        const logging = Layer.merge(Logger.layer([logs.logger]), Layer.succeed(References.MinimumLogLevel, "Info"))
         const app = yield* Layer.build(
           appLayer(testConfig({ redisUrl: Option.some(Redacted.make(redis.url)) })).pipe(Layer.provide(logging))
         )
@@ -75,10 +72,10 @@ describe("Redis outage accounting", () => {
               droppedPublishes: 2
             }
           })
-          expect(yield* Queue.size(signals)).toBe(0)
+          expect(yield* PubSub.remaining(signals)).toBe(0)
 
           yield* redis.start
-          const signal = yield* Queue.take(signals).pipe(Effect.timeout("15 seconds"))
+          const signal = yield* PubSub.take(signals).pipe(Effect.timeout("15 seconds"))
           expect(signal).toEqual({ outageMs: expect.any(Number), droppedPublishes: 2 })
           expect(signal.outageMs).toBeGreaterThan(0)
           const status = yield* bus.status
@@ -104,7 +101,7 @@ describe("Redis outage accounting", () => {
             Effect.map(probe(`${base}/api/health`), (r) => r.status === 200)
           )
           // Exactly one resubscription for one outage.
-          expect(yield* Queue.size(signals)).toBe(0)
+          expect(yield* PubSub.remaining(signals)).toBe(0)
           expect(logged(logs.entries, "WARN", "broadcast subscription lost")).toHaveLength(1)
         }).pipe(Effect.scoped, Effect.provide(app))
       }),

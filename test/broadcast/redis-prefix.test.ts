@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigProvider, Context, Effect, Either, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Effect, Layer, Option, Redacted, Result } from "effect"
 import { AppConfig, redisPrefixOf } from "../../src/config/AppConfig"
 import { RedisConnection } from "../../src/redis/RedisConnection"
 import { createRecord, signedInMember } from "../support/api"
@@ -14,30 +14,34 @@ const deal = "crm/deal"
 describe("REDIS_PREFIX", () => {
   const read = (env: Record<string, string>) =>
     Effect.runSync(
-      Effect.either(Effect.provide(AppConfig, AppConfig.layer)).pipe(
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+      Effect.result(Effect.provide(AppConfig, AppConfig.layer)).pipe(
+        // An empty variable is a value (refused), as in the process environment.
+        Effect.provideService(
+          ConfigProvider.ConfigProvider,
+          ConfigProvider.fromEnvRecord(env, { preserveEmptyStrings: true })
+        )
       )
     )
 
   it("defaults to abs:<database name>:, abs:embedded: without DATABASE_URL; REDIS_PREFIX wins", () => {
-    const prefixOf = (env: Record<string, string>) => Either.map(read(env), redisPrefixOf)
+    const prefixOf = (env: Record<string, string>) => Result.map(read(env), redisPrefixOf)
     expect(prefixOf({ DATABASE_URL: "postgres://u:p@db.example:5432/orders_prod" })).toEqual(
-      Either.right("abs:orders_prod:")
+      Result.succeed("abs:orders_prod:")
     )
     expect(prefixOf({ DATABASE_URL: "postgres://db.example/we%20ird%7Bname%7D" })).toEqual(
-      Either.right("abs:we_ird_name_:")
+      Result.succeed("abs:we_ird_name_:")
     )
-    expect(prefixOf({})).toEqual(Either.right("abs:embedded:"))
+    expect(prefixOf({})).toEqual(Result.succeed("abs:embedded:"))
     expect(prefixOf({ DATABASE_URL: "postgres://db.example/orders", REDIS_PREFIX: "eu-1:" })).toEqual(
-      Either.right("eu-1:")
+      Result.succeed("eu-1:")
     )
   })
 
   it("refuses a prefix with braces (they would move presence's cluster hash tag), spaces or nothing", () => {
     for (const bad of ["a{b}:", "two words", ""]) {
       const config = read({ REDIS_PREFIX: bad })
-      expect(Either.isLeft(config), bad).toBe(true)
-      if (Either.isLeft(config)) expect(String(config.left)).toContain("REDIS_PREFIX")
+      expect(Result.isFailure(config), bad).toBe(true)
+      if (Result.isFailure(config)) expect(String(config.failure)).toContain("REDIS_PREFIX")
     }
   })
 })
@@ -48,7 +52,7 @@ describe("REDIS_PREFIX", () => {
  * of the same workspace is signed in on both.
  */
 describe("two deployments on one Redis", () => {
-  it.scopedLive("see neither each other's hints, nor presence, nor sign-in counts", () =>
+  it.live("see neither each other's hints, nor presence, nor sign-in counts", () =>
     Effect.gen(function* () {
       const suffix = uniqueSuffix()
       const prefixes = [`test-a-${suffix}:`, `test-b-${suffix}:`] as const

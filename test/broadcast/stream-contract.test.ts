@@ -15,12 +15,12 @@ const streamCount = 50
 /** `: connected`, then the first event: `retry:` and `resync` in one block. */
 const firstEvent = /^: connected\n\nretry: (\d+)\nevent: resync\ndata: (.*)\n\n/
 
-const decodeResync = Schema.decodeUnknownSync(Schema.parseJson(Resync))
+const decodeResync = Schema.decodeUnknownSync(Schema.fromJsonString(Resync))
 
 layer(testApp({ presenceHeartbeat: Duration.millis(4_000), maxStreamsPerSession: streamCount }), {
   excludeTestServices: true
 })("the stream's contract: resync first, retry with jitter", (it) => {
-  it.scoped(
+  it.effect(
     `${streamCount} streams each open with resync (reason open, the served presence intervals) carrying a retry drawn per stream from 1-5 s`,
     () =>
       Effect.gen(function* () {
@@ -65,7 +65,7 @@ layer(testApp({ presenceHeartbeat: Duration.millis(4_000), maxStreamsPerSession:
       })
   )
 
-  it.scoped(
+  it.effect(
     "a stream ends at its session's end: event end, reason session-expired, then the connection closes; the reconnect is 401",
     () =>
       Effect.gen(function* () {
@@ -82,14 +82,14 @@ layer(testApp({ presenceHeartbeat: Duration.millis(4_000), maxStreamsPerSession:
           ended("session-expired")
         ])
         expect((yield* probe(`${base}/api/broadcast`, { cookie })).status).toBe(401)
-      }).pipe(Effect.provide(Sessions.Default))
+      }).pipe(Effect.provide(Sessions.layer))
   )
 })
 
 layer(testApp({ streamMaxLifetime: Duration.millis(500) }), { excludeTestServices: true })(
   "STREAM_MAX_LIFETIME_MS",
   (it) => {
-    it.scoped(
+    it.effect(
       "a stream ends after its lifetime (±10%) with event end, reason lifetime, and closes; a new stream opens as before",
       () =>
         Effect.gen(function* () {

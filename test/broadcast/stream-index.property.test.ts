@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { Arbitrary, Schema } from "effect"
 import type { StreamOwner } from "../../src/broadcast/StreamIndex"
 import { StreamIndex } from "../../src/broadcast/StreamIndex"
 import type { StreamRevocation } from "../../src/broadcast/StreamRevocation"
@@ -12,24 +12,34 @@ class FakeStream {
   }
 }
 
-const owner = fc.record({
-  session: fc.constantFrom("s1", "s2", "s3"),
-  userId: fc.constantFrom("u1", "u2"),
-  workspaceId: fc.constantFrom("w1", "w2")
+const Owner = Schema.Struct({
+  session: Schema.Literals(["s1", "s2", "s3"]),
+  userId: Schema.Literals(["u1", "u2"]),
+  workspaceId: Schema.Literals(["w1", "w2"])
 })
 
-const revocation: fc.Arbitrary<StreamRevocation> = fc.oneof(
-  fc.record({
-    _tag: fc.constant<"Session">("Session"),
-    tokenHash: fc.constantFrom("s1", "s2", "s3", "s4"),
-    reason: fc.constant<"signed-out">("signed-out")
-  }),
-  fc.record({
-    _tag: fc.constant<"User">("User"),
-    userIds: fc.subarray(["u1", "u2", "u3"]),
-    workspaceId: fc.constantFrom("w1", "w2", null),
-    reason: fc.constant<"membership-changed">("membership-changed")
-  })
+const revocation: Arbitrary.Arbitrary<StreamRevocation> = Arbitrary.schema(
+  Schema.Union([
+    Schema.TaggedStruct("Session", {
+      tokenHash: Schema.Literals(["s1", "s2", "s3", "s4"]),
+      reason: Schema.Literal("signed-out")
+    }),
+    Schema.TaggedStruct("User", {
+      // A subset of the users, each once.
+      userIds: Schema.Array(Schema.Literals(["u1", "u2", "u3"])).check(Schema.isUnique()),
+      workspaceId: Schema.NullOr(Schema.Literals(["w1", "w2"])),
+      reason: Schema.Literal("membership-changed")
+    })
+  ])
+)
+
+const steps = Arbitrary.schema(
+  Schema.Array(
+    Schema.Union([
+      Schema.Struct({ add: Owner }),
+      Schema.Struct({ release: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 30 })) })
+    ])
+  ).check(Schema.isMaxLength(40))
 )
 
 /** What a revocation names, by its definition, among the streams still registered. */
@@ -44,46 +54,36 @@ const expected = (live: ReadonlyArray<{ stream: FakeStream; owner: StreamOwner }
     .sort((a, b) => a - b)
 
 describe("StreamIndex", () => {
-  it("a revocation names exactly the registered, unreleased streams of its session, or of its users (in its workspace)", () => {
-    fc.assert(
-      fc.property(
-        fc.array(
-          fc.oneof(
-            owner.map((o) => ({ add: o })),
-            fc.nat(30).map((i) => ({ release: i }))
-          ),
-          { maxLength: 40 }
-        ),
-        revocation,
-        (steps, r) => {
-          const index = new StreamIndex<FakeStream>(1_000)
-          const live: Array<{ stream: FakeStream; owner: StreamOwner; release: () => void }> = []
-          let next = 0
-          for (const step of steps) {
-            if ("add" in step) {
-              const stream = new FakeStream(next++)
-              live.push({ stream, owner: step.add, release: index.register(step.add, stream) })
-            } else if (live.length > 0) {
-              const [gone] = live.splice(step.release % live.length, 1)
-              gone?.release()
-              // Released twice: nothing more happens.
-              gone?.release()
-            }
-          }
-          const named = index
-            .named(r)
-            .map((stream) => stream.id)
-            .sort((a, b) => a - b)
-          expect(named).toEqual(expected(live, r))
-          // Nothing is held for sessions and users without streams.
-          expect(index.size).toEqual({
-            sessions: new Set(live.map((entry) => entry.owner.session)).size,
-            users: new Set(live.map((entry) => entry.owner.userId)).size
-          })
+  it.prop(
+    "a revocation names exactly the registered, unreleased streams of its session, or of its users (in its workspace)",
+    [steps, revocation],
+    ([steps, r]) => {
+      const index = new StreamIndex<FakeStream>(1_000)
+      const live: Array<{ stream: FakeStream; owner: StreamOwner; release: () => void }> = []
+      let next = 0
+      for (const step of steps) {
+        if ("add" in step) {
+          const stream = new FakeStream(next++)
+          live.push({ stream, owner: step.add, release: index.register(step.add, stream) })
+        } else if (live.length > 0) {
+          const [gone] = live.splice(step.release % live.length, 1)
+          gone?.release()
+          // Released twice: nothing more happens.
+          gone?.release()
         }
-      )
-    )
-  })
+      }
+      const named = index
+        .named(r)
+        .map((stream) => stream.id)
+        .sort((a, b) => a - b)
+      expect(named).toEqual(expected(live, r))
+      // Nothing is held for sessions and users without streams.
+      expect(index.size).toEqual({
+        sessions: new Set(live.map((entry) => entry.owner.session)).size,
+        users: new Set(live.map((entry) => entry.owner.userId)).size
+      })
+    }
+  )
 
   it("one stream past a session's cap drops (destroys) and forgets that session's oldest; other sessions keep theirs", () => {
     const index = new StreamIndex<FakeStream>(2)

@@ -23,7 +23,7 @@ const endedWith = (stream: SseStream, reason: string) =>
   })
 
 describe("revocation across instances", () => {
-  it.scopedLive(
+  it.live(
     "a membership removal made on instance A ends that user's stream on instance B (end: membership-changed); the reconnect gets 401",
     () =>
       Effect.gen(function* () {
@@ -63,7 +63,7 @@ describe("revocation across instances", () => {
 })
 
 layer(testApp(), { excludeTestServices: true })("revocation on one instance", (it) => {
-  it.scoped(
+  it.effect(
     "sign-out ends the streams of that session only (end: signed-out); signing out everywhere ends the user's other sessions' streams",
     () =>
       Effect.gen(function* () {
@@ -95,7 +95,7 @@ layer(testApp(), { excludeTestServices: true })("revocation on one instance", (i
       })
   )
 
-  it.scoped("sign out everywhere ends the user's sessions and streams in every workspace, and no one else's", () =>
+  it.effect("sign out everywhere ends the user's sessions and streams in every workspace, and no one else's", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -117,7 +117,7 @@ layer(testApp(), { excludeTestServices: true })("revocation on one instance", (i
     })
   )
 
-  it.scoped("a role change ends the member's stream (end: role-changed); the reconnect sees the new rights", () =>
+  it.effect("a role change ends the member's stream (end: role-changed); the reconnect sees the new rights", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -143,7 +143,7 @@ layer(testApp(), { excludeTestServices: true })("revocation on one instance", (i
     })
   )
 
-  it.scoped("the admin CLI's member set-role, member remove and user sign-out end the member's streams", () =>
+  it.effect("the admin CLI's member set-role, member remove and user sign-out end the member's streams", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace

@@ -45,19 +45,19 @@ export const hintId = (event: SseEvent): string | undefined => {
 }
 
 /** Waits (bounded) until the stream has received a hint about record `id`; returns everything received so far. */
-export const awaitHint = (stream: SseStream, id: string, timeout: Duration.DurationInput = "10 seconds") =>
+export const awaitHint = (stream: SseStream, id: string, timeout: Duration.Input = "10 seconds") =>
   stream.waitFor((events) => events.some((event) => hintId(event) === id), timeout)
 
 /** Polls `check` until it holds, failing the test when it does not within `timeout`. No fixed sleeps. */
 export const eventually = <E, R>(
   what: string,
   check: Effect.Effect<boolean, E, R>,
-  timeout: Duration.DurationInput = "10 seconds"
+  timeout: Duration.Input = "10 seconds"
 ) =>
   Effect.repeat(check, { until: (holds) => holds, schedule: Schedule.spaced("25 millis") }).pipe(
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: timeout,
-      onTimeout: () => new Error(`${what}: not within ${Duration.format(Duration.decode(timeout))}`)
+      orElse: () => Effect.fail(new Error(`${what}: not within ${Duration.format(Duration.fromInputUnsafe(timeout))}`))
     }),
     Effect.orDie,
     Effect.asVoid

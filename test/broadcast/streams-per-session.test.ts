@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import { baseUrl, freshWorkspace, testApp, testPassword } from "../support/TestApp"
 import { createRecord, signedInMember } from "../support/api"
@@ -22,7 +22,7 @@ const openUntilEnd = (url: string, cookie: string) =>
   })
 
 layer(testApp({ maxStreamsPerSession: cap }), { excludeTestServices: true })("MAX_STREAMS_PER_SESSION", (it) => {
-  it.scoped(
+  it.effect(
     "one stream past the cap closes the session's oldest; the others and another session's stay and get hints",
     () =>
       Effect.gen(function* () {
@@ -42,16 +42,15 @@ layer(testApp({ maxStreamsPerSession: cap }), { excludeTestServices: true })("MA
         const oldest = yield* openUntilEnd(url, cookie)
         const rest = yield* Effect.forEach(Array.from({ length: cap - 1 }), () => openSse(url, { cookie }))
         // Still at the cap: nothing closed.
-        expect(oldest.unsafePoll()).toBeNull()
+        expect(oldest.pollUnsafe()).toBeUndefined()
         const before = yield* bus.subscriberCount
 
         const newest = yield* openSse(url, { cookie })
         expect(newest.status).toBe(200)
-        const received = yield* oldest.await.pipe(
-          Effect.flatten,
-          Effect.timeoutFail({
+        const received = yield* Fiber.join(oldest).pipe(
+          Effect.timeoutOrElse({
             duration: "10 seconds",
-            onTimeout: () => new Error("the oldest stream was not closed")
+            orElse: () => Effect.fail(new Error("the oldest stream was not closed"))
           }),
           Effect.orDie
         )

@@ -41,7 +41,7 @@ beforeAll(async () => {
   const workspace: Workspace = await run(freshWorkspace)
   await run(
     Effect.flatMap(Roles, (roles) =>
-      Effect.zipRight(
+      Effect.andThen(
         roles.grant(workspace, "deal-reader", "crm/deal", "read"),
         roles.grant(workspace, "deal-reader", "crm/company", "read")
       )
@@ -250,8 +250,8 @@ describe("the record page (Chromium, PostgreSQL, Redis)", () => {
     await actions.getByRole("button", { name: "Delete" }).click()
     await actions.getByRole("button", { name: "Yes, delete" }).click()
     await expect.poll(() => a.page.url(), shown).toBe(`${base}/records/crm/deal`)
-    const after = await Effect.runPromise(Effect.either(deals().get(deal.id)))
-    expect(after._tag === "Left" ? after.left.status : 200).toBe(404)
+    const after = await Effect.runPromise(Effect.result(deals().get(deal.id)))
+    expect(after._tag === "Failure" ? after.failure.status : 200).toBe(404)
     await a.context.close()
   })
 

@@ -40,7 +40,7 @@ const appFolder = Effect.acquireRelease(
 
 const built = runProcess("node", ["scripts/build-if-stale.mjs"]).pipe(
   Effect.timeout("5 minutes"),
-  Effect.tap((result) => expect(result.code, result.stderr).toBe(0))
+  Effect.tap((result) => Effect.sync(() => expect(result.code, result.stderr).toBe(0)))
 )
 
 /** The files `file` loads at start: itself and the chunks it imports statically, transitively (not `import()`). */
@@ -54,7 +54,7 @@ const staticClosure = (file: string, seen = new Set<string>()): Set<string> => {
 }
 
 layer(TestServices, { excludeTestServices: true })("the build", (it) => {
-  it.scoped(
+  it.effect(
     "the compiled service loads Swagger UI only when /api/docs is asked for, and then serves the docs page",
     () =>
       Effect.gen(function* () {
@@ -71,7 +71,7 @@ layer(TestServices, { excludeTestServices: true })("the build", (it) => {
     360_000
   )
 
-  it.scoped(
+  it.effect(
     "the compiled service runs on plain node, and a JavaScript app signs in, writes and reads its timeline through the compiled client",
     () =>
       Effect.gen(function* () {
@@ -99,7 +99,7 @@ layer(TestServices, { excludeTestServices: true })("the build", (it) => {
     360_000
   )
 
-  it.scoped(
+  it.effect(
     "a Vite app that imports ./client and ./client/react from the installed package builds",
     () =>
       Effect.gen(function* () {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import fc from "fast-check"
+import { Schema } from "effect"
 import { emittedFileFor, rewriteRelativeSpecifiers } from "../../scripts/build/relativeSpecifiers"
 
 const files = new Set(["./audit.js", "./hydration/index.js", "../api/Api.js"])
@@ -29,23 +29,23 @@ describe("relative specifiers of the emitted client package", () => {
     )
   })
 
-  it("text without a relative specifier is left exactly as it is", () => {
-    fc.assert(
-      fc.property(fc.string(), (text) => {
-        const noRelative = text.replace(/["']\.\.?(\/|["'])/g, "")
-        expect(rewriteRelativeSpecifiers(noRelative, () => "./replaced.js")).toBe(noRelative)
-      })
-    )
+  it.prop("text without a relative specifier is left exactly as it is", { text: Schema.String }, ({ text }) => {
+    const noRelative = text.replace(/["']\.\.?(\/|["'])/g, "")
+    expect(rewriteRelativeSpecifiers(noRelative, () => "./replaced.js")).toBe(noRelative)
   })
 
-  it("a file is found as <it>.js before <it>/index.js; a specifier with .js is kept", () => {
-    fc.assert(
-      fc.property(fc.stringMatching(/^\.\.?\/[a-z]{1,8}$/), fc.boolean(), fc.boolean(), (specifier, file, folder) => {
-        const exists = (path: string) => (path.endsWith("/index.js") ? folder : file)
-        const expected = file ? `${specifier}.js` : folder ? `${specifier}/index.js` : undefined
-        expect(emittedFileFor(specifier, exists)).toBe(expected)
-        expect(emittedFileFor(`${specifier}.js`, () => true)).toBeUndefined()
-      })
-    )
-  })
+  it.prop(
+    "a file is found as <it>.js before <it>/index.js; a specifier with .js is kept",
+    {
+      specifier: Schema.String.check(Schema.isPattern(/^\.\.?\/[a-z]{1,8}$/)),
+      file: Schema.Boolean,
+      folder: Schema.Boolean
+    },
+    ({ specifier, file, folder }) => {
+      const exists = (path: string) => (path.endsWith("/index.js") ? folder : file)
+      const expected = file ? `${specifier}.js` : folder ? `${specifier}/index.js` : undefined
+      expect(emittedFileFor(specifier, exists)).toBe(expected)
+      expect(emittedFileFor(`${specifier}.js`, () => true)).toBeUndefined()
+    }
+  )
 })

@@ -27,7 +27,7 @@ const store = Effect.gen(function* () {
   const caches = yield* Caches
   const cache = yield* caches.make({
     lookup: (_: string) =>
-      Effect.zipRight(
+      Effect.andThen(
         Ref.update(reads, (n) => n + 1),
         Ref.get(value)
       ),
@@ -79,7 +79,7 @@ describe("Caches", () => {
             }),
           tags: (key) => [cacheTag.session(key)]
         })
-        const early = yield* Effect.fork(cache.get("k"))
+        const early = yield* Effect.forkChild(cache.get("k"))
         yield* Deferred.await(started)
         // The change commits and is invalidated while that read is still on its way.
         yield* Ref.set(value, "after")

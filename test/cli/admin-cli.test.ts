@@ -1,5 +1,5 @@
-import { ValidationError } from "@effect/cli"
-import { SqlClient } from "@effect/sql"
+import { CliError } from "effect/cli"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { Authentication } from "../../src/auth/Authentication"
@@ -14,14 +14,14 @@ import { runCli } from "../support/cli"
 import { meaningfulLines, runProcess } from "../support/subprocess"
 import { testDatabaseUrl, TestServices, uniqueSuffix } from "../support/TestApp"
 
-/** What a failed command failed with: the error's tag, "ValidationError" for bad arguments, or the defect. */
+/** What a failed command failed with: the error's tag, "ValidationError" for bad arguments (any CliError), or the defect. */
 const outcome = <E>(exit: Exit.Exit<void, E>) =>
   Exit.isSuccess(exit)
     ? "success"
-    : Option.match(Cause.failureOption(exit.cause), {
+    : Option.match(Cause.findErrorOption(exit.cause), {
         onNone: () => `defect: ${Cause.pretty(exit.cause).split("\n")[0]}`,
         onSome: (error) =>
-          ValidationError.isValidationError(error)
+          CliError.isCliError(error)
             ? "ValidationError"
             : typeof error === "object" && error !== null && "_tag" in error
               ? String(error._tag)
@@ -30,7 +30,7 @@ const outcome = <E>(exit: Exit.Exit<void, E>) =>
 
 const failureMessage = <E>(exit: Exit.Exit<void, E>) =>
   Exit.isFailure(exit)
-    ? Option.match(Cause.failureOption(exit.cause), {
+    ? Option.match(Cause.findErrorOption(exit.cause), {
         onNone: () => undefined,
         onSome: (error) =>
           typeof error === "object" && error !== null && "message" in error ? String(error.message) : undefined
@@ -89,8 +89,8 @@ const countRows = (workspace: Workspace, table: string) =>
 
 const password = "cli password 123"
 
-layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestServices: true })("admin CLI", (it) => {
-  it.scoped(
+layer(Layer.provideMerge(Authentication.layer, TestServices), { excludeTestServices: true })("admin CLI", (it) => {
+  it.effect(
     "workspace create: the row, the migrated schema with the admin role, the seed data, and what was done",
     () =>
       Effect.gen(function* () {
@@ -116,7 +116,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       })
   )
 
-  it.scoped("user create, role grant, member add: the user signs in holding the granted role", () =>
+  it.effect("user create, role grant, member add: the user signs in holding the granted role", () =>
     Effect.gen(function* () {
       const authentication = yield* Authentication
       const roles = yield* Roles
@@ -169,7 +169,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     })
   )
 
-  it.scoped("apikey create prints a key that authenticates; apikey revoke ends it", () =>
+  it.effect("apikey create prints a key that authenticates; apikey revoke ends it", () =>
     Effect.gen(function* () {
       const authentication = yield* Authentication
       const workspace = yield* cliWorkspace
@@ -220,7 +220,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     })
   )
 
-  it.scoped("an unknown role fails with NotFound and leaves nothing behind", () =>
+  it.effect("an unknown role fails with NotFound and leaves nothing behind", () =>
     Effect.gen(function* () {
       const workspace = yield* cliWorkspace
       const user = yield* cliUser(password)
@@ -258,7 +258,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     })
   )
 
-  it.scoped(
+  it.effect(
     "member set-role, member remove, user sign-out: exactly one role; roles, membership and sessions go; the last admin stays (Conflict)",
     () =>
       Effect.gen(function* () {
@@ -363,7 +363,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
       })
   )
 
-  it.scoped("a bad permission or business object fails and grants nothing", () =>
+  it.effect("a bad permission or business object fails and grants nothing", () =>
     Effect.gen(function* () {
       const workspace = yield* cliWorkspace
       const grant = (businessObject: string, permission: string) =>
@@ -408,7 +408,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     })
   )
 
-  it.scoped("an unknown workspace fails with NotFound in every command that names one", () =>
+  it.effect("an unknown workspace fails with NotFound in every command that names one", () =>
     Effect.gen(function* () {
       const user = yield* cliUser(password)
       const missing = `no-such-${uniqueSuffix()}`
@@ -439,7 +439,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     })
   )
 
-  it.scoped("a duplicate workspace fails with Conflict and leaves one row", () =>
+  it.effect("a duplicate workspace fails with Conflict and leaves one row", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const workspace = yield* cliWorkspace
@@ -452,7 +452,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     })
   )
 
-  it.scoped("bad user input: an invalid email, a short password, a duplicate email, a missing option", () =>
+  it.effect("bad user input: an invalid email, a short password, a duplicate email, a missing option", () =>
     Effect.gen(function* () {
       const user = yield* cliUser(password)
       const email = yield* emailCleanedUp
@@ -486,7 +486,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     90_000
   )
 
-  it.scoped("agent create prints the agent and a key that signs in as that agent, holding the role", () =>
+  it.effect("agent create prints the agent and a key that signs in as that agent, holding the role", () =>
     Effect.gen(function* () {
       const authentication = yield* Authentication
       const workspace = yield* cliWorkspace
@@ -519,7 +519,7 @@ layer(Layer.provideMerge(Authentication.Default, TestServices), { excludeTestSer
     })
   )
 
-  it.scoped("workspace seed writes only what is missing; jobs failed and jobs retry answer plainly", () =>
+  it.effect("workspace seed writes only what is missing; jobs failed and jobs retry answer plainly", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       // Provisioning seeded it; a seed item added later (here: one whose mark is gone) is written on demand.

@@ -43,7 +43,7 @@ describe("admin command line without a database", () => {
 })
 
 layer(TestServices, { excludeTestServices: true })("admin list commands", (it) => {
-  it.scoped("workspaces, users with their workspaces, members with their roles", () =>
+  it.effect("workspaces, users with their workspaces, members with their roles", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace, role: "admin" })
@@ -69,7 +69,7 @@ layer(TestServices, { excludeTestServices: true })("admin list commands", (it) =
     })
   )
 
-  it.scoped("API keys (never their secret) with their holder, roles and state; agents with roles and live keys", () =>
+  it.effect("API keys (never their secret) with their holder, roles and state; agents with roles and live keys", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const service = yield* (yield* ApiKeys).create(workspace, "importer", "admin")

@@ -1,5 +1,6 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Predicate, Scope } from "effect"
+import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Option, Scope } from "effect"
+import type { Command } from "effect/cli"
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
@@ -29,15 +30,10 @@ import { testApp, uniqueSuffix } from "../support/TestApp"
  */
 
 /** Every runnable command of the tree, as typed (`"member set-role"`): a new command must be run below. */
-const commandsOf = (node: unknown, prefix: ReadonlyArray<string> = []): Array<string> => {
-  if (!Predicate.hasProperty(node, "_tag")) return []
-  if (node._tag === "Map" && Predicate.hasProperty(node, "command")) return commandsOf(node.command, prefix)
-  if (node._tag === "Subcommands" && Predicate.hasProperty(node, "parent") && Predicate.hasProperty(node, "children")) {
-    const [parent] = commandsOf(node.parent)
-    const children: ReadonlyArray<unknown> = Array.isArray(node.children) ? node.children : []
-    return children.flatMap((child) => commandsOf(child, parent === undefined ? prefix : [...prefix, parent]))
-  }
-  return Predicate.hasProperty(node, "name") && typeof node.name === "string" ? [[...prefix, node.name].join(" ")] : []
+const commandsOf = (command: Command.Command.Any, prefix: ReadonlyArray<string> = []): Array<string> => {
+  const path = [...prefix, command.name]
+  const children = command.subcommands.flatMap((group) => group.commands)
+  return children.length === 0 ? [path.join(" ")] : children.flatMap((child) => commandsOf(child, path))
 }
 
 /** The command a command line names: its first two words before any option. */
@@ -50,10 +46,10 @@ const commandOf = (args: ReadonlyArray<string>) => {
   return words.join(" ")
 }
 
-class EmbeddedServer extends Context.Tag("EmbeddedServer")<
+class EmbeddedServer extends Context.Service<
   EmbeddedServer,
   { readonly service: RunningService; readonly dataDir: string }
->() {}
+>()("EmbeddedServer") {}
 
 const embeddedEnv = (dataDir: string) => ({ DATABASE_URL: undefined, REDIS_URL: undefined, DATA_DIR: dataDir })
 
@@ -62,7 +58,7 @@ const freshDataDir = Effect.acquireRelease(
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
 
-const EmbeddedServerLive = Layer.scoped(
+const EmbeddedServerLive = Layer.effect(
   EmbeddedServer,
   Effect.gen(function* () {
     const dataDir = yield* freshDataDir
@@ -107,7 +103,7 @@ const rowOf = (lines: ReadonlyArray<string>, first: string) =>
 layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
   "admin command line while the embedded server runs",
   (it) => {
-    it.scoped(
+    it.effect(
       "every command runs in the server through its admin socket; their effects show over HTTP and on open streams",
       () =>
         Effect.gen(function* () {
@@ -261,7 +257,7 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           expect(meaningfulLines(exported.stderr).join("\n")).toContain(`rows to ${join(dataDir, "feed.ndjson")}`)
 
           expect([...ran].sort()).toEqual(
-            commandsOf(adminCommand.descriptor, [])
+            commandsOf(adminCommand)
               .map((c) => c.replace(/^admin /, ""))
               .sort()
           )
@@ -342,7 +338,7 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
 )
 
 describe("admin command line and an embedded server without an admin socket", () => {
-  it.scopedLive("a live process holding the data directory, no socket: the command refuses, naming it", () =>
+  it.live("a live process holding the data directory, no socket: the command refuses, naming it", () =>
     Effect.gen(function* () {
       const dataDir = yield* freshDataDir
       // This test's own process holds it, as an older server would: alive, and no socket.
@@ -357,7 +353,7 @@ describe("admin command line and an embedded server without an admin socket", ()
 })
 
 describe("admin socket while the embedded server drains", () => {
-  it.scopedLive(
+  it.live(
     "a request during the drain is refused, saying why; the socket goes with the server",
     () =>
       Effect.gen(function* () {
@@ -377,7 +373,7 @@ describe("admin socket while the embedded server drains", () => {
         yield* Effect.flatMap(GracefulShutdown, (shutdown) => shutdown.onDrain("test", Deferred.await(release))).pipe(
           Effect.provide(app)
         )
-        const closing = yield* Effect.fork(Scope.close(appScope, Exit.void))
+        const closing = yield* Effect.forkChild(Scope.close(appScope, Exit.void))
         yield* eventually("the app drains", Effect.flatMap(Readiness, (r) => r.isDraining).pipe(Effect.provide(app)))
         expect(yield* ask).toEqual(
           Option.some({

@@ -21,7 +21,7 @@ const scratch = Effect.acquireRelease(
 )
 
 layer(TestServices, { excludeTestServices: true })("admin feed export", (it) => {
-  it.scoped("writes the feed as NDJSON, the same lines as the HTTP export; a filter and a cursor narrow it", () =>
+  it.effect("writes the feed as NDJSON, the same lines as the HTTP export; a filter and a cursor narrow it", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const records = yield* Records
@@ -37,14 +37,14 @@ layer(TestServices, { excludeTestServices: true })("admin feed export", (it) => 
       const expected = (yield* feed.batch(workspace, feedStart, { readable: "all" }, 500)).rows.map(feedLine).join("")
       const written = readFileSync(all, "utf8")
       expect(written).toBe(expected)
-      for (const line of written.trimEnd().split("\n")) Schema.decodeUnknownSync(Schema.parseJson(FeedEntry))(line)
+      for (const line of written.trimEnd().split("\n")) Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line)
       expect(run.stderr.at(-1)).toMatch(/^exported \d+ rows to .*; go on with --cursor \S+$/)
 
       // Only companies, after the third company row.
       const companies = written
         .trimEnd()
         .split("\n")
-        .map((line) => Schema.decodeUnknownSync(Schema.parseJson(FeedEntry))(line))
+        .map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line))
         .filter((entry) => entry.businessObject === "crm/company")
       const third = companies[2]
       const part = join(dir, "part.ndjson")
@@ -63,7 +63,7 @@ layer(TestServices, { excludeTestServices: true })("admin feed export", (it) => 
       const ids = readFileSync(part, "utf8")
         .trimEnd()
         .split("\n")
-        .map((line) => Schema.decodeUnknownSync(Schema.parseJson(FeedEntry))(line).id)
+        .map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line).id)
       expect(ids).toEqual(companies.slice(3).map((entry) => entry.id))
 
       const bad = yield* runCli("feed", "export", "--workspace", workspace.slug, "--from", "yesterday", part)

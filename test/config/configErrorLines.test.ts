@@ -1,30 +1,34 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ConfigError } from "effect"
-import fc from "fast-check"
+import { Arbitrary, Config, Schema, SchemaIssue } from "effect"
 import { configErrorLines } from "../../src/config/configErrorLines"
 
-const invalid = (name: string, message: string) => ConfigError.InvalidData([name], message)
+const leaf = (message: string) => new SchemaIssue.InvalidValue({ message })
+const invalid = (name: string, message: string): SchemaIssue.Issue => new SchemaIssue.Pointer([name], leaf(message))
+const errorOf = (issue: SchemaIssue.Issue) => new Config.ConfigError(new Schema.SchemaError(issue))
 
-/** Any binary tree of `And`/`Or` over the leaves, in their order. */
-const treeOf = (
-  leaves: ReadonlyArray<ConfigError.ConfigError>,
-  shape: ReadonlyArray<boolean>
-): ConfigError.ConfigError => {
-  if (leaves.length === 1 && leaves[0] !== undefined) return leaves[0]
+/** Any tree of `Composite`/`AnyOf` issues (what `Config.all` and unions gather) over the leaves, in their order. */
+const treeOf = (leaves: ReadonlyArray<SchemaIssue.Issue>, shape: ReadonlyArray<boolean>): SchemaIssue.Issue => {
+  const [first, ...rest] = leaves
+  if (first === undefined) throw new Error("no leaves")
+  if (rest.length === 0) return first
   const split = Math.max(1, Math.min(leaves.length - 1, shape.filter(Boolean).length))
   const left = treeOf(leaves.slice(0, split), shape.slice(1))
   const right = treeOf(leaves.slice(split), shape.slice(1))
-  return shape[0] === true ? ConfigError.Or(left, right) : ConfigError.And(left, right)
+  return shape[0] === true
+    ? new SchemaIssue.AnyOf(Schema.Union([Schema.String, Schema.Number]).ast, [left, right])
+    : new SchemaIssue.Composite(Schema.Unknown.ast, [left, right])
 }
 
 describe("configuration errors as lines", () => {
   it("one line per variable, naming it, in the order read; a check without a path is its message", () => {
-    const error = ConfigError.And(
-      ConfigError.And(
-        invalid("PORT", 'Expected a network port value but received "abc"'),
-        ConfigError.MissingData(["X"], "missing")
-      ),
-      ConfigError.InvalidData([], "STREAM_RETRY_MIN_MS must not be above STREAM_RETRY_MAX_MS")
+    const error = errorOf(
+      new SchemaIssue.Composite(Schema.Unknown.ast, [
+        new SchemaIssue.Composite(Schema.Unknown.ast, [
+          invalid("PORT", 'Expected a network port value but received "abc"'),
+          new SchemaIssue.Pointer(["X"], leaf("missing"))
+        ]),
+        leaf("STREAM_RETRY_MIN_MS must not be above STREAM_RETRY_MAX_MS")
+      ])
     )
     expect(configErrorLines(error)).toEqual([
       'PORT: Expected a network port value but received "abc"',
@@ -33,19 +37,24 @@ describe("configuration errors as lines", () => {
     ])
   })
 
-  it("every failure of any combination is one line, none twice, in order", () => {
-    fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.stringMatching(/^[A-Z][A-Z_]{0,12}$/), { minLength: 1, maxLength: 12 }),
-        fc.array(fc.boolean(), { maxLength: 12 }),
-        (names, shape) => {
-          const leaves = names.map((name) => invalid(name, "is wrong"))
-          expect(configErrorLines(treeOf(leaves, shape))).toEqual(names.map((name) => `${name}: is wrong`))
-          // The same failure reached twice (both sides of an Or) is still one line.
-          const doubled = ConfigError.And(treeOf(leaves, shape), leaves[0]!)
-          expect(configErrorLines(doubled)).toHaveLength(names.length)
-        }
-      )
-    )
-  })
+  it.prop(
+    "every failure of any combination is one line, none twice, in order",
+    [
+      Arbitrary.schema(
+        Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Z][A-Z_]{0,12}$/))).check(
+          Schema.isMinLength(1),
+          Schema.isMaxLength(12)
+        )
+      ),
+      Arbitrary.schema(Schema.Array(Schema.Boolean).check(Schema.isMaxLength(12)))
+    ],
+    ([generated, shape]) => {
+      const names = [...new Set(generated)]
+      const leaves = names.map((name) => invalid(name, "is wrong"))
+      expect(configErrorLines(errorOf(treeOf(leaves, shape)))).toEqual(names.map((name) => `${name}: is wrong`))
+      // The same failure reached twice (both sides of an Or) is still one line.
+      const doubled = errorOf(new SchemaIssue.Composite(Schema.Unknown.ast, [treeOf(leaves, shape), leaves[0]!]))
+      expect(configErrorLines(doubled)).toHaveLength(names.length)
+    }
+  )
 })

@@ -17,7 +17,10 @@ const sourceFiles = (dir: string): Array<string> =>
     return /\.tsx?$/.test(name) ? [path] : []
   })
 
-/** Names read as `Config.<kind>("NAME")`, `process.env.NAME`, or any all-capitals literal in src/config/. */
+/**
+ * Names read as `Config.<kind>("NAME")`, `process.env.NAME`, or any all-capitals literal in src/config/ (which
+ * reads most through its own decoders, `port("PORT")`, to keep Effect 3's messages).
+ */
 const variablesRead = () => {
   const names = new Set<string>()
   for (const file of sourceFiles(join(root, "src"))) {
@@ -25,7 +28,7 @@ const variablesRead = () => {
     for (const [, name] of text.matchAll(/\bConfig\.\w+\(\s*"([A-Z][A-Z0-9_]*)"/g)) names.add(name ?? "")
     for (const [, name] of text.matchAll(/\bprocess\.env(?:\.|\[")([A-Z][A-Z0-9_]*)/g)) names.add(name ?? "")
     if (file.includes(`${join("src", "config")}`))
-      for (const [, name] of text.matchAll(/"([A-Z][A-Z0-9]*_[A-Z0-9_]+)"/g)) names.add(name ?? "")
+      for (const [, name] of text.matchAll(/"([A-Z][A-Z0-9_]+)"/g)) names.add(name ?? "")
   }
   return names
 }

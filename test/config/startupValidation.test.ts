@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { meaningfulLines, runProcess } from "../support/subprocess"
 
 describe("configuration checked at start", () => {
-  it.effect(
+  it.live(
     "every wrong value is one line naming its variable, exit code 1, no stack trace, no secret printed",
     () =>
       Effect.gen(function* () {

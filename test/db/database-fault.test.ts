@@ -1,13 +1,53 @@
-import { SqlError } from "@effect/sql/SqlError"
+import {
+  ConnectionError,
+  ConstraintError,
+  DeadlockError,
+  LockTimeoutError,
+  SerializationError,
+  SqlError,
+  type SqlErrorReason,
+  SqlSyntaxError,
+  StatementTimeoutError,
+  UniqueViolation,
+  UnknownError
+} from "effect/sql/SqlError"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Option } from "effect"
-import { classifySqlError, CommitOutcomeUnknown, databaseFaultOf } from "../../src/db/DatabaseFault"
+import { Cause, Option, Predicate } from "effect"
+import {
+  acquireTimeoutMessage,
+  classifySqlError,
+  CommitOutcomeUnknown,
+  databaseFaultOf
+} from "../../src/db/DatabaseFault"
 import type { DatabaseFaultKind } from "../../src/db/DatabaseFault"
 
 /** What the driver hands over: a server error with its SQLSTATE, a socket error, or a bare message. */
 const driverError = (message: string, code?: string) =>
   Object.assign(new Error(message), code === undefined ? {} : { code })
-const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+
+/**
+ * The reason a driver error arrives in: @effect/sql-pg's SQLSTATE mapping, a
+ * socket error is a ConnectionError, a bare message an UnknownError; a pool
+ * that lends no connection in time is a ConnectionError (src/db/Database.ts).
+ * The driver's error stays the reason's cause.
+ */
+const reasonOf = (cause: unknown): SqlErrorReason => {
+  const props = { cause, message: "PgConnection: Query failed", operation: "query" }
+  const code = Predicate.hasProperty(cause, "code") && typeof cause.code === "string" ? cause.code : undefined
+  const acquireTimedOut = cause instanceof Error && cause.message === acquireTimeoutMessage
+  if (cause instanceof AggregateError || acquireTimedOut || code?.startsWith("E") || code?.startsWith("08")) {
+    return new ConnectionError(props)
+  }
+  if (code === "23505") return new UniqueViolation({ ...props, constraint: "unknown" })
+  if (code?.startsWith("23")) return new ConstraintError(props)
+  if (code?.startsWith("42")) return new SqlSyntaxError(props)
+  if (code === "40P01") return new DeadlockError(props)
+  if (code === "40001") return new SerializationError(props)
+  if (code === "55P03") return new LockTimeoutError(props)
+  if (code === "57014") return new StatementTimeoutError(props)
+  return new UnknownError(props)
+}
+const sqlError = (cause: unknown) => new SqlError({ reason: reasonOf(cause) })
 
 const connection: DatabaseFaultKind = { kind: "connection", retryable: true }
 
@@ -78,7 +118,7 @@ describe("finding the database fault in a failure's cause", () => {
   })
 
   it("a lost COMMIT wins over the SqlError beside it", () => {
-    const cause = Cause.sequential(Cause.die(lost), Cause.die(new CommitOutcomeUnknown({ cause: lost })))
+    const cause = Cause.combine(Cause.die(lost), Cause.die(new CommitOutcomeUnknown({ cause: lost })))
     expect(Option.map(databaseFaultOf(cause), (f) => f.kind)).toEqual(Option.some("commit-outcome-unknown"))
   })
 })

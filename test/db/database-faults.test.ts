@@ -1,6 +1,6 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { PgClient } from "@effect/sql-pg"
-import type { SqlError } from "@effect/sql/SqlError"
+import type { SqlError } from "effect/sql/SqlError"
 import { expect, layer } from "@effect/vitest"
 import { Context, Deferred, Duration, Effect, Exit, Fiber, Layer, Redacted, Schedule } from "effect"
 import { withActor } from "../../src/context/Frames"
@@ -22,9 +22,9 @@ import { refusal } from "../support/apiCaller"
  */
 
 /** A connection outside the service: holds locks and terminates the service's backends. */
-class Outside extends Context.Tag("test/Outside")<Outside, PgClient.PgClient>() {}
+class Outside extends Context.Service<Outside, PgClient.PgClient>()("test/Outside") {}
 
-const OutsideLive = Layer.scoped(
+const OutsideLive = Layer.effect(
   Outside,
   PgClient.make({
     url: Redacted.make(testDatabaseUrl),
@@ -64,9 +64,9 @@ const holding = (statements: (sql: PgClient.PgClient) => Effect.Effect<unknown, 
           yield* Deferred.await(released)
         })
       )
-      .pipe(Effect.orDie, Effect.fork)
+      .pipe(Effect.orDie, Effect.forkChild)
     yield* Deferred.await(held)
-    const release = Deferred.succeed(released, undefined).pipe(Effect.zipRight(Fiber.join(fiber)))
+    const release = Deferred.succeed(released, undefined).pipe(Effect.andThen(Fiber.join(fiber)))
     yield* Effect.addFinalizer(() => release)
     return release
   })
@@ -105,14 +105,14 @@ const someone = { kind: "user", id: "u-deadlock", name: "Ann", email: "ann@examp
 const faultsApp = `faults-${uniqueSuffix()}`
 
 layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a live service", (it) => {
-  it.scoped("a write whose connection is killed before COMMIT is run again on a fresh one and committed once", () =>
+  it.effect("a write whose connection is killed before COMMIT is run again on a fresh one and committed once", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
       const record = yield* company(client, "Acme")
       const release = yield* lockRow(workspace, record.id)
 
-      const patch = yield* Effect.fork(companies(client).update(record.id, { name: "Acme Two" }))
+      const patch = yield* Effect.forkChild(companies(client).update(record.id, { name: "Acme Two" }))
       const [first] = yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.length === 1)
       yield* terminate(first!.pid)
       // The unit runs again, and waits on the same lock from a new backend.
@@ -126,7 +126,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
     })
   )
 
-  it.scoped("a read whose connection is killed is a 503 with Retry-After", () =>
+  it.effect("a read whose connection is killed is a 503 with Retry-After", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -135,7 +135,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
         (sql) => sql`LOCK TABLE ${sql(workspace.table("records"))} IN ACCESS EXCLUSIVE MODE`
       )
 
-      const read = yield* Effect.fork(refusal(companies(client).get(record.id)))
+      const read = yield* Effect.forkChild(refusal(companies(client).get(record.id)))
       const [reader] = yield* untilWaiting(`${faultsApp}/read`, (backends) => backends.length === 1)
       yield* terminate(reader!.pid)
       const response = yield* Fiber.join(read)
@@ -147,7 +147,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
     })
   )
 
-  it.scoped(
+  it.effect(
     "writes stuck behind a row lock drain only the write pool: reads, another tenant and readiness still answer",
     () =>
       Effect.gen(function* () {
@@ -162,10 +162,9 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
         const release = yield* lockRow(workspace, locked.id)
 
         // One more write than the write pool has connections: two wait on the lock, the third for a connection.
-        const writes = yield* Effect.forEach(
-          ["One", "Two", "Three"],
-          (name) => Effect.fork(companies(client).update(locked.id, { name })),
-          { concurrency: "unbounded" }
+        // Forked from the test's fiber: a fiber forked by a concurrent forEach's worker ends with that worker.
+        const writes = yield* Effect.forEach(["One", "Two", "Three"], (name) =>
+          Effect.forkChild(companies(client).update(locked.id, { name }))
         )
         yield* untilWaiting(`${faultsApp}/write`, (backends) => backends.length === 2)
 
@@ -185,7 +184,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
       })
   )
 
-  it.scoped("two units that deadlock both commit: the one PostgreSQL aborts is run again", () =>
+  it.effect("two units that deadlock both commit: the one PostgreSQL aborts is run again", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -223,7 +222,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
     })
   )
 
-  it.scoped("a connection lost during COMMIT is a 503 that says the outcome is unknown, and is not run again", () =>
+  it.effect("a connection lost during COMMIT is a 503 that says the outcome is unknown, and is not run again", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* signedInMember(yield* baseUrl, workspace)
@@ -237,7 +236,7 @@ layer(appNamed(faultsApp), { excludeTestServices: true })("database faults on a 
         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${workspace.schema}.wait_at_commit()`)
       const release = yield* holding((sql) => sql`SELECT pg_advisory_xact_lock(hashtext(${key}))`)
 
-      const patch = yield* Effect.fork(refusal(companies(client).update(record.id, { name: "Maybe" })))
+      const patch = yield* Effect.forkChild(refusal(companies(client).update(record.id, { name: "Maybe" })))
       const [committing] = yield* untilWaiting(`${faultsApp}/write`, (backends) =>
         backends.some((b) => b.query === "COMMIT")
       )
@@ -260,7 +259,7 @@ const shortLocks = `faults-short-${uniqueSuffix()}`
 layer(appNamed(shortLocks, { databaseLockTimeout: Duration.millis(200) }), { excludeTestServices: true })(
   "lock waits are bounded",
   (it) => {
-    it.scoped(
+    it.effect(
       "a write to a record locked elsewhere answers 503 with Retry-After once lock_timeout passes, and changes nothing",
       () =>
         Effect.gen(function* () {

@@ -1,7 +1,6 @@
-import { SqlClient } from "@effect/sql"
-import { HttpApiSchema } from "@effect/platform"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Duration, Effect, Exit } from "effect"
+import { Duration, Effect, Exit, SchemaAST } from "effect"
 import { Agents } from "../../src/agents/Agents"
 import { ApiKeys } from "../../src/auth/ApiKeys"
 import { Users } from "../../src/auth/Users"
@@ -59,12 +58,12 @@ const expectLockTimeout = (response: TestResponse, route: string) => {
 }
 
 /** A Conflict is answered 409 on any route that declares it. */
-const conflictStatus = HttpApiSchema.getStatusError(Conflict)
+const conflictStatus = SchemaAST.resolveAt<number>("httpApiStatus")(Conflict.ast)
 
 layer(testApp({ databaseLockTimeout: Duration.millis(200) }), { excludeTestServices: true })(
   "one answer to database faults, on every route",
   (it) => {
-    it.scoped(
+    it.effect(
       "the write routes that wrapped faults themselves (chat turn, engine writes) answer a lock timeout 503, nothing changed",
       () =>
         Effect.gen(function* () {
@@ -99,7 +98,7 @@ layer(testApp({ databaseLockTimeout: Duration.millis(200) }), { excludeTestServi
         })
     )
 
-    it.scoped("the broadcast stream, presence, the timeline and API-key sign-in answer a database fault 503", () =>
+    it.effect("the broadcast stream, presence, the timeline and API-key sign-in answer a database fault 503", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const workspace = yield* freshWorkspace
@@ -138,7 +137,7 @@ layer(testApp({ databaseLockTimeout: Duration.millis(200) }), { excludeTestServi
       })
     )
 
-    it.scoped(
+    it.effect(
       "a duplicate key no caller can act on (a unique index the service does not know) is the generic 409",
       () =>
         Effect.gen(function* () {
@@ -166,7 +165,7 @@ layer(testApp({ databaseLockTimeout: Duration.millis(200) }), { excludeTestServi
 )
 
 layer(testServices(), { excludeTestServices: true })("duplicates the caller can act on", (it) => {
-  it.scoped("a taken email is the Conflict (409) that names it, also for two creates at once", () =>
+  it.effect("a taken email is the Conflict (409) that names it, also for two creates at once", () =>
     Effect.gen(function* () {
       const users = yield* Users
       const sql = yield* SqlClient.SqlClient
@@ -188,7 +187,7 @@ layer(testServices(), { excludeTestServices: true })("duplicates the caller can 
     })
   )
 
-  it.scoped("a taken slug is the Conflict (409) that names it", () =>
+  it.effect("a taken slug is the Conflict (409) that names it", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const again = yield* (yield* Workspaces).create(workspace.slug, "Other").pipe(Effect.flip)

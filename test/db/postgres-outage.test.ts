@@ -66,9 +66,9 @@ const ownCluster = Effect.acquireRelease(
   }),
   (cluster) =>
     signalServer(cluster, "SIGCONT").pipe(
-      Effect.zipRight(asPostgres("pg_ctl", "-D", cluster.data, "-m", "immediate", "-w", "stop")),
+      Effect.andThen(asPostgres("pg_ctl", "-D", cluster.data, "-m", "immediate", "-w", "stop")),
       Effect.ignore,
-      Effect.zipRight(Effect.sync(() => rmSync(cluster.dir, { recursive: true, force: true })))
+      Effect.andThen(Effect.sync(() => rmSync(cluster.dir, { recursive: true, force: true })))
     )
 )
 
@@ -108,7 +108,7 @@ const serviceOn = (cluster: Cluster) =>
   })
 
 describe("a PostgreSQL of the test's own", () => {
-  it.scopedLive(
+  it.live(
     "frozen (SIGSTOP): readiness answers 503 while it is still frozen, liveness 200; thawed, ready again",
     () =>
       Effect.gen(function* () {
@@ -137,7 +137,7 @@ describe("a PostgreSQL of the test's own", () => {
     120_000
   )
 
-  it.scopedLive(
+  it.live(
     "restarted under writes: every write answers 200 or 503, never 500, and the timeline holds each acknowledged one",
     () =>
       Effect.gen(function* () {
@@ -170,7 +170,7 @@ describe("a PostgreSQL of the test's own", () => {
             "-o",
             serverOptions(cluster.port, cluster.dir)
           )
-          yield* Effect.all([writes, Effect.zipRight(Deferred.await(underWay), restart)], { concurrency: 2 })
+          yield* Effect.all([writes, Effect.andThen(Deferred.await(underWay), restart)], { concurrency: 2 })
 
           expect(statuses.filter((status) => status !== 200 && status !== 503)).toEqual([])
           const acknowledged = statuses.filter((status) => status === 200).length

@@ -1,82 +1,88 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc, Schema } from "effect"
+import { Arbitrary, Schema } from "effect"
 import { applyChanges, diffValues } from "../../src/diff"
 import { Changes, isValueChange } from "../../src/api/Changes"
 import type { RecordValues } from "../../src/api/Json"
 import { crm } from "../../src/plugins/crm"
 import type { Fields } from "../../src/api/Field"
+import { boolean, constantFrom, integer, oneOf, option, someKeys, uniqueArray, weighted } from "../records/arbitraries"
 
 const dealFields: Fields = crm.businessObjects.deal?.fields ?? {}
 
 // Small domains, so that equal values (and unchanged fields or entries) come up often.
-const absentOr = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: null, freq: 4 })
-const text = fc.constantFrom("a", "b", "Widget", "")
-const decimal = fc.oneof(
-  fc.constantFrom("0.00", "12.50", "9.99"),
-  fc.integer({ min: -100_000, max: 100_000 }).map((n) => (n / 100).toFixed(2))
+const absentOr = <A>(arbitrary: Arbitrary.Arbitrary<A>) => option(arbitrary, { nil: null, freq: 4 })
+const text = constantFrom("a", "b", "Widget", "")
+const decimal = oneOf(
+  constantFrom("0.00", "12.50", "9.99"),
+  Arbitrary.map(integer(-100_000, 100_000), (n) => (n / 100).toFixed(2))
 )
-const date = fc.oneof(
-  fc.constantFrom("2025-01-01", "2025-12-31"),
-  fc
-    .date({ min: new Date("2000-01-01"), max: new Date("2040-12-31"), noInvalidDate: true })
-    .map((d) => d.toISOString().slice(0, 10))
+const dayOf2000 = Date.UTC(2000, 0, 1) / 86_400_000
+const dayOf2040 = Date.UTC(2040, 11, 31) / 86_400_000
+const date = oneOf(
+  constantFrom("2025-01-01", "2025-12-31"),
+  Arbitrary.map(integer(dayOf2000, dayOf2040), (day) => new Date(day * 86_400_000).toISOString().slice(0, 10))
 )
-const address = fc.record(
-  {
+const address = someKeys(
+  Arbitrary.all({
     street: absentOr(text),
-    city: absentOr(fc.constantFrom("Lyon", "Paris")),
-    country: absentOr(fc.constantFrom("FR", "DE"))
-  },
-  { requiredKeys: [] }
+    city: absentOr(constantFrom("Lyon", "Paris")),
+    country: absentOr(constantFrom("FR", "DE"))
+  }),
+  ["street", "city", "country"]
 )
-const lineItem = fc.record(
-  {
-    id: fc.constantFrom("l1", "l2", "l3", "l4", "l5"),
-    product: absentOr(text),
-    quantity: absentOr(fc.integer({ min: 0, max: 3 })),
-    price: absentOr(fc.constantFrom("1.00", "2.50"))
-  },
-  { requiredKeys: ["id"] }
+const lineItem = Arbitrary.map(
+  Arbitrary.all([
+    constantFrom("l1", "l2", "l3", "l4", "l5"),
+    someKeys(
+      Arbitrary.all({
+        product: absentOr(text),
+        quantity: absentOr(integer(0, 3)),
+        price: absentOr(constantFrom("1.00", "2.50"))
+      }),
+      ["product", "quantity", "price"]
+    )
+  ]),
+  ([id, members]) => ({ ...members, id })
 )
-const lineItems = fc.uniqueArray(lineItem, { selector: (entry) => entry.id, maxLength: 5 })
-const legacy = fc.oneof(
-  fc.constantFrom("x", "y"),
-  fc.integer({ min: 0, max: 2 }),
-  fc.array(fc.integer({ min: 0, max: 2 }), { maxLength: 2 })
+const lineItems = uniqueArray(lineItem, (entry) => entry.id, { maxLength: 5 })
+const legacy = oneOf<string | number | Array<number>>(
+  constantFrom("x", "y"),
+  integer(0, 2),
+  Arbitrary.array(integer(0, 2), { maxLength: 2 })
 )
+const uuid = Arbitrary.schema(Schema.String.check(Schema.isUUID()))
+
+const keys = ["title", "stage", "amount", "closeDate", "company", "address", "lineItems", "legacy"] as const
 
 /** crm/deal-shaped values: every field may be absent or null; `legacy` is an undeclared field (schema drift). */
-const deal = fc.record(
-  {
+const deal = someKeys(
+  Arbitrary.all({
     title: absentOr(text),
     // A choice: its options, and one dropped from them since (diffed like any string).
-    stage: absentOr(fc.constantFrom("open", "negotiation", "won", "lost", "closed")),
+    stage: absentOr(constantFrom("open", "negotiation", "won", "lost", "closed")),
     amount: absentOr(decimal),
     closeDate: absentOr(date),
     // A link: record ids, one of them perhaps deleted since (diffed like any string).
     company: absentOr(
-      fc.oneof(
-        {
-          weight: 4,
-          arbitrary: fc.constantFrom("0190a3b4-0000-7000-8000-000000000a0e", "0190a3b4-0000-7000-8000-000000000b0b")
-        },
-        { weight: 1, arbitrary: fc.uuid() }
+      weighted<string>(
+        [4, constantFrom("0190a3b4-0000-7000-8000-000000000a0e", "0190a3b4-0000-7000-8000-000000000b0b")],
+        [1, uuid]
       )
     ),
     address: absentOr(address),
     lineItems: absentOr(lineItems),
     legacy: absentOr(legacy)
-  },
-  { requiredKeys: [] }
+  }),
+  keys
 )
-type Deal = typeof deal extends fc.Arbitrary<infer A> ? A : never
-const keys = ["title", "stage", "amount", "closeDate", "company", "address", "lineItems", "legacy"] as const
+type Deal = typeof deal extends Arbitrary.Arbitrary<infer A> ? A : never
 
 /** A pair (a, b) where b often shares fields and entries with a, so every kind of change shows up. */
-const pair: fc.Arbitrary<[Deal, Deal]> = fc
-  .tuple(deal, deal, fc.subarray([...keys]), fc.boolean())
-  .map(([a, other, kept, shareEntries]) => {
+const pair: Arbitrary.Arbitrary<[Deal, Deal]> = Arbitrary.map(
+  Arbitrary.all([deal, deal, Arbitrary.array(boolean, { minLength: keys.length, maxLength: keys.length }), boolean]),
+  ([a, other, keeps, shareEntries]) => {
     const b: Deal = { ...other }
+    const kept = keys.filter((_, index) => keeps[index] === true)
     for (const key of kept) {
       if (key in a) Object.assign(b, { [key]: a[key] })
       else delete b[key]
@@ -87,7 +93,8 @@ const pair: fc.Arbitrary<[Deal, Deal]> = fc
       b.lineItems = [...b.lineItems.filter((_, i) => i % 2 === 0), ...a.lineItems.filter((entry) => !ids.has(entry.id))]
     }
     return [a, b]
-  })
+  }
+)
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -125,7 +132,7 @@ const walk = (changes: Changes, visit: (change: Changes[string]) => void): void 
   }
 }
 
-const runs = { fastCheck: { numRuns: 500 } }
+const runs = { arbitrary: { runs: 500 } }
 
 describe("diffValues and applyChanges on crm/deal-shaped values", () => {
   it.prop(

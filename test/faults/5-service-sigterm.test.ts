@@ -90,9 +90,9 @@ describe("fault 5: SIGTERM under load", () => {
               yield* service.signal("SIGTERM")
               // Readiness, asked every 100 ms until the process is gone.
               const probes = yield* Ref.make<ReadonlyArray<Exchange>>([])
-              const prober = yield* Effect.fork(
+              const prober = yield* Effect.forkChild(
                 Effect.forever(
-                  Effect.zipRight(
+                  Effect.andThen(
                     Effect.flatMap(
                       send(ctx.recorder, ctx.service.base, "/api/health/ready", { kind: "probe", timeoutMs: 2000 }),
                       (e) => Ref.update(probes, (all) => [...all, e])

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Redacted } from "effect"
@@ -49,7 +49,7 @@ describe("fault 6: an outside row lock on one record", () => {
               const held = yield* Deferred.make<void>()
               // When the holder's transaction is about to end: a read that waited on the lock ends after it.
               const releasing = yield* Deferred.make<number>()
-              const holder = yield* Effect.fork(
+              const holder = yield* Effect.forkChild(
                 Effect.gen(function* () {
                   const sql = yield* SqlClient.SqlClient
                   yield* sql.withTransaction(

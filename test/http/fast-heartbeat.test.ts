@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Context, Duration, Effect, HashMap, Layer, Logger, LogLevel, Metric, MetricLabel, Option } from "effect"
+import { type Context, Duration, Effect, Layer, Logger, Metric, Option, References } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
 import { Roles } from "../../src/auth/Roles"
 import { routeLabel } from "../../src/http/RequestMetrics"
@@ -16,16 +16,15 @@ const missingRecord = "00000000-0000-4000-8000-000000000000"
 /** Every log line both apps write, with its annotations. */
 const logLines: Array<{ readonly message: string; readonly annotations: Record<string, unknown> }> = []
 const CapturingLogger = Layer.merge(
-  Logger.replace(
-    Logger.defaultLogger,
-    Logger.make(({ annotations, message }) => {
+  Logger.layer([
+    Logger.make(({ fiber, message }) => {
       logLines.push({
         message: Array.isArray(message) ? message.join(" ") : String(message),
-        annotations: Object.fromEntries(HashMap.toEntries(annotations))
+        annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
       })
     })
-  ),
-  Logger.minimumLogLevel(LogLevel.Info)
+  ]),
+  Layer.succeed(References.MinimumLogLevel, "Info")
 )
 const app = (overrides: Parameters<typeof testConfig>[0] = {}) =>
   appLayer(testConfig(overrides)).pipe(Layer.provide(CapturingLogger))
@@ -43,15 +42,13 @@ interface Answer {
   readonly logged: ReadonlyArray<string>
 }
 
-const fastAnswers = Metric.taggedWithLabels(fastRouteAnswers, [
-  MetricLabel.make("route", routeLabel("PUT", "/api/presence/-/-/-/-"))
-])
+const fastAnswers = Metric.withAttributes(fastRouteAnswers, { route: routeLabel("PUT", "/api/presence/-/-/-/-") })
 
 /**
  * The same heartbeats, good and bad, sent to the app in `context`; answers
  * normalized (this app's ids and slug replaced) so two apps' can be compared.
  */
-const heartbeatsTo = (context: Context.Context<Layer.Layer.Success<ReturnType<typeof app>>>, idPrefix: string) =>
+const heartbeatsTo = (context: Context.Context<Layer.Success<ReturnType<typeof app>>>, idPrefix: string) =>
   Effect.gen(function* () {
     const base = yield* baseUrl
     const workspace = yield* freshWorkspace
@@ -123,7 +120,7 @@ const heartbeatsTo = (context: Context.Context<Layer.Layer.Success<ReturnType<ty
 
 describe("the presence heartbeat's fast route", () => {
   // Live: the traced app's exporter runs on the real clock.
-  it.scopedLive("answers every heartbeat exactly as the HttpApi stack does, and takes only the plain ones", () =>
+  it.live("answers every heartbeat exactly as the HttpApi stack does, and takes only the plain ones", () =>
     Effect.gen(function* () {
       const collector = yield* otlpCollector
       const fast = yield* Layer.build(app())

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { depthBeyond, firstBadString, maxJsonDepth, parseJsonBody } from "../../src/http/JsonBody"
 
 const bytes = (text: string) => new TextEncoder().encode(text)
@@ -24,11 +24,11 @@ describe("the JSON body checks (src/http/JsonBody.ts)", () => {
   })
 
   it("parses a good body, and names what is wrong with a bad one", () => {
-    expect(parseJsonBody(bytes(`{"a": [1, "b"]}`))).toEqual(Either.right({ a: [1, "b"] }))
-    expect(parseJsonBody(bytes(""))).toEqual(Either.left("the body is empty: send a JSON value"))
-    expect(parseJsonBody(new Uint8Array([0xc3, 0x28]))).toEqual(Either.left("the body is not valid UTF-8"))
+    expect(parseJsonBody(bytes(`{"a": [1, "b"]}`))).toEqual(Result.succeed({ a: [1, "b"] }))
+    expect(parseJsonBody(bytes(""))).toEqual(Result.fail("the body is empty: send a JSON value"))
+    expect(parseJsonBody(new Uint8Array([0xc3, 0x28]))).toEqual(Result.fail("the body is not valid UTF-8"))
     expect(parseJsonBody(bytes(`{"a": 1,}`))).toEqual(
-      Either.left("the body is not valid JSON: Expected double-quoted property name in JSON at position 8")
+      Result.fail("the body is not valid JSON: Expected double-quoted property name in JSON at position 8")
     )
   })
 })

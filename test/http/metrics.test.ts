@@ -1,5 +1,5 @@
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer, Metric, MetricBoundaries, Option, Redacted } from "effect"
+import { Effect, Layer, Metric, Option, Redacted } from "effect"
 import { prometheusText } from "../../src/metrics/prometheusText"
 import { createRecord, signedInMember } from "../support/api"
 import { request } from "../support/http"
@@ -67,9 +67,9 @@ describe("prometheusText", () => {
     Effect.gen(function* () {
       const counter = Metric.counter("unit_test_things_total", { description: "things\ncounted" })
       const gauge = Metric.gauge("unit_test_level")
-      const histogram = Metric.histogram("unit_test_seconds", MetricBoundaries.fromIterable([0.1, 1]))
-      yield* Metric.incrementBy(Metric.tagged(counter, "kind", 'a "quoted"\\name'), 2)
-      yield* Metric.set(gauge, -3.5)
+      const histogram = Metric.histogram("unit_test_seconds", { boundaries: Metric.boundariesFromIterable([0.1, 1]) })
+      yield* Metric.update(Metric.withAttributes(counter, { kind: 'a "quoted"\\name' }), 2)
+      yield* Metric.update(gauge, -3.5)
       for (const value of [0.05, 0.5, 5]) yield* Metric.update(histogram, value)
       const text = prometheusText(yield* Metric.snapshot)
       expect(text).toContain(
@@ -149,7 +149,7 @@ layer(testApp({ metricsToken: Option.some(Redacted.make(metricsToken)) }), { exc
       })
     )
 
-    it.scoped("follows writes, audit rows, hints, streams; shows queue depth and connections", () =>
+    it.effect("follows writes, audit rows, hints, streams; shows queue depth and connections", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const { client, cookie } = yield* signedInMember(base, yield* freshWorkspace)
@@ -176,7 +176,7 @@ layer(testApp({ metricsToken: Option.some(Redacted.make(metricsToken)) }), { exc
 )
 
 describe("GET /metrics without METRICS_TOKEN", () => {
-  it.scoped("is the API's JSON 404, not the web page", () =>
+  it.effect("is the API's JSON 404, not the web page", () =>
     Effect.gen(function* () {
       const app = yield* Layer.build(testApp())
       const base = yield* Effect.provide(baseUrl, app)

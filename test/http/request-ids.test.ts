@@ -1,6 +1,6 @@
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc, HashMap, Layer, Logger, LogLevel, Ref } from "effect"
+import { Arbitrary, Effect, Layer, Logger, Ref, References, Schema } from "effect"
 import { maxRequestIdLength, requestIdFrom, withRequestId } from "../../src/http/RequestId"
 import { signedInMember } from "../support/api"
 import { request } from "../support/http"
@@ -10,29 +10,38 @@ import { baseUrl, freshWorkspace, testConfig } from "../support/TestApp"
 
 const generated = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-describe("requestIdFrom", () => {
-  it("keeps 1-128 visible ASCII characters as they are", () => {
-    fc.assert(
-      fc.property(fc.stringMatching(/^[\x21-\x7e]{1,128}$/), (id) => {
-        expect(requestIdFrom(id, () => "new")).toBe(id)
-      })
-    )
-  })
+const integer = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
 
-  it("replaces anything else: empty, too long, spaces, control or non-ASCII characters", () => {
-    const refused = fc.oneof(
-      fc.constant(""),
-      fc.string({ minLength: maxRequestIdLength + 1, maxLength: 400 }),
-      fc.string().map((s) => `${s} ${s}`),
-      fc.string().map((s) => `${s}\r\nSet-Cookie: x=y`),
-      fc.string().map((s) => `${s}é`)
-    )
-    fc.assert(
-      fc.property(refused, (id) => {
-        expect(requestIdFrom(id, () => "new")).toBe("new")
-      })
-    )
-  })
+/** One of the arbitraries, each as likely. */
+const oneOf = <A>(first: Arbitrary.Arbitrary<A>, ...rest: ReadonlyArray<Arbitrary.Arbitrary<A>>) =>
+  Arbitrary.schema(integer(0, rest.length)).pipe(Arbitrary.flatMap((index) => rest[index - 1] ?? first))
+
+const anyText = Arbitrary.schema(Schema.String)
+
+describe("requestIdFrom", () => {
+  it.prop(
+    "keeps 1-128 visible ASCII characters as they are",
+    { id: Schema.String.check(Schema.isPattern(/^[\x21-\x7e]{1,128}$/)) },
+    ({ id }) => {
+      expect(requestIdFrom(id, () => "new")).toBe(id)
+    }
+  )
+
+  it.prop(
+    "replaces anything else: empty, too long, spaces, control or non-ASCII characters",
+    {
+      id: oneOf(
+        Arbitrary.Constant(""),
+        Arbitrary.schema(Schema.String.check(Schema.isBetweenLength(maxRequestIdLength + 1, 400))),
+        anyText.pipe(Arbitrary.map((s) => `${s} ${s}`)),
+        anyText.pipe(Arbitrary.map((s) => `${s}\r\nSet-Cookie: x=y`)),
+        anyText.pipe(Arbitrary.map((s) => `${s}é`))
+      )
+    },
+    ({ id }) => {
+      expect(requestIdFrom(id, () => "new")).toBe("new")
+    }
+  )
 
   it("generates a UUID when none is sent", () => {
     expect(requestIdFrom(undefined)).toMatch(generated)
@@ -43,21 +52,21 @@ describe("withRequestId", () => {
   const bodyOf = (response: HttpServerResponse.HttpServerResponse) =>
     response.body._tag === "Uint8Array" ? JSON.parse(new TextDecoder().decode(response.body.body)) : undefined
 
-  it("adds `requestId` to a JSON error's body, keeping every other field", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 400, max: 599 }), fc.string(), (status, message) => {
-        const response = HttpServerResponse.unsafeJson({ _tag: "Whatever", message }, { status })
-        const stamped = withRequestId(response, "req-1")
-        expect(stamped.headers["x-request-id"]).toBe("req-1")
-        expect(bodyOf(stamped)).toEqual({ _tag: "Whatever", message, requestId: "req-1" })
-      })
-    )
-  })
+  it.prop(
+    "adds `requestId` to a JSON error's body, keeping every other field",
+    { status: integer(400, 599), message: Schema.String },
+    ({ status, message }) => {
+      const response = HttpServerResponse.jsonUnsafe({ _tag: "Whatever", message }, { status })
+      const stamped = withRequestId(response, "req-1")
+      expect(stamped.headers["x-request-id"]).toBe("req-1")
+      expect(bodyOf(stamped)).toEqual({ _tag: "Whatever", message, requestId: "req-1" })
+    }
+  )
 
   it("leaves successes, arrays and non-JSON bodies alone (the header still goes on)", () => {
     for (const response of [
-      HttpServerResponse.unsafeJson({ ok: true }, { status: 200 }),
-      HttpServerResponse.unsafeJson([1, 2], { status: 400 }),
+      HttpServerResponse.jsonUnsafe({ ok: true }, { status: 200 }),
+      HttpServerResponse.jsonUnsafe([1, 2], { status: 400 }),
       HttpServerResponse.text("not found", { status: 404 })
     ]) {
       const stamped = withRequestId(response, "req-2")
@@ -68,18 +77,15 @@ describe("withRequestId", () => {
 })
 
 /** Every log line the app writes, with its annotations. */
-const logLines = Ref.unsafeMake<ReadonlyArray<{ message: unknown; annotations: Record<string, unknown> }>>([])
-const capture = Logger.make(({ annotations, message }) => {
+const logLines = Ref.makeUnsafe<ReadonlyArray<{ message: unknown; annotations: Record<string, unknown> }>>([])
+const capture = Logger.make(({ fiber, message }) => {
   const line = {
     message: Array.isArray(message) ? message.join(" ") : String(message),
-    annotations: Object.fromEntries(HashMap.toEntries(annotations))
+    annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
   }
   Effect.runSync(Ref.update(logLines, (lines) => [...lines, line]))
 })
-const CapturingLogger = Layer.merge(
-  Logger.replace(Logger.defaultLogger, capture),
-  Logger.minimumLogLevel(LogLevel.Info)
-)
+const CapturingLogger = Layer.merge(Logger.layer([capture]), Layer.succeed(References.MinimumLogLevel, "Info"))
 
 // The app at Info (tests' apps log only warnings), its lines kept.
 layer(appLayer(testConfig()).pipe(Layer.provide(CapturingLogger)), { excludeTestServices: true })(
@@ -138,7 +144,7 @@ layer(appLayer(testConfig()).pipe(Layer.provide(CapturingLogger)), { excludeTest
       })
     )
 
-    it.scoped("the broadcast stream's head carries it", () =>
+    it.effect("the broadcast stream's head carries it", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const { cookie } = yield* signedInMember(base, yield* freshWorkspace)

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, Effect, FiberRef, Layer, Option, Scope, Exit } from "effect"
+import { Duration, Effect, Exit, Layer, Option, References, Scope } from "effect"
 import { TracingLive } from "../../src/app/TracingLive"
 import { AppConfig } from "../../src/config/AppConfig"
 import { clientFor, createRecord, signedInMember } from "../support/api"
 import { request } from "../support/http"
 import type { ReceivedSpan } from "../support/otlpCollector"
-import { otlpCollector } from "../support/otlpCollector"
+import { isSqlStatementSpan, otlpCollector } from "../support/otlpCollector"
 import { baseUrl, freshWorkspace, testApp, uniqueSuffix } from "../support/TestApp"
 
 /** `span`'s ancestors up to its trace's root, among `spans`. */
@@ -26,14 +26,14 @@ const traceOf = (spans: ReadonlyArray<ReceivedSpan>, requestId: string) => {
   if (server === undefined) return undefined
   const inTrace = spans.filter((span) => span.traceId === server.traceId)
   const unit = inTrace.find((span) => span.name === "unit of work")
-  const sql = inTrace.filter((span) => span.name === "sql.execute")
+  const sql = inTrace.filter(isSqlStatementSpan)
   const publish = inTrace.find((span) => span.name === "broadcast publish")
   return { server, inTrace, unit, sql, publish }
 }
 
 describe("traces", () => {
   // Live: the app's exporter and workers run on the real clock (the test clock would never let them fire).
-  it.scopedLive(
+  it.live(
     "with OTEL_EXPORTER_OTLP_ENDPOINT set, a write's HTTP, unit-of-work, SQL and publish spans reach the collector in one trace",
     () =>
       Effect.gen(function* () {
@@ -95,13 +95,13 @@ describe("traces", () => {
           const after = collector.spans.slice(before)
           expect(after.some((span) => span.attributes["url.path"]?.startsWith("/api/health"))).toBe(false)
           const traced = new Set(after.filter((span) => span.kind === 2).map((span) => span.traceId))
-          expect(after.filter((span) => !traced.has(span.traceId) && span.name === "sql.execute")).toEqual([])
+          expect(after.filter((span) => !traced.has(span.traceId) && isSqlStatementSpan(span))).toEqual([])
         }).pipe(Effect.provide(app))
       }),
     60_000
   )
 
-  it.scopedLive("with it unset, tracing is off and nothing is sent, not even when the app stops", () =>
+  it.live("with it unset, tracing is off and nothing is sent, not even when the app stops", () =>
     Effect.gen(function* () {
       const collector = yield* otlpCollector
       const scope = yield* Scope.make()
@@ -121,17 +121,14 @@ describe("traces", () => {
 
   it.effect("with it unset, a span is the no-op span (near-zero cost)", () =>
     Effect.gen(function* () {
-      const enabled = yield* FiberRef.get(FiberRef.currentTracerEnabled)
-      const span = yield* Effect.withSpan(Effect.currentSpan, "unit of work")
-      return { enabled, span }
-    }).pipe(
-      Effect.provide(TracingLive),
-      Effect.provide(AppConfig.make({ otelEndpoint: Option.none() })),
-      Effect.tap(({ enabled, span }) => {
-        expect(enabled).toBe(false)
-        // The no-op span is never sampled; a recorded one always is.
-        expect(span.sampled).toBe(false)
-      })
-    )
+      const { enabled, span } = yield* Effect.gen(function* () {
+        const enabled = yield* References.TracerEnabled
+        const span = yield* Effect.withSpan(Effect.currentSpan, "unit of work")
+        return { enabled, span }
+      }).pipe(Effect.provide(TracingLive), Effect.provide(AppConfig.make({ otelEndpoint: Option.none() })))
+      expect(enabled).toBe(false)
+      // The no-op span is never sampled; a recorded one always is.
+      expect(span.sampled).toBe(false)
+    })
   )
 })

@@ -15,7 +15,7 @@ import { request } from "../support/http"
 
 /** A temporary build folder holding `files`, removed when the scope closes. */
 const buildFolder = (files: Record<string, string>) =>
-  Layer.scoped(
+  Layer.effect(
     WebRoot,
     Effect.acquireRelease(
       Effect.promise(async () => {

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber, Schedule } from "effect"
 import { Agents } from "../../src/agents/Agents"
@@ -40,7 +40,7 @@ const countRows = (workspace: Workspace, table: string) =>
 /** Polls a condition until it holds (no fixed delays). */
 const waitUntil = <R>(condition: Effect.Effect<boolean, never, R>) =>
   Effect.repeat(condition, { until: (holds) => holds, schedule: Schedule.spaced("10 millis") }).pipe(
-    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("condition never held") }),
+    Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.fail(new Error("condition never held")) }),
     Effect.orDie
   )
 
@@ -67,7 +67,7 @@ const member = (workspace: Workspace) =>
   })
 
 layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write routes", (it) => {
-  it.scoped(
+  it.effect(
     "same key and same body twice: one record, one audit row, the same answer, the second marked replayed",
     () =>
       Effect.gen(function* () {
@@ -103,7 +103,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       })
   )
 
-  it.scoped("the same key with another body or on another route is a 422 and changes nothing", () =>
+  it.effect("the same key with another body or on another route is a 422 and changes nothing", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* member(workspace)
@@ -133,7 +133,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped(
+  it.effect(
     "two requests with one key at once: the second waits for the first, exactly one commits, both answers equal",
     () =>
       Effect.gen(function* () {
@@ -144,10 +144,10 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
 
         // The first claims the key, then waits for the record's row lock, its transaction open.
         const release = yield* lockRecord(workspace, record.id)
-        const first = yield* Effect.fork(patch)
+        const first = yield* Effect.forkChild(patch)
         yield* waitUntil(someoneWaits(`SELECT %"${workspace.schema}"."records"%FOR UPDATE%`))
         // The second's claim of the same key waits for the first's transaction.
-        const second = yield* Effect.fork(patch)
+        const second = yield* Effect.forkChild(patch)
         yield* waitUntil(someoneWaits(`INSERT INTO "${workspace.schema}"."idempotency_keys"%`))
         yield* release
 
@@ -161,7 +161,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       })
   )
 
-  it.scoped("a request that failed (4xx) stored nothing: its retry with the same key runs", () =>
+  it.effect("a request that failed (4xx) stored nothing: its retry with the same key runs", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* member(workspace)
@@ -185,7 +185,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped("keys are per caller: two users sending one key never meet", () =>
+  it.effect("keys are per caller: two users sending one key never meet", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const ann = yield* member(workspace)
@@ -199,7 +199,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped("a key that is not 1-255 printable ASCII characters is a 400, and nothing is written", () =>
+  it.effect("a key that is not 1-255 printable ASCII characters is a 400, and nothing is written", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client, cookie } = yield* member(workspace)
@@ -217,7 +217,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped("DELETE with a key: a retry answers the first 204 (without a key it is a 404)", () =>
+  it.effect("DELETE with a key: a retry answers the first 204 (without a key it is a 404)", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* member(workspace)
@@ -236,7 +236,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped("lifecycle steps and actions replay too: one archived row, one closing cascade", () =>
+  it.effect("lifecycle steps and actions replay too: one archived row, one closing cascade", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* member(workspace)
@@ -260,7 +260,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped("chat tool calls and the engine's write route take a key as well (the engine's keys are its own)", () =>
+  it.effect("chat tool calls and the engine's write route take a key as well (the engine's keys are its own)", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const base = yield* baseUrl
@@ -272,7 +272,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
       })
       const chat = client.call((api) =>
         api.chat.toolCalls({
-          path: { conversationId: "conv-1" },
+          params: { conversationId: "conv-1" },
           payload: turn,
           headers: { "idempotency-key": "turn-1" }
         })
@@ -289,7 +289,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
         writes: [{ tool: "create", businessObject: company, values: { name: "By the engine" } }]
       })
       const write = (headers: { readonly "idempotency-key"?: string }) =>
-        engine.call((api) => api.engine.writes({ path: { workspace: workspace.slug }, payload: writes, headers }))
+        engine.call((api) => api.engine.writes({ params: { workspace: workspace.slug }, payload: writes, headers }))
       const written = [yield* write({ "idempotency-key": "turn-1" }), yield* write({ "idempotency-key": "turn-1" })]
       expect(written.map((r) => r.status)).toEqual([200, 200])
       expect(written.map(replayed)).toEqual([null, "true"])
@@ -300,7 +300,7 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
     })
   )
 
-  it.scoped(
+  it.effect(
     "a key older than IDEMPOTENCY_KEY_TTL is free again; the pruning pass deletes old keys in bounded batches",
     () =>
       Effect.gen(function* () {

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Exit, Option } from "effect"
 import { AppConfig } from "../../src/config/AppConfig"
 import type { Actor } from "../../src/api/Actor"
@@ -48,7 +48,7 @@ const enqueue = (workspace: Workspace, actor: Actor | null, job: string, payload
   })
 
 layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs (durable, in PostgreSQL)", (it) => {
-  it.scoped(
+  it.effect(
     "enqueueing is part of the unit: a rolled-back unit enqueues nothing, a committed one exactly one job",
     () =>
       Effect.gen(function* () {
@@ -72,7 +72,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
       })
   )
 
-  it.scoped("no actor, no job: enqueueing with no actor in context fails and rolls the whole unit back", () =>
+  it.effect("no actor, no job: enqueueing with no actor in context fails and rolls the whole unit back", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const units = yield* UnitOfWork
@@ -81,7 +81,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
       const exit = yield* Effect.exit(
         units.run(
           workspace,
-          Effect.zipRight(
+          Effect.andThen(
             records.create("test/widget", { name: "draft" }, { draft: true }),
             records.runPlugin(
               Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/flaky", { key: "x", failures: 0 }))
@@ -89,7 +89,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
           )
         )
       )
-      expect(Exit.isFailure(exit) ? Option.map(Exit.causeOption(exit), String) : Option.none()).toEqual(
+      expect(Exit.isFailure(exit) ? Option.map(Exit.getCause(exit), String) : Option.none()).toEqual(
         Option.some(expect.stringContaining("no actor in context while enqueueing job test/flaky"))
       )
       expect(yield* counts(workspace)).toEqual({ records: 0, audit: 0 })
@@ -97,7 +97,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
     })
   )
 
-  it.scoped(
+  it.effect(
     "a failing job is retried with growing waits; what a failed run wrote is rolled back; the last run's rows name the enqueuer",
     () =>
       Effect.gen(function* () {
@@ -131,7 +131,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
       })
   )
 
-  it.scoped(
+  it.effect(
     "a job that keeps failing ends in the failed state, listed with its last failure, never dropped; it can be retried",
     () =>
       Effect.gen(function* () {
@@ -178,7 +178,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("background jobs 
       })
   )
 
-  it.scoped(
+  it.effect(
     "an envelope without an actor: the handler runs, every write of it fails and rolls back, and the job ends failed",
     () =>
       Effect.gen(function* () {

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
@@ -45,8 +45,8 @@ const addMarker = (workspace: Workspace, queue: string, ageDays: number, element
     yield* sql`INSERT INTO ${sql(workspace.table("completed_runs"))} (id, kind, name, completed_at)
       VALUES (${id}, 'job', 'test/pruned', now() - make_interval(days => ${ageDays}))`
     if (element !== "none") {
-      yield* sql`INSERT INTO ${sql(queueTable)} (id, queue_name, element, completed, attempts, created_at, updated_at)
-        VALUES (${id}, ${queue}, '{}', ${element === "completed"}, 1, now(), now())`
+      yield* sql`INSERT INTO ${sql(queueTable)} (id, queue_name, element, state, attempts, visible_at, created_at, updated_at)
+        VALUES (${id}, ${queue}, '{}', ${element === "completed" ? "completed" : "pending"}, 1, now(), now(), now())`
     }
     return id
   }).pipe(Effect.orDie)
@@ -69,7 +69,7 @@ const ownQueue = Effect.gen(function* () {
 })
 
 layer(TestServices, { excludeTestServices: true })("pruning", (it) => {
-  it.scoped("the periodic pass removes expired sessions and old markers whose element can no longer come back", () =>
+  it.effect("the periodic pass removes expired sessions and old markers whose element can no longer come back", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })
@@ -103,7 +103,7 @@ layer(TestServices, { excludeTestServices: true })("pruning", (it) => {
     })
   )
 
-  it.scoped("a pass is bounded (batches of a size, a number of them); passes at once take different rows", () =>
+  it.effect("a pass is bounded (batches of a size, a number of them); passes at once take different rows", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const user = yield* freshUser({ workspace })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Duration, FastCheck } from "effect"
+import { Arbitrary, Duration, Schema } from "effect"
 import { maxRetryDelay, retryDelay } from "../../src/workers/retryDelay"
 
 describe("retryDelay", () => {
@@ -10,18 +10,17 @@ describe("retryDelay", () => {
     ])
   })
 
-  it("never shrinks from one attempt to the next and never exceeds the cap", () => {
-    FastCheck.assert(
-      FastCheck.property(
-        FastCheck.integer({ min: 1, max: 60_000 }),
-        FastCheck.integer({ min: 0, max: 200 }),
-        (baseMillis, attempts) => {
-          const base = Duration.millis(baseMillis)
-          const now = retryDelay(base, attempts)
-          const next = retryDelay(base, attempts + 1)
-          return Duration.lessThanOrEqualTo(now, next) && Duration.lessThanOrEqualTo(next, maxRetryDelay)
-        }
-      )
-    )
-  })
+  it.prop(
+    "never shrinks from one attempt to the next and never exceeds the cap",
+    [
+      Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 60_000 }))),
+      Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 200 })))
+    ],
+    ([baseMillis, attempts]) => {
+      const base = Duration.millis(baseMillis)
+      const now = retryDelay(base, attempts)
+      const next = retryDelay(base, attempts + 1)
+      return Duration.isLessThanOrEqualTo(now, next) && Duration.isLessThanOrEqualTo(next, maxRetryDelay)
+    }
+  )
 })

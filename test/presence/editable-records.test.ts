@@ -23,12 +23,12 @@ const recordsIn = (workspace: Workspace) =>
   }).pipe(withActor(someone))
 
 layer(TestServices, { excludeTestServices: true })("record states for presence", (it) => {
-  it.scoped("lookups of several workspaces and business objects in one call (one statement): each its own list", () =>
+  it.effect("lookups of several workspaces and business objects in one call (one statement): each its own list", () =>
     Effect.gen(function* () {
       const [a, b] = [yield* freshWorkspace, yield* freshWorkspace]
       const inA = yield* recordsIn(a)
       const inB = yield* recordsIn(b)
-      const store = yield* Effect.provide(RecordStore, RecordStore.Default)
+      const store = yield* Effect.provide(RecordStore, RecordStore.layer)
 
       const found = yield* store.states([
         { workspace: a, businessObject: "crm/company", ids: [inA.company, inB.company, missing, "not-an-id"] },
@@ -46,7 +46,7 @@ layer(TestServices, { excludeTestServices: true })("record states for presence",
     })
   )
 
-  it.scoped("checks arriving together from several workspaces: each gets its own answer", () =>
+  it.effect("checks arriving together from several workspaces: each gets its own answer", () =>
     Effect.gen(function* () {
       const [a, b] = [yield* freshWorkspace, yield* freshWorkspace]
       const inA = yield* recordsIn(a)
@@ -67,7 +67,7 @@ layer(TestServices, { excludeTestServices: true })("record states for presence",
         Exit.match({
           onSuccess: () => "ok",
           onFailure: (cause) =>
-            Option.match(Cause.failureOption(cause), { onNone: () => "died", onSome: (e) => e._tag })
+            Option.match(Cause.findErrorOption(cause), { onNone: () => "died", onSome: (e) => e._tag })
         })
       )
       expect(tags).toEqual(["ok", "ok", "Conflict", "NotFound", "NotFound"])

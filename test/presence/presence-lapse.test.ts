@@ -1,7 +1,8 @@
 import { subscribeQueue } from "../support/hintQueue"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, ConfigProvider, Duration, Effect, Layer, Queue, TestClock } from "effect"
+import { ConfigProvider, Duration, Effect, Layer, Queue } from "effect"
+import { TestClock } from "effect/testing"
 import type { Broadcast } from "../../src/api/Broadcast"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import * as BroadcastBusInProcess from "../../src/broadcast/BroadcastBusInProcess"
@@ -26,11 +27,11 @@ const deal = "crm/deal"
 const alice: PresenceCaller = { userId: "alice", name: "Alice" }
 
 /** AppConfig as the service reads it from an empty environment: every default. */
-const defaultConfig = AppConfig.layer.pipe(Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map()))))
+const defaultConfig = AppConfig.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord({}))))
 
 /** `Presence` over the given store, the in-process bus and the default configuration. */
 const presenceOver = <A, E, R>(store: Layer.Layer<PresenceStore | A, E, R>) =>
-  Presence.Default.pipe(Layer.provideMerge(Layer.mergeAll(store, BroadcastBusInProcess.layer, defaultConfig)))
+  Presence.layer.pipe(Layer.provideMerge(Layer.mergeAll(store, BroadcastBusInProcess.layer, defaultConfig)))
 
 const presenceHint = (businessObjectId: string) => ({
   type: "presence",
@@ -39,9 +40,7 @@ const presenceHint = (businessObjectId: string) => ({
 
 /** Everything the workspace's subscription holds right now, emptied. */
 const received = (hints: Queue.Dequeue<Broadcast>) =>
-  Effect.map(Queue.takeAll(hints), (all) =>
-    Chunk.toReadonlyArray(all).map(({ type, data }) => ({ type, data: { ...data } }))
-  )
+  Effect.map(Queue.clear(hints), (all) => all.map(({ type, data }) => ({ type, data: { ...data } })))
 
 /** The scenarios, against the `Presence` service in context; each gets its own workspace id. */
 const scenarios = {
@@ -166,7 +165,7 @@ describe("presence lapse under TestClock (redis store)", () => {
     it.effect(titles[name], () => {
       const workspace = `test-${randomUUID()}`
       const onRedis = Effect.flatMap(PresenceStore, (store) => Effect.sync(() => expect(store.kind).toBe("redis")))
-      return Effect.zipRight(onRedis, Effect.scoped(scenarios[name](workspace))).pipe(
+      return Effect.andThen(onRedis, Effect.scoped(scenarios[name](workspace))).pipe(
         Effect.ensuring(deleteKeys(workspace)),
         Effect.provide(presenceOver(redisStore))
       )

@@ -6,10 +6,10 @@ import * as PresenceStoreRedis from "../../src/presence/PresenceStoreRedis"
 import { RedisConnection } from "../../src/redis/RedisConnection"
 import type { Workspace } from "../../src/api/Workspace"
 import { baseUrl, freshWorkspace, testApp, TestApp, testRedisUrl } from "../support/TestApp"
-import { encoded, typeParams } from "../../src/client/pathParams"
+import { typeParams } from "../../src/client/pathParams"
 import { clientFor, createRecord, recordsOf, signedInMember } from "../support/api"
 import type { Client } from "../support/api"
-import { settled, typePath } from "../support/apiCaller"
+import { settled } from "../support/apiCaller"
 import type { SseEvent, SseStream } from "../support/sse"
 import { openSse } from "../support/sse"
 
@@ -30,13 +30,15 @@ const businessObjects = [deal, company, "crm/activity"]
 /** The presence routes as one caller calls them: every answer, 2xx or not, as `{ status, body }`. */
 const presenceClient = (client: Client) => {
   const editorPath = (id: string, editor: string, businessObject: string) =>
-    encoded({ ...typeParams(businessObject), id, editor })
-  const list = (businessObject: string) => client.call((api) => api.presence.list({ path: typePath(businessObject) }))
+    // As they are: the client percent-encodes each path parameter itself.
+    ({ ...typeParams(businessObject), id, editor })
+  const list = (businessObject: string) =>
+    client.call((api) => api.presence.list({ params: typeParams(businessObject) }))
   return {
     heartbeat: (recordId: string, editor: string, businessObject = deal) =>
-      settled(client.call((api) => api.presence.heartbeat({ path: editorPath(recordId, editor, businessObject) }))),
+      settled(client.call((api) => api.presence.heartbeat({ params: editorPath(recordId, editor, businessObject) }))),
     leave: (recordId: string, editor: string, businessObject = deal) =>
-      settled(client.call((api) => api.presence.leave({ path: editorPath(recordId, editor, businessObject) }))),
+      settled(client.call((api) => api.presence.leave({ params: editorPath(recordId, editor, businessObject) }))),
     list: (businessObject = deal) => settled(list(businessObject)),
     /** The listing, which must be a 200 of exactly `{records}`; each record's editors sorted by id. */
     editors: (businessObject = deal) =>
@@ -73,7 +75,7 @@ const presenceHint = (businessObjectId: string, businessObject = deal): SseEvent
 
 /** A broadcast stream opened with a session cookie; the stream is subscribed once it answers. */
 const openStream = (base: string, cookie: string) =>
-  Effect.tap(openSse(`${base}/api/broadcast`, { cookie }), (sse) => expect(sse.status).toBe(200))
+  Effect.tap(openSse(`${base}/api/broadcast`, { cookie }), (sse) => Effect.sync(() => expect(sse.status).toBe(200)))
 
 /**
  * Saves a new company (a known hint) and waits for its `changed` hint. Returns
@@ -99,7 +101,7 @@ const expectForbidden = (response: { status: number; body: unknown }) => {
 const routes = Layer.merge(TestApp, RedisConnection.layer(testRedisUrl))
 
 layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)", (it) => {
-  it.scoped("absent --heartbeat--> present: 204, a presence hint, listed as {id, name}", () =>
+  it.effect("absent --heartbeat--> present: 204, a presence hint, listed as {id, name}", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* presenceWorkspace
@@ -119,7 +121,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
     })
   )
 
-  it.scoped("present --heartbeat, same editor--> present, renewed: 204 and nothing broadcast", () =>
+  it.effect("present --heartbeat, same editor--> present, renewed: 204 and nothing broadcast", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* presenceWorkspace
@@ -140,7 +142,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
     })
   )
 
-  it.scoped(
+  it.effect(
     "present --DELETE--> absent: 204, a presence hint, no longer listed; DELETE of an absent editor: 204, silent",
     () =>
       Effect.gen(function* () {
@@ -169,7 +171,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       })
   )
 
-  it.scoped(
+  it.effect(
     "an editor id held by another user: PUT and DELETE by someone else are 403; the holder stays; nothing broadcast",
     () =>
       Effect.gen(function* () {
@@ -198,7 +200,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       })
   )
 
-  it.scoped(
+  it.effect(
     "two users and two tabs of one user are three editors; GET groups by record, one business object, one workspace",
     () =>
       Effect.gen(function* () {
@@ -258,7 +260,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       })
   )
 
-  it.scoped(
+  it.effect(
     "a heartbeat on a record that does not exist (or lives in another workspace) is a 404 and announces nothing",
     () =>
       Effect.gen(function* () {
@@ -281,7 +283,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       })
   )
 
-  it.scoped("permissions: PUT/DELETE need update, GET needs read; a refused call changes and broadcasts nothing", () =>
+  it.effect("permissions: PUT/DELETE need update, GET needs read; a refused call changes and broadcasts nothing", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* presenceWorkspace
@@ -330,7 +332,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
     })
   )
 
-  it.scoped("an unknown business object is a 404 on every presence route", () =>
+  it.effect("an unknown business object is a 404 on every presence route", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* presenceWorkspace
@@ -373,7 +375,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       return { record, presence }
     })
 
-  it.scoped("a bad editor id (a '/', a space, a '.', a '%', non-ASCII) is a 400 on PUT and DELETE", () =>
+  it.effect("a bad editor id (a '/', a space, a '.', a '%', non-ASCII) is a 400 on PUT and DELETE", () =>
     Effect.gen(function* () {
       const { presence, record } = yield* refusesEditorIds([
         "a/b",
@@ -396,11 +398,11 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
     })
   )
 
-  it.scoped("an editor id over 100 characters (101, 200) is a 400 on PUT and DELETE", () =>
+  it.effect("an editor id over 100 characters (101, 200) is a 400 on PUT and DELETE", () =>
     Effect.asVoid(refusesEditorIds(["x".repeat(101), "x".repeat(200)]))
   )
 
-  it.scoped(
+  it.effect(
     "heartbeats sent at once on many records (one missing, one archived, one new editor twice): each its own answer, one hint per arrival, renewals silent",
     () =>
       Effect.gen(function* () {
@@ -449,7 +451,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       })
   )
 
-  it.scoped("20 racing heartbeats of one new editor: all 204, exactly one presence hint", () =>
+  it.effect("20 racing heartbeats of one new editor: all 204, exactly one presence hint", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* presenceWorkspace
@@ -476,7 +478,7 @@ const lapse = Duration.times(heartbeat, 3)
 const shortHeartbeat = Layer.merge(testApp({ presenceHeartbeat: heartbeat }), RedisConnection.layer(testRedisUrl))
 
 layer(shortHeartbeat, { excludeTestServices: true })("presence lapse (HTTP, SSE, Redis, 300 ms heartbeat)", (it) => {
-  it.scoped("present --lapse--> absent: no longer listed after three intervals, nothing broadcast", () =>
+  it.effect("present --lapse--> absent: no longer listed after three intervals, nothing broadcast", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* presenceWorkspace
@@ -498,7 +500,10 @@ layer(shortHeartbeat, { excludeTestServices: true })("presence lapse (HTTP, SSE,
           record.id in records ? Effect.fail("still listed" as const) : Effect.sync(() => Date.now())
         ),
         Effect.retry({ schedule: Schedule.spaced("50 millis") }),
-        Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the editor never lapsed") }),
+        Effect.timeoutOrElse({
+          duration: "10 seconds",
+          orElse: () => Effect.fail(new Error("the editor never lapsed"))
+        }),
         Effect.orDie
       )
       // The server stamped the lapse time after `sentAt`: it cannot have lapsed sooner.

@@ -29,7 +29,7 @@ const presenceSuite = <R>(
     const inWorkspaces = <A, E>(f: (ws: string, other: string) => Effect.Effect<A, E, PresenceStore | R>) => {
       const ws = `test-${randomUUID()}`
       const other = `test-${randomUUID()}`
-      return f(ws, other).pipe(Effect.ensuring(Effect.zipRight(cleanup(ws), cleanup(other))))
+      return f(ws, other).pipe(Effect.ensuring(Effect.andThen(cleanup(ws), cleanup(other))))
     }
     const record = (workspace: string, recordId: string, businessObject = deal): PresenceRecordKey => ({
       workspace,

@@ -21,19 +21,19 @@ const recording = Effect.gen(function* () {
 })
 
 describe("makeTickBatcher", () => {
-  it.scoped("calls made together run as one batch, each with its own answer", () =>
+  it.effect("calls made together run as one batch, each with its own answer", () =>
     Effect.gen(function* () {
       const { call, batches } = yield* recording
       const answers = yield* Effect.all(
-        [1, 2, -3, 4].map((n) => Effect.either(call(n))),
+        [1, 2, -3, 4].map((n) => Effect.result(call(n))),
         { concurrency: "unbounded" }
       )
       expect(batches).toEqual([[1, 2, -3, 4]])
-      expect(answers.map((a) => (a._tag === "Right" ? a.right : a.left))).toEqual([10, 20, "negative -3", 40])
+      expect(answers.map((a) => (a._tag === "Success" ? a.success : a.failure))).toEqual([10, 20, "negative -3", 40])
     })
   )
 
-  it.scoped("a call made after a batch ran starts a new one", () =>
+  it.effect("a call made after a batch ran starts a new one", () =>
     Effect.gen(function* () {
       const { call, batches } = yield* recording
       expect(yield* call(1)).toBe(10)
@@ -42,29 +42,29 @@ describe("makeTickBatcher", () => {
     })
   )
 
-  it.scoped("a call interrupted before its batch runs leaves it", () =>
+  it.effect("a call interrupted before its batch runs leaves it", () =>
     Effect.gen(function* () {
       const { call, batches } = yield* recording
-      const forked = yield* Effect.fork(call(1))
-      yield* Effect.yieldNow()
+      const forked = yield* Effect.forkChild(call(1))
+      yield* Effect.yieldNow
       yield* Fiber.interrupt(forked)
       expect(yield* call(2)).toBe(20)
       expect(batches.flat()).toEqual([2])
     })
   )
 
-  it.scoped("a batch that dies fails every call in it with the defect", () =>
+  it.effect("a batch that dies fails every call in it with the defect", () =>
     Effect.gen(function* () {
       const call = yield* makeTickBatcher<number, number, never>(() => Effect.die(new Error("boom")))
       const exits = yield* Effect.all([Effect.exit(call(1)), Effect.exit(call(2))], { concurrency: "unbounded" })
       for (const exit of exits) {
-        expect(Exit.isFailure(exit) && Cause.isDie(exit.cause)).toBe(true)
+        expect(Exit.isFailure(exit) && Cause.hasDies(exit.cause)).toBe(true)
         expect(Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "").toContain("boom")
       }
     })
   )
 
-  it.scoped("past maxBatch waiting calls a batch starts at once", () =>
+  it.effect("past maxBatch waiting calls a batch starts at once", () =>
     Effect.gen(function* () {
       const batches: Array<ReadonlyArray<number>> = []
       const call = yield* makeTickBatcher(

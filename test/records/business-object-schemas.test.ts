@@ -10,7 +10,7 @@ import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
  * in `If-None-Match` it makes an unchanged list a 304 without a body.
  */
 layer(TestApp, { excludeTestServices: true })("business object schemas: ETag and 304", (it) => {
-  it.scoped("the list carries an ETag; sent back, it is a 304 without a body; another tag gets the list", () =>
+  it.effect("the list carries an ETag; sent back, it is a 304 without a body; another tag gets the list", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client, cookie } = yield* signedInMember(yield* baseUrl, workspace)
@@ -30,7 +30,7 @@ layer(TestApp, { excludeTestServices: true })("business object schemas: ETag and
     })
   )
 
-  it.scoped(
+  it.effect(
     "the tag follows what the caller may read and update: another role's list has its own, with mayUpdate",
     () =>
       Effect.gen(function* () {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { Arbitrary } from "effect"
 import { field } from "../../src/api/Field"
 import type { Fields } from "../../src/api/Field"
 import { isJsonArray, isJsonObject } from "../../src/api/Json"
 import type { Json, JsonObject } from "../../src/api/Json"
 import { assignEntryIds } from "../../src/records/EntryIds"
 import { uuidv7 } from "../../src/records/uuidv7"
+import { constantFrom, integer, oneOf, option, someKeys } from "./arbitraries"
 
 /** Collections at every depth the field model allows: in a record, in a struct, in another collection's entries. */
 const fields: Fields = {
@@ -17,27 +18,30 @@ const fields: Fields = {
   address: field.struct({ city: field.string, contacts: field.collection({ email: field.string }) })
 }
 
-const maybeId = fc.option(fc.constantFrom("a", "b", "c", "given-1", "given-2"), { nil: undefined, freq: 2 })
-const withMaybeId = (members: fc.Arbitrary<Record<string, Json>>) =>
-  fc.tuple(maybeId, members).map(([id, rest]): JsonObject => (id === undefined ? rest : { ...rest, id }))
-const part = withMaybeId(fc.record({ name: fc.constantFrom("bolt", "nut"), count: fc.integer({ min: 0, max: 9 }) }))
+const maybeId = option(constantFrom("a", "b", "c", "given-1", "given-2"), { nil: undefined, freq: 2 })
+const withMaybeId = <A extends Record<string, Json>>(members: Arbitrary.Arbitrary<A>) =>
+  Arbitrary.map(
+    Arbitrary.all([maybeId, members]),
+    ([id, rest]): JsonObject => (id === undefined ? rest : { ...rest, id })
+  )
+const part = withMaybeId(Arbitrary.all({ name: constantFrom("bolt", "nut"), count: integer(0, 9) }))
 const lineItem = withMaybeId(
-  fc.record(
-    { product: fc.constantFrom("Screen", "Stand"), parts: fc.array(part, { maxLength: 3 }) },
-    { requiredKeys: [] }
+  someKeys(
+    Arbitrary.all({ product: constantFrom("Screen", "Stand"), parts: Arbitrary.array(part, { maxLength: 3 }) }),
+    ["product", "parts"]
   )
 )
-const contact = withMaybeId(fc.record({ email: fc.constantFrom("a@example.com", "b@example.com") }))
-const values: fc.Arbitrary<JsonObject> = fc.record(
-  {
-    title: fc.oneof(fc.constant(null), fc.constantFrom("Kiosk", "Deal")),
-    lineItems: fc.oneof(fc.constant(null), fc.array(lineItem, { maxLength: 4 })),
-    address: fc.record(
-      { city: fc.constant("Oslo"), contacts: fc.array(contact, { maxLength: 3 }) },
-      { requiredKeys: [] }
+const contact = withMaybeId(Arbitrary.all({ email: constantFrom("a@example.com", "b@example.com") }))
+const values: Arbitrary.Arbitrary<JsonObject> = someKeys(
+  Arbitrary.all({
+    title: oneOf<string | null>(Arbitrary.Constant(null), constantFrom("Kiosk", "Deal")),
+    lineItems: oneOf<Array<JsonObject> | null>(Arbitrary.Constant(null), Arbitrary.array(lineItem, { maxLength: 4 })),
+    address: someKeys(
+      Arbitrary.all({ city: Arbitrary.Constant("Oslo"), contacts: Arbitrary.array(contact, { maxLength: 3 }) }),
+      ["city", "contacts"]
     )
-  },
-  { requiredKeys: [] }
+  }),
+  ["title", "lineItems", "address"]
 )
 
 /** Every collection entry of `value` under `fields`, at any depth. */
@@ -107,19 +111,15 @@ describe("server-assigned collection entry ids", () => {
 describe("uuidv7", () => {
   const format = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
-  it.prop(
-    "is a version 7, variant 10 UUID carrying its milliseconds",
-    [fc.integer({ min: 0, max: 2 ** 48 - 1 })],
-    ([now]) => {
-      const id = uuidv7(now)
-      expect(id).toMatch(format)
-      expect(Number.parseInt(id.replace(/-/g, "").slice(0, 12), 16)).toBe(now)
-    }
-  )
+  it.prop("is a version 7, variant 10 UUID carrying its milliseconds", [integer(0, 2 ** 48 - 1)], ([now]) => {
+    const id = uuidv7(now)
+    expect(id).toMatch(format)
+    expect(Number.parseInt(id.replace(/-/g, "").slice(0, 12), 16)).toBe(now)
+  })
 
   it.prop(
     "an id made in a later millisecond sorts after one made earlier",
-    [fc.integer({ min: 0, max: 2 ** 48 - 2 }), fc.integer({ min: 1, max: 1_000_000 })],
+    [integer(0, 2 ** 48 - 2), integer(1, 1_000_000)],
     ([earlier, gap]) => {
       const later = Math.min(earlier + gap, 2 ** 48 - 1)
       expect(uuidv7(earlier) < uuidv7(later)).toBe(true)

@@ -19,15 +19,16 @@ describe("field declarations, checked when the plugins load", () => {
       [field.choice(["a", " "]), "field odd/thing.nested.it: a choice option may not be blank"],
       [field.choice(["a", "b", "a"]), "field odd/thing.nested.it: a choice lists an option twice"]
     ]
-    for (const [declared, says] of cases) expect(() => PluginRegistry.layer([crm, pluginWith(declared)])).toThrow(says)
+    for (const [declared, says] of cases)
+      expect(() => PluginRegistry.layerWith([crm, pluginWith(declared)])).toThrow(says)
   })
 
   it("a link names a business object some plugin declares", () => {
-    expect(() => PluginRegistry.layer([crm, pluginWith(field.link("crm/contact"))])).toThrow(
+    expect(() => PluginRegistry.layerWith([crm, pluginWith(field.link("crm/contact"))])).toThrow(
       "field odd/thing.nested.it: links to crm/contact, which no plugin declares"
     )
-    expect(() => PluginRegistry.layer([crm, pluginWith(field.link("odd/thing"))])).not.toThrow()
-    expect(() => PluginRegistry.layer([crm, pluginWith(field.required(field.link("crm/company")))])).not.toThrow()
+    expect(() => PluginRegistry.layerWith([crm, pluginWith(field.link("odd/thing"))])).not.toThrow()
+    expect(() => PluginRegistry.layerWith([crm, pluginWith(field.required(field.link("crm/company")))])).not.toThrow()
   })
 
   it("field.required keeps the field as it is and marks it required", () => {

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { Arbitrary, Schema } from "effect"
 import { field } from "../../src/api/Field"
 import type { Field, Fields } from "../../src/api/Field"
 import { fieldIssues, fieldPathText, isBlank, linksIn } from "../../src/api/FieldIssues"
 import type { Completeness, FieldIssue, FieldPath } from "../../src/api/FieldIssues"
 import { fieldsArb, valuesArb } from "../client/hydration/arbitraries"
+import { constantFrom } from "./arbitraries"
 
 /**
  * The pure field rules (src/api/FieldIssues.ts), which the service runs on
@@ -96,9 +97,13 @@ describe("fieldIssues, by example", () => {
 
 // Properties over random field lists (every kind, required or not, nested) and values written against them.
 
-const schemaAndValues = fieldsArb().chain((fields) => valuesArb(fields).map((values) => ({ fields, values })))
-const modes: ReadonlyArray<Completeness> = ["draft", "patch", "whole"]
-const runs = { fastCheck: { numRuns: 400 } }
+const schemaAndValues = Arbitrary.flatMap(fieldsArb(), (fields) =>
+  Arbitrary.map(valuesArb(fields), (values) => ({ fields, values }))
+)
+const modes = ["draft", "patch", "whole"] as const satisfies ReadonlyArray<Completeness>
+const mode = constantFrom(...modes)
+const anything = Arbitrary.schema(Schema.Unknown)
+const runs = { arbitrary: { runs: 400 } }
 
 /** The value at `path`, and the field declared there. */
 const at = (fields: Fields, values: unknown, path: FieldPath): { field?: Field; value: unknown } => {
@@ -127,7 +132,7 @@ const optional = (fields: Fields): Fields =>
 describe("fieldIssues, properties", () => {
   it.prop(
     "every issue points at a field of its kind and a value that breaks that rule",
-    [schemaAndValues, fc.constantFrom(...modes)],
+    [schemaAndValues, mode],
     ([{ fields, values }, mode]) => {
       for (const issue of fieldIssues(fields, values, mode)) {
         const { field: declared, value } = at(fields, values, issue.path)
@@ -178,7 +183,7 @@ describe("fieldIssues, properties", () => {
 
   it.prop(
     "an empty patch passes any field list; any input is answered without throwing",
-    [fieldsArb(), fc.anything(), fc.constantFrom(...modes)],
+    [fieldsArb(), anything, mode],
     ([fields, input, mode]) => {
       expect(fieldIssues(fields, {}, "patch")).toEqual([])
       expect(Array.isArray(fieldIssues(fields, input, mode))).toBe(true)

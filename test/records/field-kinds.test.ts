@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { field } from "../../src/api/Field"
@@ -87,8 +87,8 @@ const setUp = Effect.gen(function* () {
   return { workspace, client }
 })
 
-layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: true })("field kinds", (it) => {
-  it.scoped("GET /api/business-objects serves the kinds with their options, target and required", () =>
+layer(testApp({}, PluginRegistry.layerWith([crm, kinds])), { excludeTestServices: true })("field kinds", (it) => {
+  it.effect("GET /api/business-objects serves the kinds with their options, target and required", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const definition = expectStatus(200)(yield* client.get(`/api/business-objects/${encodeURIComponent(item)}`))
@@ -115,7 +115,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("choice: a value outside the options is 422 naming the field and the options, the input excerpted", () =>
+  it.effect("choice: a value outside the options is 422 naming the field and the options, the input excerpted", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       yield* refusedCreate(
@@ -156,7 +156,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("required on create: absent, null, empty or blank is 422 naming each field, nested ones by path", () =>
+  it.effect("required on create: absent, null, empty or blank is 422 naming each field, nested ones by path", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       for (const name of [undefined, null, "", "  "]) {
@@ -178,7 +178,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("required on PATCH: cannot be cleared or emptied; a patch that leaves it out is fine", () =>
+  it.effect("required on PATCH: cannot be cleared or emptied; a patch that leaves it out is fine", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const record = yield* createRecord(client, item, { name: "Kiosk", place: { code: "K1" } })
@@ -193,7 +193,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("drafts: required waits for publish, which checks the whole record; choices are checked at once", () =>
+  it.effect("drafts: required waits for publish, which checks the whole record; choices are checked at once", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const draft = yield* createRecord(client, item, { stage: "lead", parts: [{ id: "p1" }] }, true)
@@ -222,7 +222,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("link: to a missing, deleted, archived, draft or other-type record is 422; nothing written", () =>
+  it.effect("link: to a missing, deleted, archived, draft or other-type record is 422; nothing written", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const deleted = yield* createRecord(client, target, { name: "Gone" })
@@ -246,7 +246,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("link: checked inside structs and collection entries, each named by its path", () =>
+  it.effect("link: checked inside structs and collection entries, each named by its path", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const live = yield* createRecord(client, target, { name: "Live" })
@@ -273,7 +273,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("link: another workspace's record is no record here", () =>
+  it.effect("link: another workspace's record is no record here", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const other = yield* setUp
@@ -282,7 +282,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("link on PATCH and publish; a target deleted or archived later leaves the link as it is", () =>
+  it.effect("link on PATCH and publish; a target deleted or archived later leaves the link as it is", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const first = yield* createRecord(client, target, { name: "First" })
@@ -328,7 +328,7 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
     })
   )
 
-  it.scoped("link: a write waits for a concurrent delete of its target, then is refused (no dangling link born)", () =>
+  it.effect("link: a write waits for a concurrent delete of its target, then is refused (no dangling link born)", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const { client, workspace } = yield* setUp
@@ -337,7 +337,9 @@ layer(testApp({}, PluginRegistry.layer([crm, kinds])), { excludeTestServices: tr
       const commit = yield* holdInTransaction(
         sql`DELETE FROM ${sql(workspace.table("records"))} WHERE business_object = ${target} AND id = ${doomed.id}`
       )
-      const write = yield* Effect.fork(client.post(`/api/records/${item}`, { values: { name: "A", owner: doomed.id } }))
+      const write = yield* Effect.forkChild(
+        client.post(`/api/records/${item}`, { values: { name: "A", owner: doomed.id } })
+      )
       yield* eventually("the write waits on the target's row lock", waitsOnRecordRow(workspace))
       yield* commit
       const answer = yield* Fiber.join(write)
@@ -359,7 +361,7 @@ const waitsOnRecordRow = (workspace: Workspace) =>
   )
 
 layer(testApp(), { excludeTestServices: true })("field kinds in the crm plugin", (it) => {
-  it.scoped("a deal's stage is a choice, its title required, its company a link to a live crm/company", () =>
+  it.effect("a deal's stage is a choice, its title required, its company a link to a live crm/company", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const post = (values: unknown) => client.post("/api/records/crm/deal", { values })
@@ -382,7 +384,7 @@ layer(testApp(), { excludeTestServices: true })("field kinds in the crm plugin",
     })
   )
 
-  it.scoped("archiving a deal whose company is gone: the workflow notes it in an activity without the link", () =>
+  it.effect("archiving a deal whose company is gone: the workflow notes it in an activity without the link", () =>
     Effect.gen(function* () {
       const { client } = yield* setUp
       const acme = yield* createRecord(client, "crm/company", { name: "Acme" })

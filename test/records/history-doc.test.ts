@@ -9,7 +9,7 @@ import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
  * must be the one the document shows.
  */
 layer(TestApp, { excludeTestServices: true })("docs/history.md examples", (it) => {
-  it.scoped("every curl example answers as documented", () =>
+  it.effect("every curl example answers as documented", () =>
     Effect.gen(function* () {
       const { checked } = yield* runDocExamples("docs/history.md", yield* baseUrl, yield* freshWorkspace)
       expect(checked).toBeGreaterThanOrEqual(11)

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc } from "effect"
+import { Arbitrary, Effect } from "effect"
 import { RevertRecord } from "../../src/api/RecordHistory"
 import type { Workspace } from "../../src/api/Workspace"
 import { Roles } from "../../src/auth/Roles"
@@ -8,6 +8,7 @@ import { clientFor, createRecord, recordsOf, signedInMember, timelineOf } from "
 import type { Client } from "../support/api"
 import { refusal } from "../support/apiCaller"
 import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
+import { constantFrom, integer, option, someKeys, uniqueArray } from "./arbitraries"
 
 /**
  * A record as it was and reverts (docs/history.md), over real HTTP and
@@ -42,23 +43,22 @@ const threeVersions = (client: Client) =>
     return { id: created.id, after, entries: yield* entriesOf(client, created.id) }
   })
 
-const absentOr = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: null, freq: 3 })
+const absentOr = <A>(arbitrary: Arbitrary.Arbitrary<A>) => option(arbitrary, { nil: null, freq: 3 })
 
 /** A PATCH of a deal: some of its fields, each maybe cleared (never the required title). */
-const dealPatch = fc.record(
-  {
-    title: fc.constantFrom("Kiosk", "Kiosk rollout"),
-    stage: absentOr(fc.constantFrom("open", "won")),
-    amount: absentOr(fc.constantFrom("100.00", "250.00")),
-    address: absentOr(fc.record({ city: fc.constantFrom("Lyon", "Paris") }, { requiredKeys: [] })),
+const dealPatch = someKeys(
+  Arbitrary.all({
+    title: constantFrom("Kiosk", "Kiosk rollout"),
+    stage: absentOr(constantFrom("open", "won")),
+    amount: absentOr(constantFrom("100.00", "250.00")),
+    address: absentOr(someKeys(Arbitrary.all({ city: constantFrom("Lyon", "Paris") }), ["city"])),
     lineItems: absentOr(
-      fc.uniqueArray(fc.record({ id: fc.constantFrom("l1", "l2", "l3"), quantity: fc.integer({ min: 1, max: 3 }) }), {
-        selector: (entry) => entry.id,
+      uniqueArray(Arbitrary.all({ id: constantFrom("l1", "l2", "l3"), quantity: integer(1, 3) }), (entry) => entry.id, {
         maxLength: 3
       })
     )
-  },
-  { requiredKeys: [] }
+  }),
+  ["title", "stage", "amount", "address", "lineItems"]
 )
 
 /** Values compared as the timeline keeps them: collection entries by id, an empty collection as none. */
@@ -74,41 +74,45 @@ const canonical = (values: Readonly<Record<string, unknown>>) =>
   )
 
 layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts", (it) => {
-  it.scoped(
+  it.effect(
     "property: for random updates, the deal as of every entry is the deal read right after that write",
     () =>
       Effect.gen(function* () {
         const { client } = yield* member(yield* freshWorkspace)
         const records = recordsOf(client, deal)
-        const run = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(Effect.orDie(effect))
-        yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(fc.array(dealPatch, { minLength: 1, maxLength: 6 }), async (patches) => {
-              const created = await run(createRecord(client, deal, { title: "Kiosk" }))
+        const result = yield* Arbitrary.checkEffect(
+          Arbitrary.array(dealPatch, { minLength: 1, maxLength: 6 }),
+          (patches) =>
+            Effect.gen(function* () {
+              const created = yield* createRecord(client, deal, { title: "Kiosk" })
               const read = [created.values]
-              const newest = async () => (await run(timelineOf(client, deal, created.id, { limit: 1 }))).entries[0]?.id
+              const newest = Effect.map(
+                timelineOf(client, deal, created.id, { limit: 1 }),
+                (page) => page.entries[0]?.id
+              )
               for (const patch of patches) {
-                const before = await newest()
-                await run(records.update(created.id, patch))
+                const before = yield* newest
+                yield* records.update(created.id, patch)
                 // A write the diff sees no change in wrote no entry (an empty collection where there was none still
                 // moves the version: the entry count, not the version, tells).
-                if ((await newest()) !== before) read.push((await run(records.get(created.id))).body.values)
+                if ((yield* newest) !== before) read.push((yield* records.get(created.id)).body.values)
               }
-              const entries = await run(entriesOf(client, created.id))
+              const entries = yield* entriesOf(client, created.id)
               expect(entries.length).toBe(read.length)
               for (const [i, entry] of entries.entries()) {
-                const asOf = (await run(records.asOf(created.id, entry.id))).body
+                const asOf = (yield* records.asOf(created.id, entry.id)).body
                 expect(canonical(asOf.values)).toEqual(canonical(read[i] ?? {}))
               }
-            }),
-            { numRuns: 8 }
-          )
+              return true
+            }).pipe(Effect.orDie),
+          { runs: 8 }
         )
+        expect(Arbitrary.formatCheckFailure(result)).toBeUndefined()
       }),
     60_000
   )
 
-  it.scoped("asOf an entry or an instant answers the values just after it, with the entry it stands on", () =>
+  it.effect("asOf an entry or an instant answers the values just after it, with the entry it stands on", () =>
     Effect.gen(function* () {
       const { client, user } = yield* member(yield* freshWorkspace)
       const { id, after, entries } = yield* threeVersions(client)
@@ -145,7 +149,7 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
     })
   )
 
-  it.scoped("archived and deleted records are read as they were; before creation and after deletion are 404", () =>
+  it.effect("archived and deleted records are read as they were; before creation and after deletion are 404", () =>
     Effect.gen(function* () {
       const { client } = yield* member(yield* freshWorkspace)
       const records = recordsOf(client, deal)
@@ -181,7 +185,7 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
     })
   )
 
-  it.scoped("malformed asOf is 400; unknown records and other records' entries 404; readers need read", () =>
+  it.effect("malformed asOf is 400; unknown records and other records' entries 404; readers need read", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* member(workspace)
@@ -226,14 +230,14 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
     })
   )
 
-  it.scoped("restore: one update back to the values as of an entry, its cause naming the entry", () =>
+  it.effect("restore: one update back to the values as of an entry, its cause naming the entry", () =>
     Effect.gen(function* () {
       const { client, user } = yield* member(yield* freshWorkspace)
       const records = recordsOf(client, deal)
       const { id, after, entries } = yield* threeVersions(client)
       const created = entries[0]?.id ?? ""
       const restored = yield* records
-        .revert(id, new RevertRecord({ entry: created, mode: "restore" }))
+        .revert(id, new RevertRecord({ entry: created, mode: "restore", force: false }))
         .pipe(Effect.orDie)
       expect([restored.body.values, restored.body.version, restored.headers.get("etag")]).toEqual([after[0], 4, '"4"'])
       const [newest] = (yield* timelineOf(client, deal, id)).entries
@@ -248,13 +252,15 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
       // Rebuilt as of the revert's own entry: the state restored.
       expect((yield* records.asOf(id, newest?.id ?? "").pipe(Effect.orDie)).body.values).toEqual(after[0])
       // Restoring what the record already holds changes nothing and writes nothing.
-      const again = yield* records.revert(id, new RevertRecord({ entry: created, mode: "restore" })).pipe(Effect.orDie)
+      const again = yield* records
+        .revert(id, new RevertRecord({ entry: created, mode: "restore", force: false }))
+        .pipe(Effect.orDie)
       expect(again.body.version).toBe(4)
       expect((yield* entriesOf(client, id)).length).toBe(4)
     })
   )
 
-  it.scoped("undo takes back one entry's fields; a field changed again since is a 409 naming it, unless forced", () =>
+  it.effect("undo takes back one entry's fields; a field changed again since is a 409 naming it, unless forced", () =>
     Effect.gen(function* () {
       const { client } = yield* member(yield* freshWorkspace)
       const records = recordsOf(client, deal)
@@ -262,7 +268,7 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
       const amountChange = entries[1]?.id ?? ""
       // The amount was not changed since: undoing it puts back 100.00 and keeps the later title.
       const undone = yield* records
-        .revert(id, new RevertRecord({ entry: amountChange, mode: "undo" }))
+        .revert(id, new RevertRecord({ entry: amountChange, mode: "undo", force: false }))
         .pipe(Effect.orDie)
       expect(undone.body.values).toEqual({ title: "Kiosk rollout", amount: "100.00" })
       const [newest] = (yield* timelineOf(client, deal, id)).entries
@@ -274,7 +280,9 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
       expect(newest?.changes).toEqual({ amount: { from: "250.00", to: "100.00" } })
 
       // Now the undo of that amount change again: the amount was changed since (by the undo itself).
-      const refused = yield* refusal(records.revert(id, new RevertRecord({ entry: amountChange, mode: "undo" })))
+      const refused = yield* refusal(
+        records.revert(id, new RevertRecord({ entry: amountChange, mode: "undo", force: false }))
+      )
       expect([refused.status, refused.body]).toEqual([
         409,
         {
@@ -292,13 +300,13 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
 
       // Undo of the title change (the newest update): no conflict.
       const titled = yield* records
-        .revert(id, new RevertRecord({ entry: entries[2]?.id ?? "", mode: "undo" }))
+        .revert(id, new RevertRecord({ entry: entries[2]?.id ?? "", mode: "undo", force: false }))
         .pipe(Effect.orDie)
       expect(titled.body.values).toEqual({ title: "Kiosk", amount: "100.00" })
     })
   )
 
-  it.scoped(
+  it.effect(
     "a forced undo overwrites the later change; entries that are not updates, or not this record's, are 422",
     () =>
       Effect.gen(function* () {
@@ -307,7 +315,9 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
         const { id, entries } = yield* threeVersions(client)
         yield* records.update(id, { amount: "900.00" }).pipe(Effect.orDie)
         const amountChange = entries[1]?.id ?? ""
-        const refused = yield* refusal(records.revert(id, new RevertRecord({ entry: amountChange, mode: "undo" })))
+        const refused = yield* refusal(
+          records.revert(id, new RevertRecord({ entry: amountChange, mode: "undo", force: false }))
+        )
         expect([refused.status, (refused.body as { fields: unknown }).fields]).toEqual([409, ["amount"]])
         const forced = yield* records
           .revert(id, new RevertRecord({ entry: amountChange, mode: "undo", force: true }))
@@ -315,7 +325,7 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
         expect(forced.body.values).toEqual({ title: "Kiosk rollout", amount: "100.00" })
 
         const created = yield* refusal(
-          records.revert(id, new RevertRecord({ entry: entries[0]?.id ?? "", mode: "undo" }))
+          records.revert(id, new RevertRecord({ entry: entries[0]?.id ?? "", mode: "undo", force: false }))
         )
         expect([created.status, created.body]).toEqual([
           422,
@@ -323,26 +333,30 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
         ])
         const other = yield* threeVersions(client)
         const foreign = yield* refusal(
-          records.revert(id, new RevertRecord({ entry: other.entries[1]?.id ?? "", mode: "restore" }))
+          records.revert(id, new RevertRecord({ entry: other.entries[1]?.id ?? "", mode: "restore", force: false }))
         )
         expect([foreign.status, foreign.body]).toEqual([
           422,
           expect.objectContaining({ message: expect.stringMatching(/^no entry .* on the timeline of/) })
         ])
-        const malformed = yield* client.post(`/api/records/${deal}/${id}/revert`, { entry: "nope", mode: "undo" })
+        const malformed = yield* client.post(`/api/records/${deal}/${id}/revert`, {
+          entry: "nope",
+          mode: "undo",
+          force: false
+        })
         expect(malformed.status).toBe(400)
         const badMode = yield* client.post(`/api/records/${deal}/${id}/revert`, { entry: entries[0]?.id, mode: "redo" })
         expect(badMode.status).toBe(400)
       })
   )
 
-  it.scoped("revert obeys If-Match (412), Idempotency-Key (one row), the update grant, and the record's state", () =>
+  it.effect("revert obeys If-Match (412), Idempotency-Key (one row), the update grant, and the record's state", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const { client } = yield* member(workspace)
       const records = recordsOf(client, deal)
       const { id, entries } = yield* threeVersions(client)
-      const body = new RevertRecord({ entry: entries[0]?.id ?? "", mode: "restore" })
+      const body = new RevertRecord({ entry: entries[0]?.id ?? "", mode: "restore", force: false })
 
       const stale = yield* refusal(records.revert(id, body, { ifMatch: '"2"' }))
       expect([stale.status, stale.body]).toEqual([

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Duration, Effect, Fiber, Schedule } from "effect"
 import { Timeline } from "../../src/audit/Timeline"
@@ -66,7 +66,7 @@ const lockWaiters = (workspace: Workspace) =>
 
 const waitUntil = <R>(condition: Effect.Effect<boolean, never, R>) =>
   Effect.repeat(condition, { until: (holds) => holds, schedule: Schedule.spaced("10 millis") }).pipe(
-    Effect.timeoutFail({ duration: "20 seconds", onTimeout: () => new Error("condition never held") }),
+    Effect.timeoutOrElse({ duration: "20 seconds", orElse: () => Effect.fail(new Error("condition never held")) }),
     Effect.orDie
   )
 
@@ -84,9 +84,9 @@ const race = (
 ) =>
   Effect.gen(function* () {
     const release = yield* lockRecord(workspace, id)
-    const a = yield* Effect.fork(first)
+    const a = yield* Effect.forkChild(first)
     yield* waitUntil(Effect.map(lockWaiters(workspace), (n) => n === 1))
-    const b = yield* Effect.fork(second)
+    const b = yield* Effect.forkChild(second)
     yield* waitUntil(Effect.map(lockWaiters(workspace), (n) => n === 2))
     yield* release
     return [yield* Fiber.join(a), yield* Fiber.join(b)] as const
@@ -100,7 +100,7 @@ const uuidv7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]
 layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServices: true })(
   "record versions, ETag and If-Match",
   (it) => {
-    it.scoped("every record answer carries its version as field and ETag; each write that changes it adds one", () =>
+    it.effect("every record answer carries its version as field and ETag; each write that changes it adds one", () =>
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
         const { client } = yield* member(workspace)
@@ -129,7 +129,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
       })
     )
 
-    it.scoped("If-Match takes the ETag, the bare version and *; a stale one is 412 and writes nothing", () =>
+    it.effect("If-Match takes the ETag, the bare version and *; a stale one is 412 and writes nothing", () =>
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
         const { client, cookie } = yield* member(workspace)
@@ -154,7 +154,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
       })
     )
 
-    it.scoped(
+    it.effect(
       "two clients read version v and both PATCH with If-Match v: one wins, the other gets 412 with the entry since v; nothing is lost",
       () =>
         Effect.gen(function* () {
@@ -192,7 +192,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
         })
     )
 
-    it.scoped(
+    it.effect(
       "DELETE and PATCH with the same If-Match at once, in either order: the first wins, the second gets 412",
       () =>
         Effect.gen(function* () {
@@ -226,7 +226,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
         })
     )
 
-    it.scoped(
+    it.effect(
       "an action and a PATCH with the same If-Match at once, in either order: the first wins, the second gets 412",
       () =>
         Effect.gen(function* () {
@@ -267,7 +267,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
         })
     )
 
-    it.scoped("lifecycle steps honour If-Match; a draft's versions leave no timeline, so its 412 has no entries", () =>
+    it.effect("lifecycle steps honour If-Match; a draft's versions leave no timeline, so its 412 has no entries", () =>
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
         const { client, cookie } = yield* member(workspace)
@@ -287,7 +287,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
       })
     )
 
-    it.scoped("If-Match on a record that never existed is a 404, as without it", () =>
+    it.effect("If-Match on a record that never existed is a 404, as without it", () =>
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
         const { client, cookie } = yield* member(workspace)
@@ -299,7 +299,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
       })
     )
 
-    it.scoped("a malformed If-Match is a 400 on every route that takes it, and changes nothing", () =>
+    it.effect("a malformed If-Match is a 400 on every route that takes it, and changes nothing", () =>
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
         const { client, cookie } = yield* member(workspace)
@@ -329,7 +329,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
       })
     )
 
-    it.scoped("a PATCH adding three line items without ids gets three ids back, and the timeline adds them by id", () =>
+    it.effect("a PATCH adding three line items without ids gets three ids back, and the timeline adds them by id", () =>
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
         const { client } = yield* member(workspace)
@@ -374,7 +374,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
       })
     )
 
-    it.scoped(
+    it.effect(
       "a write the timeline cannot tell (a reorder of line items, an empty collection where there was none) changes nothing: same version, no entry",
       () =>
         Effect.gen(function* () {
@@ -409,7 +409,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
         })
     )
 
-    it.scoped(
+    it.effect(
       "a replay under an Idempotency-Key sends the first answer's ETag again, even once its If-Match is stale",
       () =>
         Effect.gen(function* () {
@@ -433,7 +433,7 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
         })
     )
 
-    it.scoped("the entries since a version: the newest ones, oldest first, bounded, with a flag when more", () =>
+    it.effect("the entries since a version: the newest ones, oldest first, bounded, with a flag when more", () =>
       Effect.gen(function* () {
         const workspace = yield* freshWorkspace
         const { client } = yield* member(workspace)

@@ -10,7 +10,7 @@ import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
  * the document shows (status, ETag, replay mark, body fragments).
  */
 layer(TestApp, { excludeTestServices: true })("docs/writes.md examples", (it) => {
-  it.scoped("every curl example answers as documented", () =>
+  it.effect("every curl example answers as documented", () =>
     Effect.gen(function* () {
       const { checked } = yield* runDocExamples("docs/writes.md", yield* baseUrl, yield* freshWorkspace)
       expect(checked).toBeGreaterThanOrEqual(15)

@@ -33,7 +33,7 @@ const setup = Effect.gen(function* () {
 })
 
 layer(testApp({ allowedOrigins: [allowed] }), { excludeTestServices: true })("cross-site requests", (it) => {
-  it.scoped("a foreign Origin with the session cookie is 403 on every state-changing route, and nothing changes", () =>
+  it.effect("a foreign Origin with the session cookie is 403 on every state-changing route, and nothing changes", () =>
     Effect.gen(function* () {
       const s = yield* setup
       const before = yield* s.count
@@ -72,7 +72,7 @@ layer(testApp({ allowedOrigins: [allowed] }), { excludeTestServices: true })("cr
     })
   )
 
-  it.scoped(
+  it.effect(
     "a cookie-signed write with neither Origin nor Sec-Fetch-Site is 403 (browsers always send Origin on writes)",
     () =>
       Effect.gen(function* () {
@@ -94,7 +94,7 @@ layer(testApp({ allowedOrigins: [allowed] }), { excludeTestServices: true })("cr
       })
   )
 
-  it.scoped(
+  it.effect(
     "allowed: the service's own Origin, Sec-Fetch-Site: same-origin, an allow-listed Origin, a bearer key without Origin",
     () =>
       Effect.gen(function* () {
@@ -121,7 +121,7 @@ layer(testApp({ allowedOrigins: [allowed] }), { excludeTestServices: true })("cr
       })
   )
 
-  it.scoped(
+  it.effect(
     "login: a foreign Origin is 403 (no login CSRF); the own origin, an allowed one, or none (curl) signs in",
     () =>
       Effect.gen(function* () {

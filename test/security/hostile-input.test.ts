@@ -1,10 +1,11 @@
-import { Effect, FastCheck as fc } from "effect"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, it } from "vitest"
 import { caseFor } from "./support/arbitraries"
 import type { Case } from "./support/arbitraries"
 import { changedTables, pendingWork, schemaChecksum } from "./support/checksum"
 import type { SchemaChecksum } from "./support/checksum"
 import { fixtureMaxAttempts, setUpFixture } from "./support/fixture"
+import { checkAll } from "./support/gen"
 import type { Fixture } from "./support/fixture"
 import { describeCase, toRawRequest, unknownNameTwin, violations } from "./support/oracles"
 import { sendRaw } from "./support/rawHttp"
@@ -23,15 +24,15 @@ import type { Route } from "./support/routes"
  * the workspace (a checksum of all its tables before and after); and the
  * rules of issue 11 hold where a case breaks exactly one (see oracles.ts).
  *
- * Replay a failure with `FUZZ_SEED=<seed> FUZZ_PATH=<path> npx vitest run
- * test/security/hostile-input.test.ts -t '<route key>'` (fast-check prints the
- * seed, the path and the shrunk counterexample); `FUZZ_RUNS` sets the runs
- * per route. Every route draws from its own seed unless FUZZ_SEED is set.
+ * Replay a failure with `FUZZ_REPLAY=<token> npx vitest run
+ * test/security/hostile-input.test.ts -t '<route key>'` (a failure prints
+ * the token and the shrunk request); `FUZZ_RUNS` sets the runs per route,
+ * `FUZZ_SEED` one seed for every route (each draws from its own otherwise).
  */
 
 const runsPerRoute = Number(process.env.FUZZ_RUNS ?? "16")
 const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
-const path = process.env.FUZZ_PATH
+const replay = process.env.FUZZ_REPLAY
 /** Far above any honest answer here; a request still open then is reported as a hang. */
 const requestTimeoutMs = 10_000
 /** Per route, runs and shrinking together: keeps a failing route from taking the whole suite's time. */
@@ -116,15 +117,13 @@ describe("hostile input on every route (raw HTTP, PostgreSQL, Redis)", () => {
     it(`${route.key}: ${route.method} ${route.path}`, { timeout: routeTimeLimitMs + 30_000 }, async () => {
       const current = fixture
       if (current === undefined) throw new Error("the fixture did not start")
-      await fc.assert(
-        fc.asyncProperty(caseFor(current, route), (input) => probe(current, route, input)),
-        {
-          numRuns: runsPerRoute,
-          interruptAfterTimeLimit: routeTimeLimitMs,
-          ...(seed === undefined ? {} : { seed }),
-          ...(path === undefined ? {} : { path })
-        }
-      )
+      await checkAll(caseFor(current, route), (input) => probe(current, route, input), {
+        runs: runsPerRoute,
+        timeLimitMs: routeTimeLimitMs,
+        seed,
+        replay,
+        describe: (input) => describeCase(current, route, input)
+      })
     })
   }
 })

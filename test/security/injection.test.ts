@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Cause, Effect, Exit, Option } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
@@ -27,7 +27,7 @@ const badKey = {
 const failureTag = <A, E>(exit: Exit.Exit<A, E>) =>
   Exit.isSuccess(exit)
     ? "success"
-    : Option.match(Cause.failureOption(exit.cause), {
+    : Option.match(Cause.findErrorOption(exit.cause), {
         onNone: () => `defect: ${Cause.pretty(exit.cause).split("\n")[0]}`,
         onSome: (error) =>
           typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : String(error)
@@ -44,7 +44,7 @@ const platformTables = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 const expectedPlatformTables = ["effect_sql_migrations", "memberships", "sessions", "users", "workspaces"]
 
 layer(TestApp, { excludeTestServices: true })("SQL injection", (it) => {
-  it.scoped("slugs carrying SQL are refused with BadRequest by the service and by the CLI; nothing is created", () =>
+  it.effect("slugs carrying SQL are refused with BadRequest by the service and by the CLI; nothing is created", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const workspaces = yield* Workspaces
@@ -65,7 +65,7 @@ layer(TestApp, { excludeTestServices: true })("SQL injection", (it) => {
     })
   )
 
-  it.scoped("an email and a name with quotes are stored byte for byte, and their user signs in over HTTP", () =>
+  it.effect("an email and a name with quotes are stored byte for byte, and their user signs in over HTTP", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const users = yield* Users
@@ -95,7 +95,7 @@ layer(TestApp, { excludeTestServices: true })("SQL injection", (it) => {
     })
   )
 
-  it.scoped("sign-in with SQL in the workspace or the email is 401, even with the right password", () =>
+  it.effect("sign-in with SQL in the workspace or the email is 401, even with the right password", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -122,7 +122,7 @@ layer(TestApp, { excludeTestServices: true })("SQL injection", (it) => {
     })
   )
 
-  it.scoped("bearer keys with SQL in them are 401", () =>
+  it.effect("bearer keys with SQL in them are 401", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -150,7 +150,7 @@ layer(TestApp, { excludeTestServices: true })("SQL injection", (it) => {
     })
   )
 
-  it.scoped("a bearer key whose id has the key's shape but is no uuid is 401, not 500", () =>
+  it.effect("a bearer key whose id has the key's shape but is no uuid is 401, not 500", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace

@@ -22,12 +22,12 @@ const notFound = expect.objectContaining({ _tag: "NotFound", message: expect.any
 
 const presenceOf = (client: Client) =>
   Effect.map(
-    client.call((api) => api.presence.list({ path: typePath(deal) })),
+    client.call((api) => api.presence.list({ params: typePath(deal) })),
     (answer) => answer.body
   )
 
 layer(TestApp, { excludeTestServices: true })("names from requests that are Object.prototype's", (it) => {
-  it.scoped("an action named after a prototype member is an unknown action: 404, nothing run", () =>
+  it.effect("an action named after a prototype member is an unknown action: 404, nothing run", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -42,7 +42,7 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
     })
   )
 
-  it.scoped("a business object named after prototype members is unknown on every route: 404", () =>
+  it.effect("a business object named after prototype members is unknown on every route: 404", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -72,7 +72,7 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
     })
   )
 
-  it.scoped(
+  it.effect(
     "values with an own __proto__ (or an undeclared prototype name) are a 400 naming it, and change nothing",
     () =>
       Effect.gen(function* () {
@@ -105,7 +105,7 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
       })
   )
 
-  it.scoped("prototype names as data (a title, collection entry ids, an editor id) are ordinary values", () =>
+  it.effect("prototype names as data (a title, collection entry ids, an editor id) are ordinary values", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -156,7 +156,7 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
     })
   )
 
-  it.scoped("presence: a record id __proto__ is a 404 at heartbeat time, and everyone's list keeps working", () =>
+  it.effect("presence: a record id __proto__ is a 404 at heartbeat time, and everyone's list keeps working", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const workspace = yield* freshWorkspace
@@ -174,7 +174,7 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
     })
   )
 
-  it.scoped(
+  it.effect(
     "presence: an editor may be on a draft or an operational record; a deleted one is a 404 on renewal, an archived one a 409, and the editor goes",
     () =>
       Effect.gen(function* () {
@@ -222,7 +222,7 @@ layer(TestApp, { excludeTestServices: true })("names from requests that are Obje
       })
   )
 
-  it.scoped("sign-in with prototype names as workspace or email: the usual 401", () =>
+  it.effect("sign-in with prototype names as workspace or email: the usual 401", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       for (const name of prototypeNames) {

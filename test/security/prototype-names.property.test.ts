@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc } from "effect"
+import { Arbitrary, Effect, Result } from "effect"
 import { hydrateChanges, hydrateMembers } from "../../src/client/hydration"
 import { toWireChanges, toWireObject } from "../../src/client/hydration/toWire"
 import { applyChanges, diffValues } from "../../src/diff"
@@ -8,6 +8,8 @@ import type { Json, JsonObject } from "../../src/api/Json"
 import type { Field, Fields } from "../../src/api/Field"
 import { groupByRecord } from "../../src/presence/Presence"
 import { validateValues } from "../../src/records/RecordValidation"
+import type { Arb } from "./support/gen"
+import { arrayOf, boolean, constant, pick, weighted } from "./support/gen"
 
 /**
  * The pure parts that take names from data (diff, apply, validation,
@@ -16,60 +18,74 @@ import { validateValues } from "../../src/records/RecordValidation"
  * (Object.fromEntries, as JSON.parse does), so "__proto__" is a real key.
  */
 const prototypeNames = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"] as const
-const names = fc.constantFrom(...prototypeNames, "a", "b")
+const names = pick<string>(...prototypeNames, "a", "b")
 /** What a plugin may declare: the registry refuses "__proto__" (no wire schema could carry it). */
-const declarableNames = fc.constantFrom("constructor", "toString", "hasOwnProperty", "valueOf", "a", "b")
+const declarableNames = pick<string>("constructor", "toString", "hasOwnProperty", "valueOf", "a", "b")
 
 const objectOf = <A>(entries: ReadonlyArray<readonly [string, A]>): { readonly [key: string]: A } =>
   Object.fromEntries(entries)
 
-const uniqueEntries = <A>(key: fc.Arbitrary<string>, value: fc.Arbitrary<A>, maxLength = 4) =>
-  fc.uniqueArray(fc.tuple(key, value), { selector: ([name]) => name, maxLength }).map(objectOf)
+/** Up to `maxLength` entries, each name once (the first drawn wins). */
+const uniqueEntries = <A>(key: Arb<string>, value: Arb<A>, maxLength = 4) =>
+  Arbitrary.map(arrayOf(Arbitrary.all([key, value]), maxLength), (entries) =>
+    objectOf([...new Map([...entries].reverse()).entries()].reverse())
+  )
 
-const fieldsArb = (depth: number): fc.Arbitrary<Fields> => uniqueEntries(declarableNames, fieldArb(depth))
+/** Some of `items`, in their order. */
+const subarray = <A>(items: ReadonlyArray<A>): Arb<ReadonlyArray<A>> =>
+  Arbitrary.map(Arbitrary.all(items.map(() => boolean)), (kept) => items.filter((_, index) => kept[index]))
 
-const fieldArb = (depth: number): fc.Arbitrary<Field> =>
+const fieldsArb = (depth: number): Arb<Fields> => uniqueEntries(declarableNames, fieldArb(depth))
+
+const fieldArb = (depth: number): Arb<Field> =>
   depth === 0
-    ? fc.constant<Field>({ kind: "string" })
-    : fc.oneof(
-        { weight: 3, arbitrary: fc.constant<Field>({ kind: "string" }) },
-        { weight: 1, arbitrary: fieldsArb(depth - 1).map((fields): Field => ({ kind: "struct", fields })) },
-        { weight: 1, arbitrary: fieldsArb(depth - 1).map((fields): Field => ({ kind: "collection", fields })) }
+    ? constant<Field>({ kind: "string" })
+    : weighted<Field>(
+        { weight: 3, arbitrary: constant({ kind: "string" }) },
+        { weight: 1, arbitrary: Arbitrary.map(fieldsArb(depth - 1), (fields): Field => ({ kind: "struct", fields })) },
+        {
+          weight: 1,
+          arbitrary: Arbitrary.map(fieldsArb(depth - 1), (fields): Field => ({ kind: "collection", fields }))
+        }
       )
 
 /** A string that may itself be a prototype name: stored as data. */
-const text = fc.oneof(names, fc.constantFrom("", "x"))
+const text = weighted<string>({ weight: 1, arbitrary: names }, { weight: 1, arbitrary: pick("", "x") })
 
-const valueArb = (field: Field | undefined): fc.Arbitrary<Json> => {
+const valueArb = (field: Field | undefined): Arb<Json> => {
   if (field === undefined || field.kind === "string") return text
   if (field.kind === "struct") return valuesArb(field.fields)
   if (field.kind !== "collection") return text
   const fields = field.fields
-  return fc
-    .uniqueArray(fc.tuple(names, valuesArb(fields)), { selector: ([id]) => id, maxLength: 3 })
-    .map((entries): Json => entries.map(([id, members]) => ({ ...members, id })))
+  // Entries with ids unique within the collection (the first drawn wins).
+  return Arbitrary.map(
+    arrayOf(Arbitrary.all([names, valuesArb(fields)]), 3),
+    (entries): Json =>
+      [...new Map([...entries].reverse()).entries()].reverse().map(([id, members]) => ({ ...members, id }))
+  )
 }
 
 /** Values of `fields`, plus sometimes undeclared members (drift) whose names are prototype names too. */
-const valuesArb = (fields: Fields): fc.Arbitrary<JsonObject> =>
-  fc
-    .tuple(
-      fc
-        .subarray(Object.entries(fields))
-        .chain((declared) =>
-          fc.tuple(...declared.map(([name, field]) => valueArb(field).map((value) => [name, value] as const)))
-        ),
+const valuesArb = (fields: Fields): Arb<JsonObject> =>
+  Arbitrary.map(
+    Arbitrary.all([
+      Arbitrary.flatMap(subarray(Object.entries(fields)), (declared) =>
+        Arbitrary.all(
+          declared.map(([name, field]) => Arbitrary.map(valueArb(field), (value) => [name, value] as const))
+        )
+      ),
       uniqueEntries(names, text, 2)
-    )
-    .map(([declared, drift]) => {
+    ]),
+    ([declared, drift]) => {
       const entries = new Map<string, Json>(Object.entries(drift).filter(([name]) => !Object.hasOwn(fields, name)))
       for (const [name, value] of declared) entries.set(name, value)
       entries.delete("id")
       return objectOf([...entries])
-    })
+    }
+  )
 
-const schemaAndPair = fieldsArb(2).chain((fields) =>
-  fc.tuple(fc.constant(fields), valuesArb(fields), valuesArb(fields))
+const schemaAndPair = Arbitrary.flatMap(fieldsArb(2), (fields) =>
+  Arbitrary.all([constant(fields), valuesArb(fields), valuesArb(fields)])
 )
 
 /** Every object at every depth is a plain one (nothing replaced a prototype), and no function (a prototype member) was taken for a value. */
@@ -91,70 +107,75 @@ const canonical = (value: unknown): string =>
 const at = { businessObject: "test/names", path: "" }
 
 describe("names from data that are Object.prototype's (property)", () => {
-  it("diff and apply: apply(a, diff(a, b)) = b, a diff of equal values is null, and every object stays plain JSON", () =>
-    fc.assert(
-      fc.property(schemaAndPair, ([fields, before, after]) => {
-        const changes = diffValues(fields, before, after)
-        expect(plainThroughout(changes)).toBe(true)
-        const applied = applyChanges(fields, before, changes)
-        expect(plainThroughout(applied)).toBe(true)
-        // Equal to `after` as the diff sees values (an empty collection is an absent one).
-        expect(diffValues(fields, applied, after)).toBeNull()
-        expect(diffValues(fields, before, before)).toBeNull()
-        expect(diffValues(fields, {}, {})).toBeNull()
-      }),
-      { numRuns: 300 }
-    ))
+  it.prop(
+    "diff and apply: apply(a, diff(a, b)) = b, a diff of equal values is null, and every object stays plain JSON",
+    { case: schemaAndPair },
+    ({ case: [fields, before, after] }) => {
+      const changes = diffValues(fields, before, after)
+      expect(plainThroughout(changes)).toBe(true)
+      const applied = applyChanges(fields, before, changes)
+      expect(plainThroughout(applied)).toBe(true)
+      // Equal to `after` as the diff sees values (an empty collection is an absent one).
+      expect(diffValues(fields, applied, after)).toBeNull()
+      expect(diffValues(fields, before, before)).toBeNull()
+      expect(diffValues(fields, {}, {})).toBeNull()
+    },
+    { arbitrary: { runs: 300 } }
+  )
 
-  it("validation: accepted exactly when every own key is declared (an own __proto__ is refused), and kept as sent", () =>
-    fc.assert(
-      fc.property(
-        fieldsArb(0).chain((fields) => fc.tuple(fc.constant(fields), uniqueEntries(names, text, 4))),
-        ([fields, input]) => {
-          const result = Effect.runSync(Effect.either(validateValues("test/names", fields, input)))
-          const allDeclared = Object.keys(input).every((name) => Object.hasOwn(fields, name))
-          expect(Either.isRight(result)).toBe(allDeclared)
-          if (Either.isRight(result)) {
-            expect(plainThroughout(result.right)).toBe(true)
-            expect(jsonEquals(result.right, input)).toBe(true)
-          } else {
-            expect(result.left._tag).toBe("BadRequest")
-          }
-        }
-      ),
-      { numRuns: 300 }
-    ))
+  it.prop(
+    "validation: accepted exactly when every own key is declared (an own __proto__ is refused), and kept as sent",
+    {
+      case: Arbitrary.flatMap(fieldsArb(0), (fields) =>
+        Arbitrary.all([constant(fields), uniqueEntries(names, text, 4)])
+      )
+    },
+    ({ case: [fields, input] }) => {
+      const result = Effect.runSync(Effect.result(validateValues("test/names", fields, input)))
+      const allDeclared = Object.keys(input).every((name) => Object.hasOwn(fields, name))
+      expect(Result.isSuccess(result)).toBe(allDeclared)
+      if (Result.isSuccess(result)) {
+        expect(plainThroughout(result.success)).toBe(true)
+        expect(jsonEquals(result.success, input)).toBe(true)
+      } else {
+        expect(result.failure._tag).toBe("BadRequest")
+      }
+    },
+    { arbitrary: { runs: 300 } }
+  )
 
-  it("presence: editors grouped by record id, whatever the ids, each record its own editors", () =>
-    fc.assert(
-      fc.property(fc.array(fc.tuple(names, names), { maxLength: 8 }), (pairs) => {
-        const live = pairs.map(([recordId, editorId]) => ({ recordId, editorId, name: `user of ${editorId}` }))
-        const grouped = groupByRecord(live)
-        expect(Object.getPrototypeOf(grouped)).toBe(Object.prototype)
-        expect(Object.keys(grouped).sort()).toEqual([...new Set(pairs.map(([recordId]) => recordId))].sort())
-        for (const [recordId, editors] of Object.entries(grouped)) {
-          expect(editors.map((editor) => editor.id)).toEqual(
-            pairs.filter(([id]) => id === recordId).map(([, editorId]) => editorId)
-          )
-        }
-      }),
-      { numRuns: 300 }
-    ))
+  it.prop(
+    "presence: editors grouped by record id, whatever the ids, each record its own editors",
+    { pairs: arrayOf(Arbitrary.all([names, names]), 8) },
+    ({ pairs }) => {
+      const live = pairs.map(([recordId, editorId]) => ({ recordId, editorId, name: `user of ${editorId}` }))
+      const grouped = groupByRecord(live)
+      expect(Object.getPrototypeOf(grouped)).toBe(Object.prototype)
+      expect(Object.keys(grouped).sort()).toEqual([...new Set(pairs.map(([recordId]) => recordId))].sort())
+      for (const [recordId, editors] of Object.entries(grouped)) {
+        expect(editors.map((editor) => editor.id)).toEqual(
+          pairs.filter(([id]) => id === recordId).map(([, editorId]) => editorId)
+        )
+      }
+    },
+    { arbitrary: { runs: 300 } }
+  )
 
-  it("hydration: members and diffs hydrate and go back to the same wire form, every object plain", () =>
-    fc.assert(
-      fc.property(schemaAndPair, ([fields, before, after]) => {
-        const hydrated = hydrateMembers(at, fields, before)
-        const wire = toWireObject(hydrated)
-        expect(plainThroughout(wire)).toBe(true)
-        expect(jsonEquals(wire, before)).toBe(true)
-        expect(Object.keys(wire)).toEqual(Object.keys(before))
-        const changes = diffValues(fields, before, after)
-        if (changes === null) return
-        const back = toWireChanges(hydrateChanges(at, fields, changes))
-        expect(plainThroughout(back)).toBe(true)
-        expect(canonical(back)).toBe(canonical(changes))
-      }),
-      { numRuns: 300 }
-    ))
+  it.prop(
+    "hydration: members and diffs hydrate and go back to the same wire form, every object plain",
+    { case: schemaAndPair },
+    ({ case: [fields, before, after] }) => {
+      const hydrated = hydrateMembers(at, fields, before)
+      const wire = toWireObject(hydrated)
+      expect(plainThroughout(wire)).toBe(true)
+      expect(jsonEquals(wire, before)).toBe(true)
+      expect(Object.keys(wire)).toEqual(Object.keys(before))
+      const changes = diffValues(fields, before, after)
+      if (changes === null) return
+      const back = toWireChanges(hydrateChanges(at, fields, changes))
+      expect(plainThroughout(back)).toBe(true)
+      expect(canonical(back)).toBe(canonical(changes))
+    },
+    { arbitrary: { runs: 300 } }
+  )
 })

@@ -28,10 +28,10 @@ const notes: Plugin = {
 
 const maxRecordBytes = 8 * 1024
 
-layer(testApp({ maxRecordBytes }, PluginRegistry.layer([crm, notes])), { excludeTestServices: true })(
+layer(testApp({ maxRecordBytes }, PluginRegistry.layerWith([crm, notes])), { excludeTestServices: true })(
   "record limits",
   (it) => {
-    it.scoped("a string over its field's own maxLength is 422 naming the field; nothing is written", () =>
+    it.effect("a string over its field's own maxLength is 422 naming the field; nothing is written", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const { client } = yield* signedInMember(base, yield* freshWorkspace)
@@ -73,7 +73,7 @@ layer(testApp({ maxRecordBytes }, PluginRegistry.layer([crm, notes])), { exclude
       })
     )
 
-    it.scoped("a record whose values take more than MAX_RECORD_BYTES as JSON is 422, on create and on update", () =>
+    it.effect("a record whose values take more than MAX_RECORD_BYTES as JSON is 422, on create and on update", () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
         const { client } = yield* signedInMember(base, yield* freshWorkspace)
@@ -94,7 +94,7 @@ layer(testApp({ maxRecordBytes }, PluginRegistry.layer([crm, notes])), { exclude
 )
 
 layer(testApp(), { excludeTestServices: true })("record limits by default", (it) => {
-  it.scoped("a string field without a maxLength takes 65536 characters, not one more", () =>
+  it.effect("a string field without a maxLength takes 65536 characters, not one more", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const { client } = yield* signedInMember(base, yield* freshWorkspace)

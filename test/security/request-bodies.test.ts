@@ -34,7 +34,7 @@ const setup = Effect.gen(function* () {
 })
 
 /** Every route that takes a JSON body, with a body it would accept. */
-const bodyRoutes = (s: Effect.Effect.Success<typeof setup>) => [
+const bodyRoutes = (s: Effect.Success<typeof setup>) => [
   {
     method: "POST",
     path: "/api/auth/login",
@@ -51,7 +51,7 @@ const bodyRoutes = (s: Effect.Effect.Success<typeof setup>) => [
 ]
 
 /** Routes that take no body: a body sent anyway is bounded all the same. */
-const bodylessRoutes = (s: Effect.Effect.Success<typeof setup>) => [
+const bodylessRoutes = (s: Effect.Success<typeof setup>) => [
   { method: "PUT", path: `/api/presence/crm/company/${s.company.id}/tab-1` },
   { method: "POST", path: `/api/records/crm/company/${s.company.id}/archive` },
   { method: "POST", path: "/api/auth/logout" }
@@ -66,7 +66,7 @@ const expectShortRefusal = (response: TestResponse, status: number, tag: string,
 }
 
 layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it) => {
-  it.scoped("413 by Content-Length: answered before a byte of the body is read, the connection closed", () =>
+  it.effect("413 by Content-Length: answered before a byte of the body is read, the connection closed", () =>
     Effect.gen(function* () {
       const s = yield* setup
       const before = yield* stateOf(s.client)
@@ -92,7 +92,7 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
     })
   )
 
-  it.scoped(
+  it.effect(
     "413 by streamed bytes (chunked, no Content-Length): reading stops at the limit and the connection is closed",
     () =>
       Effect.gen(function* () {
@@ -119,7 +119,7 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
       })
   )
 
-  it.scoped("415 for a form, multipart, text/plain or missing content type on every JSON route", () =>
+  it.effect("415 for a form, multipart, text/plain or missing content type on every JSON route", () =>
     Effect.gen(function* () {
       const s = yield* setup
       const before = yield* stateOf(s.client)
@@ -157,7 +157,7 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
     })
   )
 
-  it.scoped(
+  it.effect(
     "400 for malformed JSON, NUL, lone surrogates (values and keys), bad UTF-8 and deep nesting; short, no echo",
     () =>
       Effect.gen(function* () {
@@ -207,7 +207,7 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
       })
   )
 
-  it.scoped("a value the schema refuses is named briefly: the error quotes no more than a short prefix of it", () =>
+  it.effect("a value the schema refuses is named briefly: the error quotes no more than a short prefix of it", () =>
     Effect.gen(function* () {
       const s = yield* setup
       const before = yield* stateOf(s.client)

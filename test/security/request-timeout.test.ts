@@ -16,7 +16,7 @@ const timeout = 300
 layer(testApp({ requestTimeout: Duration.millis(timeout), broadcastKeepAlive: Duration.millis(50) }), {
   excludeTestServices: true
 })("request time limits", (it) => {
-  it.scoped("headers that never end: 408 and the connection closed", () =>
+  it.effect("headers that never end: 408 and the connection closed", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const partial = `GET /api/health HTTP/1.1\r\nHost: ${new URL(base).host}\r\nX-Slow: `
@@ -26,7 +26,7 @@ layer(testApp({ requestTimeout: Duration.millis(timeout), broadcastKeepAlive: Du
     })
   )
 
-  it.scoped("a body that stops half-way: 408, the connection closed, nothing written", () =>
+  it.effect("a body that stops half-way: 408, the connection closed, nothing written", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const { client, cookie } = yield* signedInMember(base, yield* freshWorkspace)
@@ -50,7 +50,7 @@ layer(testApp({ requestTimeout: Duration.millis(timeout), broadcastKeepAlive: Du
     })
   )
 
-  it.scoped("an open broadcast stream outlives the limit many times over", () =>
+  it.effect("an open broadcast stream outlives the limit many times over", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const { cookie } = yield* signedInMember(base, yield* freshWorkspace)

@@ -17,7 +17,7 @@ const expectCommonHeaders = (headers: Headers, what: string) => {
 }
 
 layer(TestApp, { excludeTestServices: true })("security headers", (it) => {
-  it.scoped(
+  it.effect(
     "on a 200, a 404, a 401, a 403, a 413 and a 400: nosniff, no referrer, no framing, a CSP that allows nothing",
     () =>
       Effect.gen(function* () {
@@ -47,7 +47,7 @@ layer(TestApp, { excludeTestServices: true })("security headers", (it) => {
       })
   )
 
-  it.scoped("the broadcast stream's own head carries them too", () =>
+  it.effect("the broadcast stream's own head carries them too", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const { cookie } = yield* signedInMember(base, yield* freshWorkspace)
@@ -59,7 +59,7 @@ layer(TestApp, { excludeTestServices: true })("security headers", (it) => {
     })
   )
 
-  it.scoped("the docs page may run exactly its own inline scripts (by hash), nothing from elsewhere", () =>
+  it.effect("the docs page may run exactly its own inline scripts (by hash), nothing from elsewhere", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const docs = yield* request(`${base}/api/docs`)
@@ -79,7 +79,7 @@ layer(TestApp, { excludeTestServices: true })("security headers", (it) => {
 })
 
 layer(testApp({ hstsMaxAge: Option.some(31_536_000) }), { excludeTestServices: true })("HSTS when configured", (it) => {
-  it.scoped("HSTS_MAX_AGE adds Strict-Transport-Security to every response", () =>
+  it.effect("HSTS_MAX_AGE adds Strict-Transport-Security to every response", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       for (const path of ["/api/health", "/api/no-such-route", "/api/docs"]) {

@@ -1,4 +1,4 @@
-import * as Sse from "@effect/experimental/Sse"
+import * as Sse from "effect/encoding/Sse"
 import type { EventSourceConstructor, EventSourceLike } from "../../src/client"
 import { EventListeners } from "./EventListeners"
 

@@ -1,6 +1,6 @@
-import { HttpServer } from "@effect/platform"
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
+import { Duration, Effect, Layer, Option, Redacted, References } from "effect"
 import { randomBytes } from "node:crypto"
 import { appLayer, ServicesLive, StorageLive } from "../../src/app/AppLayer"
 import { Memberships } from "../../src/auth/Memberships"
@@ -41,19 +41,24 @@ export const testConfig = (overrides: Partial<AppConfigShape> = {}) =>
     ...overrides
   })
 
-const quiet = Logger.minimumLogLevel(LogLevel.Warning)
+const quiet = Layer.succeed(References.MinimumLogLevel, "Warn")
 
-/** The domain services over the real PostgreSQL and Redis, schemas migrated; no HTTP and no background workers. */
+/**
+ * The domain services over the real PostgreSQL and Redis, schemas migrated; no HTTP and no background workers.
+ * Fresh (as every `testApp`): v4 shares built layers between nested `provide`s by identity, so without it a test
+ * app provided inside a `layer(...)` block would reuse that block's pools and bus, built for another configuration.
+ */
 export const testServices = (
   overrides: Partial<AppConfigShape> = {},
-  plugins: Layer.Layer<PluginRegistry> = PluginRegistry.Default
+  plugins: Layer.Layer<PluginRegistry> = PluginRegistry.layer
 ) =>
-  Layer.effectDiscard(Effect.flatMap(Workspaces, (w) => w.migrateAll)).pipe(
+  Layer.effectDiscard(Workspaces.use((w) => w.migrateAll)).pipe(
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(plugins),
     Layer.provideMerge(StorageLive),
     Layer.provideMerge(testConfig(overrides)),
-    Layer.provide(quiet)
+    Layer.provide(quiet),
+    Layer.fresh
   )
 
 export const TestServices = testServices()
@@ -63,13 +68,15 @@ export const testApp = (
   overrides: Partial<AppConfigShape> = {},
   plugins?: Layer.Layer<PluginRegistry>,
   pubsub?: Parameters<typeof appLayer>[2]
-) => appLayer(testConfig(overrides), plugins, pubsub).pipe(Layer.provide(quiet))
+) => appLayer(testConfig(overrides), plugins, pubsub).pipe(Layer.provide(quiet), Layer.fresh)
 
 export const TestApp = testApp()
 
 /** `http://127.0.0.1:<port>` of the server in context. */
-export const baseUrl = HttpServer.addressWith((address) =>
-  address._tag === "TcpAddress" ? Effect.succeed(`http://127.0.0.1:${address.port}`) : Effect.die("not a TCP server")
+export const baseUrl = HttpServer.HttpServer.use(({ address }) =>
+  address._tag === "UnixPathAddress"
+    ? Effect.die("not a TCP server")
+    : Effect.succeed(`http://127.0.0.1:${address.port}`)
 )
 
 /** A new workspace, dropped with its schema when the scope closes. */

@@ -6,7 +6,7 @@ import { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../.
 import { RecordAsOf, type RevertRecord } from "../../src/api/RecordHistory"
 import { StoredRecord } from "../../src/api/StoredRecord"
 import type { Workspace } from "../../src/api/Workspace"
-import { encoded, typeParams } from "../../src/client/pathParams"
+import { typeParams } from "../../src/client/pathParams"
 import { apiCaller, recordPath, settled, timelinePath, typePath } from "./apiCaller"
 import type { Answer, Call } from "./apiCaller"
 import { freshUser, testPassword } from "./TestApp"
@@ -87,7 +87,9 @@ const writeHeaders = (options: WriteOptions) =>
 const narrowed =
   <A>(is: (body: unknown) => body is A) =>
   <B>(answer: Answer<B>): Effect.Effect<Answer<A>> =>
-    is(answer.body) ? Effect.succeed({ ...answer, body: answer.body }) : Effect.dieMessage("unexpected answer shape")
+    is(answer.body)
+      ? Effect.succeed({ ...answer, body: answer.body })
+      : Effect.die(new Error("unexpected answer shape"))
 const isStoredRecord = (body: unknown): body is StoredRecord => body instanceof StoredRecord
 const isRecordAsOf = (body: unknown): body is RecordAsOf => body instanceof RecordAsOf
 
@@ -102,22 +104,22 @@ export const recordsOf = (client: Client, businessObject: string) => {
   const lifecycle =
     (step: "publish" | "archive" | "restore") =>
     (id: string, options: WriteOptions = {}) =>
-      client.call((api) => api.records[step]({ path: at(id), headers: writeHeaders(options) }))
+      client.call((api) => api.records[step]({ params: at(id), headers: writeHeaders(options) }))
   return {
-    list: (limit = recordsDefaultLimit) => client.call((api) => api.records.list({ path: type, urlParams: { limit } })),
+    list: (limit = recordsDefaultLimit) => client.call((api) => api.records.list({ params: type, query: { limit } })),
     get: (id: string) =>
       client
-        .call((api) => api.records.get({ path: at(id), urlParams: {} }))
+        .call((api) => api.records.get({ params: at(id), query: {} }))
         .pipe(Effect.flatMap(narrowed(isStoredRecord))),
     /** The record as it was: `asOf` an entry id or an ISO-8601 instant. */
     asOf: (id: string, asOf: string) =>
       client
-        .call((api) => api.records.get({ path: at(id), urlParams: { asOf } }))
+        .call((api) => api.records.get({ params: at(id), query: { asOf } }))
         .pipe(Effect.flatMap(narrowed(isRecordAsOf))),
     revert: (id: string, body: RevertRecord, options: WriteOptions & { readonly ifMatch?: string } = {}) =>
       client.call((api) =>
         api.records.revert({
-          path: at(id),
+          params: at(id),
           payload: body,
           headers: {
             ...writeHeaders(options),
@@ -128,24 +130,24 @@ export const recordsOf = (client: Client, businessObject: string) => {
     create: (values: Values, options: WriteOptions & { readonly draft?: boolean } = {}) =>
       client.call((api) =>
         api.records.create({
-          path: type,
+          params: type,
           payload: new CreateRecord({ values, draft: options.draft ?? false }),
           headers: writeHeaders(options)
         })
       ),
     update: (id: string, values: Values, options: WriteOptions = {}) =>
       client.call((api) =>
-        api.records.update({ path: at(id), payload: new UpdateRecord({ values }), headers: writeHeaders(options) })
+        api.records.update({ params: at(id), payload: new UpdateRecord({ values }), headers: writeHeaders(options) })
       ),
     remove: (id: string, options: WriteOptions = {}) =>
-      client.call((api) => api.records.remove({ path: at(id), headers: writeHeaders(options) })),
+      client.call((api) => api.records.remove({ params: at(id), headers: writeHeaders(options) })),
     publish: lifecycle("publish"),
     archive: lifecycle("archive"),
     restore: lifecycle("restore"),
     action: (action: string, id: string, options: WriteOptions = {}) =>
       client.call((api) =>
         api.records.action({
-          path: encoded({ ...typeParams(businessObject), action }),
+          params: { ...typeParams(businessObject), action },
           payload: new RunAction({ id }),
           headers: writeHeaders(options)
         })
@@ -174,11 +176,15 @@ export const timelineCall = (
   client
     .call((api) =>
       api.audit.timeline({
-        path: timelinePath(businessObject, id),
-        urlParams: { limit: timelineDefaultLimit, ...urlParams }
+        params: timelinePath(businessObject, id),
+        query: { limit: timelineDefaultLimit, ...urlParams }
       })
     )
-    .pipe(Effect.tap((answer) => expect(answer.json).toEqual(Schema.encodeSync(TimelinePage)(answer.body))))
+    .pipe(
+      Effect.tap((answer) =>
+        Effect.sync(() => expect(answer.json).toEqual(Schema.encodeSync(TimelinePage)(answer.body)))
+      )
+    )
 
 /** A page of a record's timeline (the newest without a cursor). */
 export const timelineOf = (

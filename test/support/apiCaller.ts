@@ -1,7 +1,8 @@
-import { FetchHttpClient, HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
+import { HttpApiClient } from "effect/http-api"
 import { Data, Effect } from "effect"
 import { Api } from "../../src/api/Api"
-import { encoded, typeParams } from "../../src/client/pathParams"
+import { typeParams } from "../../src/client/pathParams"
 
 /** A 2xx answer: the status the route declares and its body, decoded by the route's success schema. */
 export interface Answer<A> {
@@ -29,11 +30,14 @@ const build = (base: string, headers: Readonly<Record<string, string>>) =>
   HttpApiClient.make(Api, {
     baseUrl: base,
     transformClient: (client) =>
-      client.pipe(HttpClient.mapRequest(HttpClientRequest.setHeaders(headers)), HttpClient.withTracerPropagation(false))
+      client.pipe(
+        HttpClient.mapRequest(HttpClientRequest.setHeaders(headers)),
+        HttpClient.transformResponse(Effect.provideService(HttpClient.TracerPropagationEnabled, false))
+      )
   }).pipe(Effect.provide(FetchHttpClient.layer))
 
 /** The contract's client (`HttpApiClient` over `Api`): one method per endpoint, requests built from its schemas. */
-export type ApiClient = Effect.Effect.Success<ReturnType<typeof build>>
+export type ApiClient = Effect.Success<ReturnType<typeof build>>
 
 /**
  * Calls one endpoint of the contract: `call((api) => api.records.get({ path: recordPath(deal, id), urlParams: {} }))`.
@@ -79,7 +83,7 @@ export const apiCaller = (base: string, headers: Readonly<Record<string, string>
         Effect.matchEffect({
           onSuccess: (body) =>
             received === undefined
-              ? Effect.dieMessage("an answer without a request")
+              ? Effect.die(new Error("an answer without a request"))
               : Effect.succeed({
                   status: received.response.status,
                   headers: received.response.headers,
@@ -107,7 +111,7 @@ export const apiCaller = (base: string, headers: Readonly<Record<string, string>
 export const refusal = <A>(call: Effect.Effect<Answer<A>, Refusal>): Effect.Effect<Refusal> =>
   call.pipe(
     Effect.flatMap((answer) =>
-      Effect.dieMessage(`expected a refusal, got ${answer.status}: ${JSON.stringify(answer.body)}`)
+      Effect.die(new Error(`expected a refusal, got ${answer.status}: ${JSON.stringify(answer.body)}`))
     ),
     Effect.catchTag("Refusal", Effect.succeed)
   )
@@ -120,11 +124,13 @@ export const settled = <A>(call: Effect.Effect<Answer<A>, Refusal>): Effect.Effe
 export const bodyAsSent = (response: Answer<unknown> | Refusal): unknown =>
   response instanceof Refusal ? response.body : response.json
 
-/** The `namespace`/`name` path parameters of a business object `<namespace>/<name>`, encoded. */
-export const typePath = (businessObject: string) => encoded(typeParams(businessObject))
+// Path parameters go to the client as they are: v4's HttpApiClient percent-encodes each one itself.
 
-/** The path parameters of one record, encoded. */
-export const recordPath = (businessObject: string, id: string) => encoded({ ...typeParams(businessObject), id })
+/** The `namespace`/`name` path parameters of a business object `<namespace>/<name>`. */
+export const typePath = (businessObject: string) => typeParams(businessObject)
 
-/** The path parameters of a record's timeline (the business object whole, in one segment), encoded. */
-export const timelinePath = (businessObject: string, id: string) => encoded({ businessObject, id })
+/** The path parameters of one record. */
+export const recordPath = (businessObject: string, id: string) => ({ ...typeParams(businessObject), id })
+
+/** The path parameters of a record's timeline (the business object whole, in one segment). */
+export const timelinePath = (businessObject: string, id: string) => ({ businessObject, id })

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { createServer } from "node:net"
 
 /** A free loopback port: listen on 0, read the port, close. */
-export const freePort = Effect.async<number, Error>((resume) => {
+export const freePort = Effect.callback<number, Error>((resume) => {
   const server = createServer()
   server.once("error", (error) => resume(Effect.fail(error)))
   server.listen(0, "127.0.0.1", () => {

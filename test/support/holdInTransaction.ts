@@ -1,5 +1,5 @@
-import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql/SqlError"
 import { Deferred, Effect, Fiber } from "effect"
 
 /**
@@ -13,10 +13,8 @@ export const holdInTransaction = <R>(take: Effect.Effect<unknown, SqlError, R>) 
     const held = yield* Deferred.make<void>()
     const release = yield* Deferred.make<void>()
     const fiber = yield* sql
-      .withTransaction(
-        Effect.zipRight(take, Effect.zipRight(Deferred.succeed(held, undefined), Deferred.await(release)))
-      )
+      .withTransaction(Effect.andThen(take, Effect.andThen(Deferred.succeed(held, undefined), Deferred.await(release))))
       .pipe(Effect.orDie, Effect.forkScoped)
     yield* Deferred.await(held)
-    return Deferred.succeed(release, undefined).pipe(Effect.zipRight(Fiber.join(fiber)))
+    return Deferred.succeed(release, undefined).pipe(Effect.andThen(Fiber.join(fiber)))
   })

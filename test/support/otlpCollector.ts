@@ -38,6 +38,13 @@ export interface ReceivedSpan {
   readonly serviceName: string | undefined
 }
 
+/**
+ * A span of one SQL statement: a client span (OTLP kind 3) of PostgreSQL. Effect 4 names it as
+ * OpenTelemetry's database conventions say (the database, or the server's address), not by one fixed name.
+ */
+export const isSqlStatementSpan = (span: ReceivedSpan): boolean =>
+  span.kind === 3 && span.attributes["db.system.name"] === "postgresql"
+
 const text = (value: OtlpValue): string =>
   String(value.stringValue ?? value.intValue ?? value.boolValue ?? value.doubleValue ?? "")
 
@@ -50,7 +57,7 @@ const flatten = (attributes: ReadonlyArray<{ readonly key: string; readonly valu
  * path, is counted in `requests`. Closed with the scope.
  */
 export const otlpCollector = Effect.acquireRelease(
-  Effect.async<{
+  Effect.callback<{
     readonly url: string
     readonly spans: Array<ReceivedSpan>
     readonly requests: Array<string>
@@ -95,7 +102,7 @@ export const otlpCollector = Effect.acquireRelease(
           spans,
           requests,
           awaitSpans: (done) =>
-            Effect.async<void>((wake) => {
+            Effect.callback<void>((wake) => {
               const check = () => {
                 if (!done(spans)) return
                 waiters.delete(check)

@@ -1,12 +1,12 @@
 import { execFile, spawn } from "node:child_process"
 import type { ChildProcess } from "node:child_process"
 import { freePort } from "./freePort"
-import { Effect, HashMap, Logger } from "effect"
+import { Effect, Logger, References } from "effect"
 
 // A redis-server of the test's own, and a logger that keeps what it is given.
 
 const exited = (child: ChildProcess) =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
     const onExit = () => resume(Effect.void)
     child.once("exit", onExit)
@@ -16,14 +16,14 @@ const exited = (child: ChildProcess) =>
 /** Signals the process and waits for it to be gone (SIGKILL after 5 s). */
 const terminate = (child: ChildProcess, signal: NodeJS.Signals) =>
   Effect.sync(() => child.kill(signal)).pipe(
-    Effect.zipRight(exited(child)),
+    Effect.andThen(exited(child)),
     Effect.timeout("5 seconds"),
-    Effect.catchAll(() => Effect.sync(() => child.kill("SIGKILL")).pipe(Effect.zipRight(exited(child))))
+    Effect.catch(() => Effect.sync(() => child.kill("SIGKILL")).pipe(Effect.andThen(exited(child))))
   )
 
 /** Runs `redis-cli -p <port> <args>`; its output, trimmed. */
 export const redisCli = (port: number, ...args: ReadonlyArray<string>) =>
-  Effect.async<string, Error>((resume) => {
+  Effect.callback<string, Error>((resume) => {
     const child = execFile("redis-cli", ["-p", String(port), ...args], { timeout: 2_000 }, (error, stdout) =>
       resume(error ? Effect.fail(error) : Effect.succeed(stdout.trim()))
     )
@@ -94,13 +94,14 @@ export interface Logged {
 /** A logger that keeps what it is given; add it to an app with `Layer.provide(collected.layer)`. */
 export const collectLogs = () => {
   const entries: Array<Logged> = []
-  const logger = Logger.make<unknown, void>(({ logLevel, message, annotations }) => {
+  const logger = Logger.make<unknown, void>(({ fiber, logLevel, message }) => {
     const parts: ReadonlyArray<unknown> = Array.isArray(message) ? message : [message]
     entries.push({
-      level: logLevel.label,
+      // Effect 3's names (`WARN`, `ERROR`), which the tests compare with.
+      level: logLevel.toUpperCase(),
       message: parts,
-      annotations: Object.fromEntries(HashMap.toEntries(annotations))
+      annotations: { ...fiber.getRef(References.CurrentLogAnnotations) }
     })
   })
-  return { entries, logger, layer: Logger.add(logger) }
+  return { entries, logger, layer: Logger.layer([logger], { mergeWithExisting: true }) }
 }

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Schema } from "effect"
 import type { Actor } from "../../src/api/Actor"
 import { queueTable } from "../../src/tenancy/migrations/durableQueue"
@@ -16,10 +16,10 @@ const QueuedRow = Schema.Struct({
 export const queuedIn = (queue: string, workspace: Workspace) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`SELECT id, completed, attempts, last_failure FROM ${sql(queueTable)}
+    const rows = yield* sql`SELECT id, state = 'completed' AS completed, attempts, last_failure FROM ${sql(queueTable)}
       WHERE queue_name = ${queue} AND (element::jsonb)->'workspace'->>'id' = ${workspace.id}
       ORDER BY sequence`
-    return yield* Schema.decodeUnknown(Schema.Array(QueuedRow))(rows)
+    return yield* Schema.decodeUnknownEffect(Schema.Array(QueuedRow))(rows)
   }).pipe(Effect.orDie)
 
 /** A new admin of `workspace`, as the actor its writes would name. */

@@ -21,7 +21,7 @@ export interface RunningService {
   readonly base: string
   readonly logs: Effect.Effect<ReadonlyArray<ServiceLogLine>>
   /** Waits (up to `timeout`) for a log line whose message is `message`; returns it. */
-  readonly waitForLog: (message: string, timeout?: Duration.DurationInput) => Effect.Effect<ServiceLogLine>
+  readonly waitForLog: (message: string, timeout?: Duration.Input) => Effect.Effect<ServiceLogLine>
   readonly signal: (signal: NodeJS.Signals) => Effect.Effect<void>
   /** Waits (up to 60 s) for the process to exit. */
   readonly exited: Effect.Effect<ProcessExit>
@@ -108,7 +108,7 @@ export const startService = (
     const failWithOutput = (what: string) =>
       Effect.flatMap(outputSoFar, (text) => Effect.fail(new Error(`${what}; output:\n${text}`)))
 
-    const waitForLog = (message: string, timeout: Duration.DurationInput = "60 seconds") =>
+    const waitForLog = (message: string, timeout: Duration.Input = "60 seconds") =>
       Effect.gen(function* () {
         for (;;) {
           const found = (yield* Ref.get(lines)).find((line) => line.message === message)
@@ -117,8 +117,8 @@ export const startService = (
           yield* Effect.sleep("20 millis")
         }
       }).pipe(
-        Effect.timeoutFail({ duration: timeout, onTimeout: () => new Error(`no "${message}" in time`) }),
-        Effect.catchAll((error) => failWithOutput(error.message)),
+        Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(new Error(`no "${message}" in time`)) }),
+        Effect.catch((error) => failWithOutput(error.message)),
         Effect.orDie
       )
 
@@ -130,11 +130,11 @@ export const startService = (
       waitForLog,
       signal: (signal) => Effect.sync(() => void process.kill(pid, signal)),
       exited: Deferred.await(exit).pipe(
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: "60 seconds",
-          onTimeout: () => new Error("the process did not exit within 60 s")
+          orElse: () => Effect.fail(new Error("the process did not exit within 60 s"))
         }),
-        Effect.catchAll((error) => failWithOutput(error.message)),
+        Effect.catch((error) => failWithOutput(error.message)),
         Effect.orDie
       ),
       output: outputSoFar

@@ -1,4 +1,4 @@
-import * as Sse from "@effect/experimental/Sse"
+import * as Sse from "effect/encoding/Sse"
 import { Deferred, Effect, Ref } from "effect"
 import type { Duration, Scope } from "effect"
 
@@ -17,7 +17,7 @@ export interface SseStream {
   /** Waits (up to `timeout`) until `predicate` holds for the events received so far. */
   readonly waitFor: (
     predicate: (events: ReadonlyArray<SseEvent>) => boolean,
-    timeout?: Duration.DurationInput
+    timeout?: Duration.Input
   ) => Effect.Effect<ReadonlyArray<SseEvent>>
   /** Drops the connection, as a closed tab does. */
   readonly close: Effect.Effect<void>
@@ -90,9 +90,9 @@ export const openSse = (
           yield* Deferred.await(signal)
         }
       }).pipe(
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: timeout,
-          onTimeout: () => new Error(`SSE condition not met within ${String(timeout)}`)
+          orElse: () => Effect.fail(new Error(`SSE condition not met within ${String(timeout)}`))
         }),
         Effect.orDie
       )
@@ -105,9 +105,9 @@ export const openSse = (
       waitFor,
       close: Effect.sync(() => controller.abort()),
       ended: Deferred.await(endedByServer).pipe(
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: "10 seconds",
-          onTimeout: () => new Error("the server did not end the SSE stream within 10 s")
+          orElse: () => Effect.fail(new Error("the server did not end the SSE stream within 10 s"))
         }),
         Effect.orDie
       )

@@ -19,7 +19,7 @@ export const runProcess = (
   env: Record<string, string | undefined> = {},
   cwd: string = process.cwd()
 ) =>
-  Effect.async<ProcessResult, Error>((resume) => {
+  Effect.callback<ProcessResult, Error>((resume) => {
     const merged: Record<string, string> = {}
     for (const [name, value] of Object.entries({ ...process.env, ...env }))
       if (value !== undefined) merged[name] = value

@@ -88,4 +88,4 @@ export const testPlugin: Plugin = {
   }
 }
 
-export const TestPlugins = PluginRegistry.layer([crm, testPlugin])
+export const TestPlugins = PluginRegistry.layerWith([crm, testPlugin])

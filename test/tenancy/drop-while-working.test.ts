@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, Option } from "effect"
 import { AppConfig } from "../../src/config/AppConfig"
@@ -54,15 +54,15 @@ const tableHeldByWaitingDrop = (schema: string) =>
 
 /** Fails with what did not happen, rather than leaving the test to time out. */
 const within =
-  (what: string, duration: Duration.DurationInput) =>
+  (what: string, duration: Duration.Input) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.timeoutFail(effect, {
+    Effect.timeoutOrElse(effect, {
       duration,
-      onTimeout: () => new Error(`${what}: not within ${Duration.format(Duration.decode(duration))}`)
+      orElse: () => Effect.fail(new Error(`${what}: not within ${Duration.format(Duration.fromInputUnsafe(duration))}`))
     }).pipe(Effect.orDie)
 
 layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a workspace while its work runs", (it) => {
-  it.scoped(
+  it.effect(
     "stops its running jobs and queued work, survives a deadlock with another instance's unit, leaves no schema behind",
     () =>
       Effect.gen(function* () {
@@ -85,7 +85,7 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a works
                 yield* records.archive("crm/deal", deal.id)
               }
               for (const key of keys)
-                yield* records.runPlugin(Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/hold", { key })))
+                yield* records.runPlugin(PluginJobs.use((jobs) => jobs.enqueue("test/hold", { key })))
             })
           )
           .pipe(withActor(actor))
@@ -108,16 +108,16 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a works
               if (Option.isSome(held)) yield* sql`LOCK TABLE ${sql(workspace.table(held.value))} IN ROW EXCLUSIVE MODE`
             })
           )
-          .pipe(Effect.exit, Effect.fork)
+          .pipe(Effect.exit, Effect.forkChild)
         yield* Deferred.await(foreignHolds).pipe(within("the other instance's unit holds its lock", "20 seconds"))
 
-        const drop = yield* Effect.fork(workspaces.drop(workspace))
+        const drop = yield* Effect.forkChild(workspaces.drop(workspace))
         let held: Option.Option<string> = Option.none()
         yield* eventually(
           "DROP SCHEMA waits for the other instance's unit",
           Effect.map(tableHeldByWaitingDrop(workspace.schema), (rows) => {
             const waiting = rows.find((row) => row.waiting)
-            held = Option.fromNullable(waiting?.table)
+            held = Option.fromNullishOr(waiting?.table)
             return waiting !== undefined
           }),
           "30 seconds"
@@ -142,14 +142,14 @@ layer(testApp({}, TestPlugins), { excludeTestServices: true })("dropping a works
           .run(
             other,
             records.runPlugin(
-              Effect.flatMap(PluginJobs, (jobs) => jobs.enqueue("test/flaky", { key: uniqueSuffix(), failures: 0 }))
+              PluginJobs.use((jobs) => jobs.enqueue("test/flaky", { key: uniqueSuffix(), failures: 0 }))
             )
           )
           .pipe(withActor(otherActor))
         yield* eventually(
           "the other workspace's job is done",
           Effect.map(
-            Effect.flatMap(AppConfig, (config) => queuedIn(queueName(config.queuePrefix, "jobs"), other)),
+            AppConfig.use((config) => queuedIn(queueName(config.queuePrefix, "jobs"), other)),
             (rows) => rows.length === 1 && rows[0]?.completed === true
           )
         )

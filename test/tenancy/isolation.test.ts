@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Cause, Deferred, Effect, Exit, Fiber, Option, Schedule } from "effect"
 import { ApiKeys } from "../../src/auth/ApiKeys"
@@ -21,7 +21,7 @@ const perWorkspace = 20
 /** Polls a condition until it holds (the tests wait on database state, never on a fixed delay). */
 const waitUntil = <R>(condition: Effect.Effect<boolean, never, R>) =>
   Effect.repeat(condition, { until: (holds) => holds, schedule: Schedule.spaced("10 millis") }).pipe(
-    Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("condition never held") }),
+    Effect.timeoutOrElse({ duration: "10 seconds", orElse: () => Effect.fail(new Error("condition never held")) }),
     Effect.orDie
   )
 
@@ -101,7 +101,7 @@ const populate = (workspace: Workspace, businessObject: string) =>
   })
 
 layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
-  it.scoped("two workspaces written concurrently each hold exactly their own rows", () =>
+  it.effect("two workspaces written concurrently each hold exactly their own rows", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const roles = yield* Roles
@@ -143,7 +143,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
     })
   )
 
-  it.scoped("an API key authenticates in its own workspace only: with another workspace's slug it is 401", () =>
+  it.effect("an API key authenticates in its own workspace only: with another workspace's slug it is 401", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const a = yield* freshWorkspace
@@ -187,7 +187,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
     })
   )
 
-  it.scoped("a member of one workspace cannot sign in to another", () =>
+  it.effect("a member of one workspace cannot sign in to another", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl
       const a = yield* freshWorkspace
@@ -208,7 +208,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
     })
   )
 
-  it.scoped("migrateAll run twice at once succeeds, and a migrated schema is not migrated again", () =>
+  it.effect("migrateAll run twice at once succeeds, and a migrated schema is not migrated again", () =>
     Effect.gen(function* () {
       const workspaces = yield* Workspaces
       const workspace = yield* freshWorkspace
@@ -223,7 +223,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
     })
   )
 
-  it.scoped("migrateSchema run twice at once on a new schema migrates it exactly once", () =>
+  it.effect("migrateSchema run twice at once on a new schema migrates it exactly once", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const schema = `t_migrate_${uniqueSuffix()}`
@@ -245,7 +245,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
     })
   )
 
-  it.scoped("creating an existing slug fails with Conflict and leaves one row, unchanged", () =>
+  it.effect("creating an existing slug fails with Conflict and leaves one row, unchanged", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const workspaces = yield* Workspaces
@@ -260,7 +260,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
     })
   )
 
-  it.scoped("two creates of one slug at once: one succeeds, the other fails with Conflict", () =>
+  it.effect("two creates of one slug at once: one succeeds, the other fails with Conflict", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const workspaces = yield* Workspaces
@@ -269,10 +269,10 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
       const schema = schemaNameOf(slug)
       // The first create inserts its row, then waits for the migration lock, uncommitted.
       const release = yield* holdMigrationLock(schema)
-      const first = yield* Effect.fork(Effect.exit(workspaces.create(slug)))
+      const first = yield* Effect.forkChild(Effect.exit(workspaces.create(slug)))
       yield* waitUntil(someoneWaitsForMigrationLock(schema))
       // The second finds no committed row, and its INSERT waits for the first transaction.
-      const second = yield* Effect.fork(Effect.exit(workspaces.create(slug)))
+      const second = yield* Effect.forkChild(Effect.exit(workspaces.create(slug)))
       yield* waitUntil(
         sql`SELECT 1 FROM pg_stat_activity
             WHERE wait_event_type = 'Lock' AND wait_event = 'transactionid'
@@ -286,7 +286,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
       const outcomes = exits.map((exit) =>
         Exit.isSuccess(exit)
           ? "created"
-          : Option.match(Cause.failureOption(exit.cause), {
+          : Option.match(Cause.findErrorOption(exit.cause), {
               onNone: () => Cause.pretty(exit.cause).split("\n")[0],
               onSome: (e) => e._tag
             })
@@ -297,7 +297,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
     })
   )
 
-  it.scoped("a workspace dropped while migrateAll runs stays dropped", () =>
+  it.effect("a workspace dropped while migrateAll runs stays dropped", () =>
     Effect.gen(function* () {
       const workspaces = yield* Workspaces
       const sql = yield* SqlClient.SqlClient
@@ -319,7 +319,7 @@ layer(TestApp, { excludeTestServices: true })("tenant isolation", (it) => {
         .pipe(Effect.orDie, Effect.forkScoped)
       yield* Deferred.await(dropped)
       // migrateAll still lists the workspace (the delete is not committed) and waits on its row.
-      const migrating = yield* Effect.fork(workspaces.migrateAll)
+      const migrating = yield* Effect.forkChild(workspaces.migrateAll)
       yield* waitUntil(someoneWaitsForWorkspaceRow)
       yield* Deferred.succeed(commit, undefined)
       yield* Fiber.join(dropping)

@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect, Exit, Layer, Option } from "effect"
 import { AppConfig } from "../../src/config/AppConfig"
 import type { Actor } from "../../src/api/Actor"
@@ -58,7 +58,7 @@ const archiveADeal = (workspace: Workspace, actor: Actor, failAfterArchive = fal
   }).pipe(withActor(actor))
 
 layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) => {
-  it.scoped("gets nothing from a rolled-back unit, and one durable run per committed triggering event", () =>
+  it.effect("gets nothing from a rolled-back unit, and one durable run per committed triggering event", () =>
     Effect.gen(function* () {
       const prefix = (yield* AppConfig).queuePrefix
       const workspace = yield* freshWorkspace
@@ -74,7 +74,7 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
     })
   )
 
-  it.scoped(
+  it.effect(
     "a run survives the instance stopping between COMMIT and the run, and runs exactly once even when delivered twice",
     () =>
       Effect.gen(function* () {
@@ -111,7 +111,7 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
             ])
 
             // The queue loses its "done" mark (a crash right after the run's COMMIT): the run is handed out again...
-            yield* sql`UPDATE ${sql(queueTable)} SET completed = FALSE WHERE id = ${run!.id}`
+            yield* sql`UPDATE ${sql(queueTable)} SET state = 'pending' WHERE id = ${run!.id}`
             yield* eventually(
               "delivered again",
               Effect.map(queuedRuns(workspace, prefix), (rows) => rows[0]?.attempts === 2)
@@ -131,7 +131,7 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
     { timeout: 30_000 }
   )
 
-  it.scoped("a workflow started outside the engine has no actor: its writes fail and roll back", () =>
+  it.effect("a workflow started outside the engine has no actor: its writes fail and roll back", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace
       const registry = yield* PluginRegistry
@@ -152,7 +152,7 @@ layer(TestServices, { excludeTestServices: true })("the workflow engine", (it) =
           )
         )
       )
-      expect(Exit.isFailure(exit) ? Option.map(Exit.causeOption(exit), String) : Option.none()).toEqual(
+      expect(Exit.isFailure(exit) ? Option.map(Exit.getCause(exit), String) : Option.none()).toEqual(
         Option.some(expect.stringContaining("no actor in context while auditing created of crm/activity"))
       )
       expect(yield* activities(workspace)).toEqual([])

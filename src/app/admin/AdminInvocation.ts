@@ -6,9 +6,12 @@ import { Context } from "effect"
  * error. A command run by the embedded server for the command line gets the
  * command line's directory and no bar (its output comes back in one answer).
  */
-export class AdminInvocation extends Context.Reference<AdminInvocation>()("AdminInvocation", {
-  defaultValue: (): { readonly cwd: string; readonly progress: boolean } => ({
-    cwd: process.cwd(),
-    progress: process.stderr.isTTY === true
-  })
-}) {}
+export const AdminInvocation = Context.Reference<{ readonly cwd: string; readonly progress: boolean }>(
+  "AdminInvocation",
+  {
+    defaultValue: () => ({
+      cwd: process.cwd(),
+      progress: process.stderr.isTTY === true
+    })
+  }
+)

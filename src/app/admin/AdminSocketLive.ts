@@ -1,5 +1,5 @@
-import { NodeFileSystem, NodePath, NodeTerminal } from "@effect/platform-node"
-import { Effect, Either, FiberSet, Layer, ParseResult, Schema } from "effect"
+import { NodeServices } from "@effect/platform-node"
+import { Effect, FiberSet, Layer, Result, Schema, SchemaIssue, Semaphore } from "effect"
 import { chmodSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import type { Server, Socket } from "node:net"
@@ -11,8 +11,9 @@ import { GracefulShutdown } from "../../shutdown/GracefulShutdown"
 import { adminSocketPath } from "./adminSocketPath"
 import type { runCaptured as RunCaptured } from "./runCaptured"
 
-const decodeRequest = Schema.decodeUnknownEither(Schema.parseJson(AdminRequest))
-const encodeAnswer = Schema.encodeSync(Schema.parseJson(AdminAnswer))
+const decodeRequest = Schema.decodeUnknownResult(Schema.fromJsonString(AdminRequest))
+const encodeAnswer = Schema.encodeSync(Schema.fromJsonString(AdminAnswer))
+const issuesOf = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** How long a connection may take to send its request line. */
 const requestTimeoutMs = 10_000
@@ -33,9 +34,9 @@ const commandName = (args: ReadonlyArray<string>) => {
   return words.join(" ")
 }
 
-const malformed = (error: ParseResult.ParseError) => {
-  const [first] = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const where = first === undefined || first.path.length === 0 ? "" : ` at ${first.path.join(".")}`
+const malformed = (error: Schema.SchemaError) => {
+  const [first] = issuesOf(error.issue).issues
+  const where = first?.path === undefined || first.path.length === 0 ? "" : ` at ${first.path.map(String).join(".")}`
   return refused(
     `malformed request: expected one JSON line {"args": [string, ...]}${where}: ${first?.message ?? "unreadable"}`
   )
@@ -83,13 +84,13 @@ const serveConnection =
       read = true
       socket.setTimeout(0)
       const decoded = decodeRequest(Buffer.concat(chunks).toString("utf8"))
-      if (Either.isLeft(decoded)) return reply(malformed(decoded.left))
-      answer(decoded.right, reply)
+      if (Result.isFailure(decoded)) return reply(malformed(decoded.failure))
+      answer(decoded.success, reply)
     })
   }
 
 /**
- * The command tree (@effect/cli with its YAML and TOML readers, every
+ * The command tree (effect/cli and every
  * command's code) is imported on the first command, not at start: only
  * embedded mode listens here, and a server of either mode would otherwise
  * hold it in memory for nothing.
@@ -101,7 +102,7 @@ const asError = (error: unknown) => (error instanceof Error ? error : new Error(
 
 /** Listens on `path`, created readable and writable by this OS user only (mode 0600), a stale socket file replaced. */
 const listen = (server: Server, path: string) =>
-  Effect.async<void, Error>((resume) => {
+  Effect.callback<void, Error>((resume) => {
     const unix = process.platform !== "win32"
     const onError = (error: Error) => resume(Effect.fail(error))
     server.once("error", onError)
@@ -132,18 +133,18 @@ const listen = (server: Server, path: string) =>
  * Embedded mode only: the admin socket (`adminSocketPath`), through which the
  * admin command line runs its commands in this process while the server
  * holds the data directory. Each connection carries one `AdminRequest` and
- * gets one `AdminAnswer`: the same @effect/cli command tree the command line
+ * gets one `AdminAnswer`: the same effect/cli command tree the command line
  * runs, over this server's services (its broadcast bus ends the streams a
  * member command ends), its printing captured. Commands run one at a time,
  * in arrival order; HTTP requests go on meanwhile. Once the server drains,
  * new requests are refused and the drain waits for the running command.
  */
-export const AdminSocketLive = Layer.scopedDiscard(
+export const AdminSocketLive = Layer.effectDiscard(
   Effect.gen(function* () {
     if ((yield* DatabaseInfo).kind !== "embedded") return
     const path = adminSocketPath((yield* AppConfig).dataDir)
     const readiness = yield* Readiness
-    const oneAtATime = yield* Effect.makeSemaphore(1)
+    const oneAtATime = yield* Semaphore.make(1)
 
     const run = (args: ReadonlyArray<string>, cwd: string | undefined) =>
       Effect.gen(function* () {
@@ -167,7 +168,7 @@ export const AdminSocketLive = Layer.scopedDiscard(
         )
       })
 
-    const runFork = yield* FiberSet.makeRuntime<Effect.Effect.Context<ReturnType<typeof run>>>()
+    const runFork = yield* FiberSet.makeRuntime<Effect.Services<ReturnType<typeof run>>>()
     const sockets = new Set<Socket>()
     const server = createServer({ allowHalfOpen: true })
     server.maxConnections = 16
@@ -181,15 +182,15 @@ export const AdminSocketLive = Layer.scopedDiscard(
         runFork(Effect.map(run(request.args, request.cwd), reply))
       })
     )
-    const listening = yield* listen(server, path).pipe(Effect.either)
-    if (Either.isLeft(listening)) {
+    const listening = yield* listen(server, path).pipe(Effect.result)
+    if (Result.isFailure(listening)) {
       yield* Effect.logWarning(
         "admin socket: cannot listen; the admin command line refuses while this server runs"
-      ).pipe(Effect.annotateLogs({ path, error: listening.left.message }))
+      ).pipe(Effect.annotateLogs({ path, error: listening.failure.message }))
       return
     }
     yield* Effect.addFinalizer(() =>
-      Effect.async<void>((resume) => {
+      Effect.callback<void>((resume) => {
         for (const socket of sockets) socket.destroy()
         server.close(() => {
           if (process.platform !== "win32") rmSync(path, { force: true })
@@ -200,4 +201,7 @@ export const AdminSocketLive = Layer.scopedDiscard(
     yield* (yield* GracefulShutdown).onDrain("admin socket", oneAtATime.withPermits(1)(Effect.void))
     yield* Effect.logInfo("admin socket listening").pipe(Effect.annotateLogs({ path }))
   })
-).pipe(Layer.provide(Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer)))
+).pipe(
+  // What the command line needs (files, a terminal, standard streams): the command tree's environment.
+  Layer.provide(NodeServices.layer)
+)

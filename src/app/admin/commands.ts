@@ -1,4 +1,4 @@
-import { Args, Command, Options } from "@effect/cli"
+import { Argument, CliOutput, Command, Flag } from "effect/cli"
 import { Console, Effect, Redacted } from "effect"
 import { Agents } from "../../agents/Agents"
 import { ApiKeys } from "../../auth/ApiKeys"
@@ -14,6 +14,7 @@ import type { SeedResult } from "../../seeding/Seeders"
 import { Workspaces } from "../../tenancy/Workspaces"
 import packageJson from "../../../package.json" with { type: "json" }
 import { feedExport } from "./feedExport"
+import { command, presenterFor } from "./presenter"
 import { table } from "./table"
 
 /** A listing, or one line saying there is nothing to list. */
@@ -22,14 +23,14 @@ const printTable = (nothing: string, header: ReadonlyArray<string>, rows: Readon
 
 const listOf = (items: ReadonlyArray<string>) => (items.length === 0 ? "-" : items.join(","))
 
-const workspaceOption = Options.text("workspace").pipe(Options.withDescription("workspace slug"))
-const roleOption = Options.text("role").pipe(Options.withDescription("role name"))
+const workspaceOption = Flag.String("workspace").pipe(Flag.withDescription("workspace slug"))
+const roleOption = Flag.String("role").pipe(Flag.withDescription("role name"))
 
-const workspaceCreate = Command.make(
+const workspaceCreate = command(
   "create",
   {
-    slug: Args.text({ name: "slug" }).pipe(Args.withDescription("lower-case letters, digits and hyphens")),
-    name: Options.text("name").pipe(Options.optional, Options.withDescription("display name (default: the slug)"))
+    slug: Argument.String("slug").pipe(Argument.withDescription("lower-case letters, digits and hyphens")),
+    name: Flag.String("name").pipe(Flag.optional, Flag.withDescription("display name (default: the slug)"))
   },
   ({ name, slug }) =>
     Effect.gen(function* () {
@@ -50,14 +51,14 @@ const describeSeeding = (seeded: ReadonlyArray<SeedResult>) =>
     ? "no plugin has seed data"
     : `seed data: ${seeded.map((result) => `${result.plugin} ${result.written} new record${result.written === 1 ? "" : "s"}`).join(", ")}`
 
-const workspaceSeed = Command.make("seed", { slug: Args.text({ name: "slug" }) }, ({ slug }) =>
+const workspaceSeed = command("seed", { slug: Argument.String("slug") }, ({ slug }) =>
   Effect.gen(function* () {
     const workspace = yield* (yield* Workspaces).get(slug)
     yield* Console.log(describeSeeding(yield* (yield* Seeders).seedWorkspace(workspace)))
   })
 ).pipe(Command.withDescription("Write the plugins' seed data that a workspace does not have yet (safe to repeat)"))
 
-const workspaceList = Command.make("list", {}, () =>
+const workspaceList = command("list", {}, () =>
   Effect.gen(function* () {
     const all = yield* (yield* Workspaces).list
     yield* printTable(
@@ -68,7 +69,7 @@ const workspaceList = Command.make("list", {}, () =>
   })
 ).pipe(Command.withDescription("List the workspaces"))
 
-const userList = Command.make("list", {}, () =>
+const userList = command("list", {}, () =>
   Effect.gen(function* () {
     const users = yield* (yield* Users).list
     yield* printTable(
@@ -79,12 +80,12 @@ const userList = Command.make("list", {}, () =>
   })
 ).pipe(Command.withDescription("List the users and the workspaces each belongs to"))
 
-const userCreate = Command.make(
+const userCreate = command(
   "create",
   {
-    email: Options.text("email"),
-    name: Options.text("name"),
-    password: Options.redacted("password")
+    email: Flag.String("email"),
+    name: Flag.String("name"),
+    password: Flag.Redacted("password")
   },
   ({ email, name, password }) =>
     Effect.gen(function* () {
@@ -93,7 +94,7 @@ const userCreate = Command.make(
     })
 ).pipe(Command.withDescription("Create a user who can sign in"))
 
-const userSignOut = Command.make("sign-out", { email: Options.text("email") }, ({ email }) =>
+const userSignOut = command("sign-out", { email: Flag.String("email") }, ({ email }) =>
   Effect.gen(function* () {
     const user = yield* (yield* Users).getByEmail(email)
     const ended = yield* (yield* SignOuts).everywhere(user.id)
@@ -103,7 +104,7 @@ const userSignOut = Command.make("sign-out", { email: Options.text("email") }, (
   })
 ).pipe(Command.withDescription("Sign a user out of every session, in every workspace; their open streams end"))
 
-const memberList = Command.make("list", { workspace: workspaceOption }, ({ workspace }) =>
+const memberList = command("list", { workspace: workspaceOption }, ({ workspace }) =>
   Effect.gen(function* () {
     const target = yield* (yield* Workspaces).get(workspace)
     const { members } = yield* (yield* Members).list(target)
@@ -115,9 +116,9 @@ const memberList = Command.make("list", { workspace: workspaceOption }, ({ works
   })
 ).pipe(Command.withDescription("List a workspace's members and the roles each holds"))
 
-const memberAdd = Command.make(
+const memberAdd = command(
   "add",
-  { workspace: workspaceOption, email: Options.text("email"), role: roleOption },
+  { workspace: workspaceOption, email: Flag.String("email"), role: roleOption },
   ({ email, role, workspace }) =>
     Effect.gen(function* () {
       const target = yield* (yield* Workspaces).get(workspace)
@@ -127,9 +128,9 @@ const memberAdd = Command.make(
     })
 ).pipe(Command.withDescription("Make a user a member of a workspace, holding a role"))
 
-const memberRemove = Command.make(
+const memberRemove = command(
   "remove",
-  { workspace: workspaceOption, email: Options.text("email") },
+  { workspace: workspaceOption, email: Flag.String("email") },
   ({ email, workspace }) =>
     Effect.gen(function* () {
       const target = yield* (yield* Workspaces).get(workspace)
@@ -143,9 +144,9 @@ const memberRemove = Command.make(
   )
 )
 
-const memberSetRole = Command.make(
+const memberSetRole = command(
   "set-role",
-  { workspace: workspaceOption, email: Options.text("email"), role: roleOption },
+  { workspace: workspaceOption, email: Flag.String("email"), role: roleOption },
   ({ email, role, workspace }) =>
     Effect.gen(function* () {
       const target = yield* (yield* Workspaces).get(workspace)
@@ -159,13 +160,13 @@ const memberSetRole = Command.make(
   )
 )
 
-const roleGrant = Command.make(
+const roleGrant = command(
   "grant",
   {
     workspace: workspaceOption,
     role: roleOption,
-    businessObject: Options.text("business-object").pipe(Options.withDescription("<namespace>/<name>, or * for all")),
-    permission: Options.choice("permission", ["read", "update"])
+    businessObject: Flag.String("business-object").pipe(Flag.withDescription("<namespace>/<name>, or * for all")),
+    permission: Flag.Literals("permission", ["read", "update"])
   },
   ({ businessObject, permission, role, workspace }) =>
     Effect.gen(function* () {
@@ -176,9 +177,9 @@ const roleGrant = Command.make(
     })
 ).pipe(Command.withDescription("Grant a role a permission on a business object (creates the role if new)"))
 
-const apiKeyCreate = Command.make(
+const apiKeyCreate = command(
   "create",
-  { workspace: workspaceOption, name: Options.text("name"), role: roleOption },
+  { workspace: workspaceOption, name: Flag.String("name"), role: roleOption },
   ({ name, role, workspace }) =>
     Effect.gen(function* () {
       const target = yield* (yield* Workspaces).get(workspace)
@@ -188,7 +189,7 @@ const apiKeyCreate = Command.make(
     })
 ).pipe(Command.withDescription("Create an API key (a service account) holding a role; prints the key once"))
 
-const apiKeyList = Command.make("list", { workspace: workspaceOption }, ({ workspace }) =>
+const apiKeyList = command("list", { workspace: workspaceOption }, ({ workspace }) =>
   Effect.gen(function* () {
     const target = yield* (yield* Workspaces).get(workspace)
     const keys = yield* (yield* ApiKeys).list(target)
@@ -207,9 +208,9 @@ const apiKeyList = Command.make("list", { workspace: workspaceOption }, ({ works
   })
 ).pipe(Command.withDescription("List a workspace's API keys, revoked ones too (never their secrets)"))
 
-const apiKeyRevoke = Command.make(
+const apiKeyRevoke = command(
   "revoke",
-  { workspace: workspaceOption, id: Options.text("id").pipe(Options.withDescription("the key's id")) },
+  { workspace: workspaceOption, id: Flag.String("id").pipe(Flag.withDescription("the key's id")) },
   ({ id, workspace }) =>
     Effect.gen(function* () {
       const target = yield* (yield* Workspaces).get(workspace)
@@ -218,9 +219,9 @@ const apiKeyRevoke = Command.make(
     })
 ).pipe(Command.withDescription("Revoke an API key"))
 
-const agentCreate = Command.make(
+const agentCreate = command(
   "create",
-  { workspace: workspaceOption, name: Options.text("name"), role: roleOption },
+  { workspace: workspaceOption, name: Flag.String("name"), role: roleOption },
   ({ name, role, workspace }) =>
     Effect.gen(function* () {
       const target = yield* (yield* Workspaces).get(workspace)
@@ -232,7 +233,7 @@ const agentCreate = Command.make(
     })
 ).pipe(Command.withDescription("Create an agent (a principal with its own roles) and the key it signs in with"))
 
-const agentList = Command.make("list", { workspace: workspaceOption }, ({ workspace }) =>
+const agentList = command("list", { workspace: workspaceOption }, ({ workspace }) =>
   Effect.gen(function* () {
     const target = yield* (yield* Workspaces).get(workspace)
     const agents = yield* (yield* Agents).list(target)
@@ -244,7 +245,7 @@ const agentList = Command.make("list", { workspace: workspaceOption }, ({ worksp
   })
 ).pipe(Command.withDescription("List a workspace's agents, their roles and live keys"))
 
-const failedList = Command.make("failed", {}, () =>
+const failedList = command("failed", {}, () =>
   Effect.gen(function* () {
     const failed = yield* (yield* FailedWork).list
     if (failed.length === 0) return yield* Console.log("no failed jobs or workflow runs")
@@ -256,7 +257,7 @@ const failedList = Command.make("failed", {}, () =>
   })
 ).pipe(Command.withDescription("List jobs and workflow runs that used up their attempts"))
 
-const failedRetry = Command.make("retry", { id: Args.text({ name: "id" }) }, ({ id }) =>
+const failedRetry = command("retry", { id: Argument.String("id") }, ({ id }) =>
   Effect.gen(function* () {
     if (!(yield* (yield* FailedWork).retry(id)))
       return yield* new NotFound({ message: `no failed job or workflow run ${id}` })
@@ -284,8 +285,15 @@ export const adminCommand = Command.make("admin").pipe(
   ])
 )
 
-/** The command line's name and version (`admin --version`: the package's). */
-export const cliOptions = { name: "admin", version: packageJson.version }
+/** Help, version and bad invocations as the command line has always shown them. */
+export const adminPresenter = presenterFor(adminCommand)
+
+/** The command line's version (`admin --version`: the package's). */
+export const cliOptions = { version: packageJson.version }
 
 /** Runs the admin command line on `argv` (as `process.argv`: node, script, then the arguments). */
-export const runAdmin = Command.run(adminCommand, cliOptions)
+export const runAdmin = (argv: ReadonlyArray<string>) =>
+  Command.runWith(
+    adminCommand,
+    cliOptions
+  )(argv.slice(2)).pipe(Effect.provideService(CliOutput.Presenter, adminPresenter))

@@ -1,6 +1,6 @@
-import { Args, Command, Options } from "@effect/cli"
-import { FileSystem } from "@effect/platform"
-import { Console, Effect, Option, ParseResult, Schema } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { FileSystem } from "effect"
+import { Console, Effect, Option, Schema, SchemaIssue } from "effect"
 import { BadRequest } from "../../api/errors"
 import { FeedParams } from "../../api/Feed"
 import { Feed, feedLine } from "../../audit/Feed"
@@ -8,6 +8,7 @@ import { decodeFeedCursor, encodeFeedCursor, feedStart } from "../../audit/FeedC
 import { Workspaces } from "../../tenancy/Workspaces"
 import { resolve } from "node:path"
 import { AdminInvocation } from "./AdminInvocation"
+import { command } from "./presenter"
 import { progressLine } from "./progressBar"
 
 /** Rows per query: what the export holds in memory at a time. */
@@ -16,9 +17,10 @@ const batchRows = 2_000
 const redrawMs = 200
 
 const text = (name: string, description: string) =>
-  Options.text(name).pipe(Options.optional, Options.withDescription(description))
+  Flag.String(name).pipe(Flag.optional, Flag.withDescription(description))
 
-const decodeParams = Schema.decodeUnknown(FeedParams)
+const decodeParams = Schema.decodeUnknownEffect(FeedParams)
+const issuesOf = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * `admin feed export`: the workspace feed (every business object: the admin
@@ -26,11 +28,11 @@ const decodeParams = Schema.decodeUnknown(FeedParams)
  * keyset batches written one after the other (memory: one batch). A progress
  * bar on standard error; the last line names the cursor to go on from.
  */
-export const feedExport = Command.make(
+export const feedExport = command(
   "export",
   {
-    workspace: Options.text("workspace").pipe(Options.withDescription("workspace slug")),
-    out: Args.text({ name: "file" }).pipe(Args.withDescription("where the NDJSON goes (overwritten)")),
+    workspace: Flag.String("workspace").pipe(Flag.withDescription("workspace slug")),
+    out: Argument.String("file").pipe(Argument.withDescription("where the NDJSON goes (overwritten)")),
     cursor: text("cursor", "go on after this cursor (a line's `cursor`, or the one the last export printed)"),
     businessObject: text("business-object", "only rows of this business object (<namespace>/<name>)"),
     record: text("record", "only rows of this record id"),
@@ -47,10 +49,7 @@ export const feedExport = Command.make(
         )
       )
       const params = yield* decodeParams(given).pipe(
-        Effect.mapError(
-          (error) =>
-            new BadRequest({ message: ParseResult.TreeFormatter.formatErrorSync(error).split("\n").at(-1) ?? "" })
-        )
+        Effect.mapError((error) => new BadRequest({ message: issuesOf(error.issue).issues[0]?.message ?? "" }))
       )
       const start =
         params.cursor === undefined

@@ -1,13 +1,12 @@
-import type { CliApp } from "@effect/cli"
-import { Effect, Exit } from "effect"
-import type { Console } from "effect"
+import type { Command } from "effect/cli"
+import { Console, Effect, Exit } from "effect"
 import { AdminRan } from "../../api/AdminSocket"
 import type { AdminOutput } from "../../api/AdminSocket"
 import { AdminInvocation } from "./AdminInvocation"
 import { runAdmin } from "./commands"
 import { reportFailure } from "./reportFailure"
 
-type AdminRequirements = Effect.Effect.Context<ReturnType<typeof runAdmin>>
+type AdminRequirements = Effect.Services<ReturnType<typeof runAdmin>>
 
 /**
  * Runs the admin command line on `args` (as typed after `admin`) over the
@@ -19,31 +18,24 @@ type AdminRequirements = Effect.Effect.Context<ReturnType<typeof runAdmin>>
 export const runCaptured = (
   args: ReadonlyArray<string>,
   cwd: string = process.cwd()
-): Effect.Effect<AdminRan, never, AdminRequirements | CliApp.CliApp.Environment> =>
+): Effect.Effect<AdminRan, never, AdminRequirements | Command.Environment> =>
   Effect.gen(function* () {
     const output: Array<AdminOutput> = []
-    const base = yield* Effect.console
+    const base = yield* Console.Console
     const to =
       (stream: AdminOutput["stream"]) =>
       (...parts: ReadonlyArray<unknown>) =>
         void output.push({ stream, text: parts.map(String).join(" ") })
     const console: Console.Console = {
       ...base,
-      log: (...parts) => Effect.sync(() => to("stdout")(...parts)),
-      info: (...parts) => Effect.sync(() => to("stdout")(...parts)),
-      error: (...parts) => Effect.sync(() => to("stderr")(...parts)),
-      warn: (...parts) => Effect.sync(() => to("stderr")(...parts)),
-      unsafe: {
-        ...base.unsafe,
-        log: to("stdout"),
-        info: to("stdout"),
-        error: to("stderr"),
-        warn: to("stderr")
-      }
+      log: to("stdout"),
+      info: to("stdout"),
+      error: to("stderr"),
+      warn: to("stderr")
     }
     const exit = yield* runAdmin(["node", "admin", ...args]).pipe(
-      Effect.tapErrorCause(reportFailure),
-      Effect.withConsole(console),
+      Effect.tapCause(reportFailure),
+      Effect.provideService(Console.Console, console),
       Effect.provideService(AdminInvocation, { cwd, progress: false }),
       Effect.exit
     )

@@ -1,17 +1,18 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerRequest } from "effect/http"
 import { Effect, Layer, Option, Stream } from "effect"
 import { Access } from "../../auth/Access"
 import { BusinessObjectGuard } from "../../auth/BusinessObjectGuard"
 import { readableBusinessObjects } from "../../auth/Grants"
 import { BadRequest } from "../../api/errors"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { CurrentPrincipal } from "../../api/Principal"
 import { Correlation } from "../../audit/Correlation"
 import { decodeCursor } from "../../audit/Cursor"
 import { Feed } from "../../audit/Feed"
 import { decodeFeedCursor, feedStart } from "../../audit/FeedCursor"
 import { Timeline } from "../../audit/Timeline"
-import { captureAccessRecheck } from "../AccessRecheck"
+import { makeCaptureAccessRecheck } from "../AccessRecheck"
 import { FeedResponses } from "../FeedResponses"
 
 /** The feed's cursor: `Last-Event-ID` (an EventSource coming back) wins over `cursor`; none: the start. */
@@ -27,7 +28,7 @@ const startOf = (cursor: string | undefined, lastEventId: string | undefined) =>
   })
 }
 
-const handlers = HttpApiBuilder.group(Api, "audit", (handlers) =>
+const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
   Effect.gen(function* () {
     const guard = yield* BusinessObjectGuard
     const access = yield* Access
@@ -35,68 +36,69 @@ const handlers = HttpApiBuilder.group(Api, "audit", (handlers) =>
     const feed = yield* Feed
     const correlation = yield* Correlation
     const responses = yield* FeedResponses
+    const captureAccessRecheck = yield* makeCaptureAccessRecheck
 
     return handlers
-      .handle("timeline", ({ path, urlParams }) =>
+      .handle("timeline", ({ params, query }) =>
         Effect.gen(function* () {
-          const { principal } = yield* guard.require(path.businessObject, "read")
-          const after = urlParams.cursor === undefined ? Option.none() : decodeCursor(urlParams.cursor)
-          if (urlParams.cursor !== undefined && Option.isNone(after)) {
+          const { principal } = yield* guard.require(params.businessObject, "read")
+          const after = query.cursor === undefined ? Option.none() : decodeCursor(query.cursor)
+          if (query.cursor !== undefined && Option.isNone(after)) {
             return yield* new BadRequest({ message: "cursor: not a cursor from this timeline" })
           }
-          return yield* timeline.page(principal.workspace, path.businessObject, path.id, after, urlParams.limit)
+          return yield* timeline.page(principal.workspace, params.businessObject, params.id, after, query.limit)
         })
       )
-      .handle("feed", ({ urlParams }) =>
+      .handle("feed", ({ query }) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const accept = request.headers.accept ?? ""
           const streaming = accept.includes("text/event-stream")
-          const start = yield* startOf(urlParams.cursor, streaming ? request.headers["last-event-id"] : undefined)
+          const start = yield* startOf(query.cursor, streaming ? request.headers["last-event-id"] : undefined)
           // A named business object must exist and be readable, as on its timeline (404, 403).
-          if (urlParams.businessObject !== undefined) yield* guard.require(urlParams.businessObject, "read")
+          if (query.businessObject !== undefined) yield* guard.require(query.businessObject, "read")
           const principal = yield* CurrentPrincipal
           const workspace = principal.workspace
           const filter = {
             readable: readableBusinessObjects(yield* access.grants),
-            businessObject: urlParams.businessObject,
-            record: urlParams.record,
-            actor: urlParams.actor,
-            correlationId: urlParams.correlationId,
-            from: urlParams.from,
-            to: urlParams.to
+            businessObject: query.businessObject,
+            record: query.record,
+            actor: query.actor,
+            correlationId: query.correlationId,
+            from: query.from,
+            to: query.to
           }
           if (streaming) {
             const recheck = yield* captureAccessRecheck
             const release = yield* responses.waiters.take(principal.credential)
             return responses.eventStreamResponse(
               responses
-                .events(workspace, start, filter, urlParams.limit, recheck)
+                .events(workspace, start, filter, query.limit, recheck)
                 .pipe(Stream.ensuring(Effect.sync(release)))
             )
           }
           if (accept.includes("application/x-ndjson")) {
             return responses.ndjsonResponse(responses.ndjson(workspace, start, filter))
           }
-          if (urlParams.wait !== undefined && urlParams.wait > 0) {
+          if (query.wait !== undefined && query.wait > 0) {
             const recheck = yield* captureAccessRecheck
-            const { wait } = urlParams
+            const { wait } = query
             return yield* Effect.acquireUseRelease(
               responses.waiters.take(principal.credential),
-              () => responses.longPoll(workspace, start, filter, urlParams.limit, wait, recheck),
+              () => responses.longPoll(workspace, start, filter, query.limit, wait, recheck),
               (release) => Effect.sync(release)
             )
           }
-          return yield* feed.page(workspace, start, filter, urlParams.limit)
+          return yield* feed.page(workspace, start, filter, query.limit)
         })
       )
-      .handle("correlation", ({ path }) =>
+      .handle("correlation", ({ params }) =>
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal
-          return yield* correlation.view(principal.workspace, path.id, readableBusinessObjects(yield* access.grants))
+          return yield* correlation.view(principal.workspace, params.id, readableBusinessObjects(yield* access.grants))
         })
       )
   })
 )
 
-export const AuditHttp = handlers.pipe(Layer.provide(FeedResponses.Default))
+export const AuditHttp = handlers.pipe(Layer.provide(FeedResponses.layer))

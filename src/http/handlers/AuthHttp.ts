@@ -1,7 +1,8 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerRequest } from "effect/http"
 import { Duration, Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { Me } from "../../api/AuthApi"
 import { sessionCookie } from "../../api/AuthMiddleware"
 import { Authentication } from "../../auth/Authentication"
@@ -34,7 +35,7 @@ const clientAddress = (trustProxy: boolean) =>
     return forwarded !== undefined && forwarded.length > 0 ? forwarded : Option.getOrUndefined(request.remoteAddress)
   })
 
-export const AuthHttp = HttpApiBuilder.group(Api, "auth", (handlers) =>
+export const AuthHttp = HttpApiBuilder.group(ServedApi, "auth", (handlers) =>
   Effect.gen(function* () {
     const authentication = yield* Authentication
     const config = yield* AppConfig

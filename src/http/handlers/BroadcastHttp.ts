@@ -1,11 +1,13 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
+import { ServerResponse } from "node:http"
 import { Access } from "../../auth/Access"
 import { Sessions } from "../../auth/Sessions"
 import { CurrentPrincipal } from "../../api/Principal"
 import { Forbidden, Unauthorized } from "../../api/errors"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { BroadcastBus } from "../../broadcast/BroadcastBus"
 import { makeReadFilters } from "../../broadcast/ReadFilter"
 import { SseStreams, streamHeaders } from "../SseStreams"
@@ -17,7 +19,7 @@ import { SseStreams, streamHeaders } from "../SseStreams"
  * stream"). The grants and the session are read once the stream is
  * registered for revocations, so that no change slips between them.
  */
-const handlers = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
+const handlers = HttpApiBuilder.group(ServedApi, "broadcast", (handlers) =>
   Effect.gen(function* () {
     const bus = yield* BroadcastBus
     const access = yield* Access
@@ -36,9 +38,12 @@ const handlers = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
         const request = yield* HttpServerRequest.HttpServerRequest
         const ok = HttpServerResponse.empty({ status: 200, headers: streamHeaders })
         if (request.method === "HEAD") return ok
+        const response = NodeHttpServerRequest.toServerResponse(request)
+        // The stream takes the HTTP/1.1 socket over; this server speaks no HTTP/2.
+        if (!(response instanceof ServerResponse)) return yield* Effect.die(new Error("not an HTTP/1.1 response"))
         const session = principal.credential.tokenHash
         const owner = { session, userId: principal.id, workspaceId: principal.workspace.id }
-        yield* streams.start(NodeHttpServerRequest.toServerResponse(request), owner, (writer) =>
+        yield* streams.start(response, owner, (writer) =>
           Effect.gen(function* () {
             // Read once: a change of roles ends the stream, and the next one reads them again.
             const grants = yield* access.grants
@@ -57,4 +62,4 @@ const handlers = HttpApiBuilder.group(Api, "broadcast", (handlers) =>
   })
 )
 
-export const BroadcastHttp = handlers.pipe(Layer.provide(SseStreams.Default), Layer.provide(Sessions.Default))
+export const BroadcastHttp = handlers.pipe(Layer.provide(SseStreams.layer), Layer.provide(Sessions.layer))

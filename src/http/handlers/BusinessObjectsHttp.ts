@@ -1,10 +1,11 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
+import { HttpServerResponse } from "effect/http"
 import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"
 import { Access } from "../../auth/Access"
 import { BusinessObjectGuard } from "../../auth/BusinessObjectGuard"
 import { allows } from "../../auth/Grants"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { BusinessObjectList, ListedBusinessObject } from "../../api/BusinessObjectsApi"
 import { ifNoneMatchNames } from "../../api/EntityTag"
 import { canonicalJson } from "../../idempotency/fingerprint"
@@ -14,7 +15,7 @@ import { PluginRegistry } from "../../plugins/PluginRegistry"
 const contentTag = (body: unknown) =>
   `"${createHash("sha256").update(canonicalJson(body)).digest("base64url").slice(0, 27)}"`
 
-export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", (handlers) =>
+export const BusinessObjectsHttp = HttpApiBuilder.group(ServedApi, "businessObjects", (handlers) =>
   Effect.gen(function* () {
     const registry = yield* PluginRegistry
     const access = yield* Access
@@ -40,12 +41,12 @@ export const BusinessObjectsHttp = HttpApiBuilder.group(Api, "businessObjects", 
           const known = headers["if-none-match"]
           return known !== undefined && ifNoneMatchNames(known, validators.etag)
             ? HttpServerResponse.empty({ status: 304, headers: validators })
-            : HttpServerResponse.unsafeJson(body, { headers: validators })
+            : HttpServerResponse.jsonUnsafe(body, { headers: validators })
         })
       )
-      .handle("get", ({ path }) =>
+      .handle("get", ({ params }) =>
         Effect.gen(function* () {
-          const { registered } = yield* guard.require(path.businessObject, "read")
+          const { registered } = yield* guard.require(params.businessObject, "read")
           return registered.definition
         })
       )

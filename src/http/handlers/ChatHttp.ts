@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect, Option } from "effect"
 import { Agents } from "../../agents/Agents"
 import { actorOf } from "../../auth/actorOf"
@@ -6,7 +6,7 @@ import { BusinessObjectGuard } from "../../auth/BusinessObjectGuard"
 import { CurrentPrincipal } from "../../api/Principal"
 import { withActor, withCause } from "../../context/Frames"
 import { Forbidden, NotFound } from "../../api/errors"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { callerOf, Idempotency, keyedRequest, ok } from "../../idempotency/Idempotency"
 import { applyWrites } from "../../records/applyWrites"
 import { WrittenRecords } from "../../api/RecordWrite"
@@ -18,7 +18,7 @@ import { excerpt } from "../../messages/inputExcerpt"
  * A chat turn's tool calls. The user stays the actor and the user's grants
  * decide; the cause says which agent made the calls in which conversation.
  */
-export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
+export const ChatHttp = HttpApiBuilder.group(ServedApi, "chat", (handlers) =>
   Effect.gen(function* () {
     const agents = yield* Agents
     const guard = yield* BusinessObjectGuard
@@ -34,7 +34,7 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
             message: "a chat turn belongs to a signed-in user; an API key or an agent cannot make one"
           })
         }
-        const { path, payload } = call
+        const { params, payload } = call
         const agent = yield* agents.find(principal.workspace, payload.agent)
         if (Option.isNone(agent))
           return yield* new NotFound({ message: `no agent ${excerpt(payload.agent)} in this workspace` })
@@ -47,7 +47,7 @@ export const ChatHttp = HttpApiBuilder.group(Api, "chat", (handlers) =>
         return yield* units.run(principal.workspace, once).pipe(
           withCause({
             kind: "conversation",
-            conversationId: path.conversationId,
+            conversationId: params.conversationId,
             agent: { id: agent.value.id, name: agent.value.name }
           }),
           withActor(actorOf(principal))

@@ -1,7 +1,7 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect, Option } from "effect"
 import { NotFound } from "../../api/errors"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { engineCaller, Idempotency, keyedRequest, ok } from "../../idempotency/Idempotency"
 import { PluginRegistry } from "../../plugins/PluginRegistry"
 import { applyWrites } from "../../records/applyWrites"
@@ -17,7 +17,7 @@ import { excerpt } from "../../messages/inputExcerpt"
  * the in-process engine's runs. No permission guard: the engine's credential
  * is the authority, checked by `EngineAuthenticated`.
  */
-export const EngineHttp = HttpApiBuilder.group(Api, "engine", (handlers) =>
+export const EngineHttp = HttpApiBuilder.group(ServedApi, "engine", (handlers) =>
   Effect.gen(function* () {
     const workspaces = yield* Workspaces
     const registry = yield* PluginRegistry
@@ -27,8 +27,8 @@ export const EngineHttp = HttpApiBuilder.group(Api, "engine", (handlers) =>
 
     return handlers.handle("writes", (call) =>
       Effect.gen(function* () {
-        const { path, payload } = call
-        const workspace = yield* workspaces.get(path.workspace)
+        const { params, payload } = call
+        const workspace = yield* workspaces.get(params.workspace)
         if (Option.isNone(registry.workflow(payload.workflowId))) {
           return yield* new NotFound({ message: `no plugin declares the workflow ${excerpt(payload.workflowId)}` })
         }

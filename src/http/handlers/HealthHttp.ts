@@ -1,8 +1,8 @@
-import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Effect, Fiber } from "effect"
 import { BroadcastBus } from "../../broadcast/BroadcastBus"
 import { DatabaseInfo, DatabaseProbe } from "../../db/Database"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { HealthReport, Liveness, NotReady, ReadinessReport, Unhealthy } from "../../api/HealthApi"
 import { Readiness } from "../../health/Readiness"
 
@@ -12,17 +12,23 @@ import { Readiness } from "../../health/Readiness"
  * 750 ms budget, and the pub/sub probe the same budget. Both run side by side.
  * Migrations need no check: the server listens only once they are done.
  */
-export const HealthHttp = HttpApiBuilder.group(Api, "health", (handlers) =>
+export const HealthHttp = HttpApiBuilder.group(ServedApi, "health", (handlers) =>
   Effect.gen(function* () {
     const probe = yield* DatabaseProbe
     const database = yield* DatabaseInfo
     const bus = yield* BroadcastBus
     const readiness = yield* Readiness
 
-    const pubsubUp = bus.isHealthy.pipe(
-      Effect.disconnect,
-      Effect.timeoutTo({ duration: probe.budget, onTimeout: () => false, onSuccess: (up) => up })
-    )
+    // A probe over its budget is left to end in the background: the answer does not wait for it.
+    const pubsubUp = Effect.gen(function* () {
+      const probing = yield* Effect.forkDetach(bus.isHealthy)
+      return yield* Fiber.join(probing).pipe(
+        Effect.timeoutOrElse({
+          duration: probe.budget,
+          orElse: () => Effect.as(Effect.forkDetach(Fiber.interrupt(probing)), false)
+        })
+      )
+    })
 
     const components = Effect.gen(function* () {
       const [db, pubsub] = yield* Effect.all([probe.answers, pubsubUp], { concurrency: 2 })

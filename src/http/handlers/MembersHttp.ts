@@ -1,6 +1,6 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { CurrentPrincipal } from "../../api/Principal"
 import { Members } from "../../auth/Members"
 
@@ -9,24 +9,24 @@ import { Members } from "../../auth/Members"
  * otherwise). A change checks it in its transaction, under the lock that
  * orders the workspace's member changes.
  */
-export const MembersHttp = HttpApiBuilder.group(Api, "members", (handlers) =>
+export const MembersHttp = HttpApiBuilder.group(ServedApi, "members", (handlers) =>
   Effect.gen(function* () {
     const members = yield* Members
 
     return handlers
       .handle("list", () =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          Effect.zipRight(members.requireAdmin(principal), members.list(principal.workspace))
+          Effect.andThen(members.requireAdmin(principal), members.list(principal.workspace))
         )
       )
-      .handle("remove", ({ path }) =>
+      .handle("remove", ({ params }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          members.remove(principal.workspace, path.userId, principal)
+          members.remove(principal.workspace, params.userId, principal)
         ).pipe(Effect.asVoid)
       )
-      .handle("setRole", ({ path, payload }) =>
+      .handle("setRole", ({ params, payload }) =>
         Effect.flatMap(CurrentPrincipal, (principal) =>
-          members.setRole(principal.workspace, path.userId, payload.role, principal)
+          members.setRole(principal.workspace, params.userId, payload.role, principal)
         )
       )
   })

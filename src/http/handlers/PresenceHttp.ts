@@ -1,13 +1,13 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import { makePresenceActions } from "./presenceActions"
 
-export const PresenceHttp = HttpApiBuilder.group(Api, "presence", (handlers) =>
+export const PresenceHttp = HttpApiBuilder.group(ServedApi, "presence", (handlers) =>
   Effect.map(makePresenceActions, (actions) =>
     handlers
-      .handle("heartbeat", ({ path }) => actions.heartbeat(path))
-      .handle("leave", ({ path }) => actions.leave(path))
-      .handle("list", ({ path }) => actions.list(path.namespace, path.name))
+      .handle("heartbeat", ({ params }) => actions.heartbeat(params))
+      .handle("leave", ({ params }) => actions.leave(params))
+      .handle("list", ({ params }) => actions.list(params.namespace, params.name))
   )
 )

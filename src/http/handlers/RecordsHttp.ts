@@ -1,11 +1,11 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { BusinessObjectGuard } from "../../auth/BusinessObjectGuard"
 import { actorOf } from "../../auth/actorOf"
 import { CurrentPrincipal } from "../../api/Principal"
 import type { Permission } from "../../auth/Grants"
 import { withActor } from "../../context/Frames"
-import { Api } from "../../api/Api"
+import { ServedApi } from "../ServedApi"
 import {
   callerOf,
   created,
@@ -41,7 +41,7 @@ const asOfAnswer = ok(RecordAsOf)
 const expectedVersion = (headers: { readonly "if-match"?: string | undefined }): VersionPrecondition =>
   (headers["if-match"] === undefined ? undefined : parseIfMatch(headers["if-match"])) ?? { _tag: "AnyVersion" }
 
-export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
+export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers) =>
   Effect.gen(function* () {
     const records = yield* Records
     const history = yield* RecordHistory
@@ -82,79 +82,97 @@ export const RecordsHttp = HttpApiBuilder.group(Api, "records", (handlers) =>
         businessObject,
         call,
         answer,
-        Effect.zipRight(records.requireVersion(businessObject, id, expectedVersion(call.headers)), effect)
+        Effect.andThen(records.requireVersion(businessObject, id, expectedVersion(call.headers)), effect)
       )
 
     return handlers
       .handle("create", (call) => {
-        const businessObject = `${call.path.namespace}/${call.path.name}`
+        const businessObject = `${call.params.namespace}/${call.params.name}`
         const create = records.create(businessObject, call.payload.values, { draft: call.payload.draft })
         return write(businessObject, call, createdAnswer, create)
       })
-      .handle("list", ({ path, urlParams }) =>
+      .handle("list", ({ params, query }) =>
         Effect.gen(function* () {
-          const businessObject = `${path.namespace}/${path.name}`
+          const businessObject = `${params.namespace}/${params.name}`
           const workspace = yield* authorize(businessObject, "read")
-          return new RecordList({ records: yield* records.list(workspace, businessObject, urlParams.limit) })
+          return new RecordList({ records: yield* records.list(workspace, businessObject, query.limit) })
         })
       )
-      .handle("get", ({ path, urlParams }) =>
+      .handle("get", ({ params, query }) =>
         Effect.gen(function* () {
-          const businessObject = `${path.namespace}/${path.name}`
+          const businessObject = `${params.namespace}/${params.name}`
           const workspace = yield* authorize(businessObject, "read")
           // The parameter passed `AsOf`, which takes what `parseAsOf` parses.
-          const point = urlParams.asOf === undefined ? undefined : parseAsOf(urlParams.asOf)
+          const point = query.asOf === undefined ? undefined : parseAsOf(query.asOf)
           if (point !== undefined) {
-            return yield* respond(asOfAnswer, yield* history.asOf(workspace, businessObject, path.id, point))
+            return yield* respond(asOfAnswer, yield* history.asOf(workspace, businessObject, params.id, point))
           }
-          return yield* respond(recordAnswer, yield* records.get(workspace, businessObject, path.id))
+          return yield* respond(recordAnswer, yield* records.get(workspace, businessObject, params.id))
         })
       )
       .handle("revert", (call) => {
-        const businessObject = `${call.path.namespace}/${call.path.name}`
+        const businessObject = `${call.params.namespace}/${call.params.name}`
         const { entry, mode, force } = call.payload
         return writeOn(
           businessObject,
-          call.path.id,
+          call.params.id,
           call,
           recordAnswer,
-          history.revert(businessObject, call.path.id, { entry: entry.toLowerCase(), mode, force })
+          history.revert(businessObject, call.params.id, { entry: entry.toLowerCase(), mode, force })
         )
       })
       .handle("update", (call) => {
-        const businessObject = `${call.path.namespace}/${call.path.name}`
+        const businessObject = `${call.params.namespace}/${call.params.name}`
         return writeOn(
           businessObject,
-          call.path.id,
+          call.params.id,
           call,
           recordAnswer,
-          records.update(businessObject, call.path.id, call.payload.values)
+          records.update(businessObject, call.params.id, call.payload.values)
         )
       })
       .handle("remove", (call) => {
-        const businessObject = `${call.path.namespace}/${call.path.name}`
-        return writeOn(businessObject, call.path.id, call, noContent, records.remove(businessObject, call.path.id))
+        const businessObject = `${call.params.namespace}/${call.params.name}`
+        return writeOn(businessObject, call.params.id, call, noContent, records.remove(businessObject, call.params.id))
       })
       .handle("publish", (call) => {
-        const businessObject = `${call.path.namespace}/${call.path.name}`
-        return writeOn(businessObject, call.path.id, call, recordAnswer, records.publish(businessObject, call.path.id))
+        const businessObject = `${call.params.namespace}/${call.params.name}`
+        return writeOn(
+          businessObject,
+          call.params.id,
+          call,
+          recordAnswer,
+          records.publish(businessObject, call.params.id)
+        )
       })
       .handle("archive", (call) => {
-        const businessObject = `${call.path.namespace}/${call.path.name}`
-        return writeOn(businessObject, call.path.id, call, recordAnswer, records.archive(businessObject, call.path.id))
+        const businessObject = `${call.params.namespace}/${call.params.name}`
+        return writeOn(
+          businessObject,
+          call.params.id,
+          call,
+          recordAnswer,
+          records.archive(businessObject, call.params.id)
+        )
       })
       .handle("restore", (call) => {
-        const businessObject = `${call.path.namespace}/${call.path.name}`
-        return writeOn(businessObject, call.path.id, call, recordAnswer, records.restore(businessObject, call.path.id))
+        const businessObject = `${call.params.namespace}/${call.params.name}`
+        return writeOn(
+          businessObject,
+          call.params.id,
+          call,
+          recordAnswer,
+          records.restore(businessObject, call.params.id)
+        )
       })
       .handle("action", (call) => {
-        const businessObject = `${call.path.namespace}/${call.path.name}`
+        const businessObject = `${call.params.namespace}/${call.params.name}`
         return writeOn(
           businessObject,
           call.payload.id,
           call,
           recordAnswer,
-          records.runAction(businessObject, call.path.action, call.payload.id)
+          records.runAction(businessObject, call.params.action, call.payload.id)
         )
       })
   })

@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { BadRequest } from "../../api/errors"
 import { EditorId } from "../../api/Editor"
 import { BusinessObjectGuard } from "../../auth/BusinessObjectGuard"
@@ -11,8 +11,8 @@ const isEditorId = Schema.is(EditorId)
 const decodeEditorId = (editor: string) =>
   isEditorId(editor)
     ? Effect.succeed(editor)
-    : Schema.decodeUnknown(EditorId)(editor).pipe(
-        Effect.mapError((error) => new BadRequest({ message: ParseResult.TreeFormatter.formatErrorSync(error) }))
+    : Schema.decodeUnknownEffect(EditorId)(editor).pipe(
+        Effect.mapError((error) => new BadRequest({ message: error.message }))
       )
 
 /** The path of a heartbeat or a leave, as the router decodes it. */

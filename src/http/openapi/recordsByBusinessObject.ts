@@ -1,20 +1,21 @@
-import type { OpenApi, OpenApiJsonSchema } from "@effect/platform"
+import type { OpenApi } from "effect/http-api"
+import type { JsonSchema as Json } from "effect"
+import { Predicate } from "effect"
 import type { RegisteredBusinessObject } from "../../plugins/PluginRegistry"
+import type { ObjectSchema } from "./valuesJsonSchema"
 import { valuesJsonSchema } from "./valuesJsonSchema"
 
 type Spec = OpenApi.OpenAPISpec
 type Operation = OpenApi.OpenAPISpecOperation
 type Content = OpenApi.OpenApiSpecContent
-type JsonSchema = OpenApiJsonSchema.JsonSchema
+type ResponseWithHeaders = OpenApi.OpenApiSpecResponse
+type JsonSchema = Json.JsonSchema
 
-/** A response with the headers it carries (the platform's type has no `headers`). */
-interface ResponseWithHeaders extends OpenApi.OpenApiSpecResponse {
-  readonly headers?: Readonly<Record<string, { readonly description: string; readonly schema: JsonSchema }>>
-}
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` })
 
-const ref = (name: string): OpenApiJsonSchema.Ref => ({ $ref: `#/components/schemas/${name}` })
-
-const etagHeader = (description: string) => ({ ETag: { description, schema: { type: "string" as const } } })
+const etagHeader = (description: string): Record<string, OpenApi.OpenAPISpecHeader> => ({
+  ETag: { description, required: false, schema: { type: "string" } }
+})
 
 const recordETag = etagHeader(
   'the record\'s version, quoted ("7"): send it back as `If-Match` to write on that version'
@@ -31,8 +32,9 @@ const genericComponents = ["CreateRecord", "UpdateRecord", "RecordList"] as cons
 /** A component name for a business object (`crm/deal` -> `crm.deal`): names allow `[A-Za-z0-9._-]` only. */
 const componentPrefix = (businessObject: string) => businessObject.replace(/[^A-Za-z0-9._-]/g, ".")
 
-const isObjectSchema = (schema: JsonSchema | undefined): schema is OpenApiJsonSchema.Object =>
-  schema !== undefined && "type" in schema && schema.type === "object"
+/** A schema's `properties`, when it has them. */
+const propertiesOf = (schema: JsonSchema): Readonly<Record<string, unknown>> =>
+  Predicate.isObject(schema.properties) ? schema.properties : {}
 
 /** The per-object components: values as sent and as stored, the record, its list and the request bodies. */
 const componentsFor = (
@@ -51,8 +53,9 @@ const componentsFor = (
     create: `${prefix}.CreateRecord`,
     update: `${prefix}.UpdateRecord`
   }
-  const objectOr = (schema: JsonSchema | undefined): OpenApiJsonSchema.Object =>
-    isObjectSchema(schema) ? schema : { type: "object", required: [], properties: {}, additionalProperties: false }
+  const empty: ObjectSchema = { type: "object", required: [], properties: {}, additionalProperties: false }
+  const objectOr = (schema: JsonSchema | undefined): JsonSchema =>
+    schema !== undefined && schema.type === "object" ? schema : empty
   const generic = objectOr(storedRecord)
   const genericAsOf = objectOr(recordAsOf)
   const schemas: Record<string, JsonSchema> = {
@@ -64,13 +67,17 @@ const componentsFor = (
     [names.record]: {
       ...generic,
       description: `A ${name} record`,
-      properties: { ...generic.properties, businessObject: { type: "string", enum: [name] }, values: ref(names.values) }
+      properties: {
+        ...propertiesOf(generic),
+        businessObject: { type: "string", enum: [name] },
+        values: ref(names.values)
+      }
     },
     [names.recordAsOf]: {
       ...genericAsOf,
       description: `A ${name} record as it was just after a timeline entry (asOf)`,
       properties: {
-        ...genericAsOf.properties,
+        ...propertiesOf(genericAsOf),
         businessObject: { type: "string", enum: [name] },
         values: ref(names.values)
       }
@@ -107,19 +114,22 @@ const componentsFor = (
   return { names, schemas, retargets }
 }
 
-/** A union of schemas (a union success body); not an enum's or `object`'s own `anyOf`. */
-const isUnion = (schema: JsonSchema): schema is OpenApiJsonSchema.AnyOf =>
-  "anyOf" in schema && !("$comment" in schema) && !("type" in schema)
+/** The members of a union of schemas (a union success body); none for an enum's or `object`'s own `anyOf`. */
+const unionMembers = (schema: JsonSchema): ReadonlyArray<JsonSchema> | undefined =>
+  Array.isArray(schema.anyOf) && !("$comment" in schema) && !("type" in schema)
+    ? schema.anyOf.filter(Predicate.isObject)
+    : undefined
 
 /** A schema pointed at the object's own component if it names a generic one; each member of an `anyOf` too. */
 const retargetSchema = (schema: JsonSchema, retargets: ReadonlyMap<string, string>): JsonSchema => {
-  if ("$ref" in schema) {
+  if (typeof schema.$ref === "string") {
     const target = retargets.get(schema.$ref)
     return target === undefined ? schema : ref(target)
   }
-  return isUnion(schema)
-    ? { ...schema, anyOf: schema.anyOf.map((member) => retargetSchema(member, retargets)) }
-    : schema
+  const members = unionMembers(schema)
+  return members === undefined
+    ? schema
+    : { ...schema, anyOf: members.map((member) => retargetSchema(member, retargets)) }
 }
 
 /** The JSON body `content` with its schema pointed at the object's own components. */
@@ -140,7 +150,7 @@ const specialize = (
   const { name } = registered.definition
   const recordRef = ref(components.names.record).$ref
   const namesRecord = (schema: JsonSchema): boolean =>
-    "$ref" in schema ? schema.$ref === recordRef : isUnion(schema) && schema.anyOf.some(namesRecord)
+    typeof schema.$ref === "string" ? schema.$ref === recordRef : (unionMembers(schema) ?? []).some(namesRecord)
   const isRecord = (content: Content | undefined) => {
     const schema = content?.["application/json"]?.schema
     return schema !== undefined && namesRecord(schema)
@@ -176,6 +186,17 @@ const specialize = (
     ...(description === undefined ? {} : { summary: `${action}: ${description}; needs update permission` })
   }
 }
+
+const methods: ReadonlyArray<OpenApi.OpenAPISpecMethodName> = [
+  "get",
+  "put",
+  "post",
+  "delete",
+  "options",
+  "head",
+  "patch",
+  "trace"
+]
 
 /** The concrete paths of one generic records path for a business object (one per action for the action route). */
 const concretePaths = (path: string, registered: RegisteredBusinessObject) => {
@@ -227,12 +248,12 @@ export const recordsByBusinessObject =
       for (const { registered, components } of perObject) {
         for (const [genericPath, genericItem] of generic) {
           for (const concrete of concretePaths(genericPath, registered)) {
-            paths[concrete.path] = Object.fromEntries(
-              Object.entries(genericItem).map(([method, operation]) => [
-                method,
-                specialize(operation, registered, components, concrete.action)
-              ])
-            )
+            const item: OpenApi.OpenAPISpecPathItem = {}
+            for (const method of methods) {
+              const operation = genericItem[method]
+              if (operation !== undefined) item[method] = specialize(operation, registered, components, concrete.action)
+            }
+            paths[concrete.path] = item
           }
         }
       }

@@ -1,9 +1,18 @@
-import type { OpenApiJsonSchema } from "@effect/platform"
+import type { JsonSchema as Json } from "effect"
 import type { Field, Fields } from "../../api/Field"
 import { defaultStringMaxLength } from "../../api/Field"
 import { datePattern, datetimePattern, decimalPattern } from "../../api/ValueSchema"
 
-type JsonSchema = OpenApiJsonSchema.JsonSchema
+type JsonSchema = Json.JsonSchema
+
+/** An object's schema, as this module builds them (a type alias, so it is a `JsonSchema` too). */
+export type ObjectSchema = {
+  readonly type: "object"
+  readonly required: ReadonlyArray<string>
+  readonly properties: Readonly<Record<string, JsonSchema>>
+  readonly additionalProperties: false
+  readonly description?: string
+}
 
 /**
  * How values travel: `input` as a caller sends them (every field optional,
@@ -12,8 +21,8 @@ type JsonSchema = OpenApiJsonSchema.JsonSchema
  */
 export type ValuesMode = "input" | "stored"
 
-/** `null` clears a field. (`{enum: [null]}`: the platform's JSON Schema type has no `{type: "null"}`.) */
-const nullable = (schema: JsonSchema): OpenApiJsonSchema.AnyOf => ({ anyOf: [schema, { enum: [null] }] })
+/** `null` clears a field. (`{enum: [null]}`, as the document has always said it.) */
+const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { enum: [null] }] })
 
 const entryId = (mode: ValuesMode): JsonSchema => ({
   type: "string",
@@ -70,12 +79,12 @@ const requiredNote = (field: Field, schema: JsonSchema): JsonSchema =>
   "required" in field && field.required === true
     ? {
         ...schema,
-        description: `${schema.description ?? ""}${schema.description ? "; " : ""}required: must be given on create and publish, and never cleared`
+        description: `${typeof schema.description === "string" && schema.description !== "" ? `${schema.description}; ` : ""}required: must be given on create and publish, and never cleared`
       }
     : schema
 
 /** The JSON Schema of a record's values (or a struct's, or an entry's members): declared fields only. */
-export const valuesJsonSchema = (fields: Fields, mode: ValuesMode): OpenApiJsonSchema.Object => ({
+export const valuesJsonSchema = (fields: Fields, mode: ValuesMode): ObjectSchema => ({
   type: "object",
   required: [],
   properties: Object.fromEntries(

@@ -1,9 +1,9 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import type { SchemaMigration } from "../Migrations"
 
 /**
- * The table `@effect/sql`'s persisted queue keeps every durable queue in. The
+ * The table Effect's persisted queue keeps every durable queue in. The
  * library names its indexes after the table, so the name cannot carry a
  * schema: it lives in the database's default schema.
  */
@@ -33,4 +33,18 @@ export const createQueueTable: ReturnType<SchemaMigration> = Effect.gen(function
   yield* sql`CREATE UNIQUE INDEX IF NOT EXISTS ${sql(`idx_${queueTable}_id`)} ON ${table} (id)`
   yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`idx_${queueTable}_take`)} ON ${table} (queue_name, completed, attempts, acquired_at)`
   yield* sql`CREATE INDEX IF NOT EXISTS ${sql(`idx_${queueTable}_update`)} ON ${table} (sequence, acquired_by)`
+})
+
+/**
+ * Effect 4's store upgrades the table itself (its own migrations, recorded in
+ * `durable_queue_migrations`: a `state` and a `visible_at` column replace
+ * `completed`), but offers with `ON CONFLICT (id, queue_name)`, which needs a
+ * unique index on both columns; the one made above is on `id` alone, and the
+ * library's `CREATE UNIQUE INDEX IF NOT EXISTS` of the same name keeps it.
+ */
+export const queueIdIndexOnQueueName: ReturnType<SchemaMigration> = Effect.gen(function* () {
+  const sql = (yield* SqlClient.SqlClient).withoutTransforms()
+  const index = sql(`idx_${queueTable}_id`)
+  yield* sql`DROP INDEX IF EXISTS ${index}`
+  yield* sql`CREATE UNIQUE INDEX ${index} ON ${sql(queueTable)} (id, queue_name)`
 })

@@ -1,6 +1,6 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
-import { createQueueTable } from "./durableQueue"
+import { createQueueTable, queueIdIndexOnQueueName } from "./durableQueue"
 import type { SchemaMigration } from "../Migrations"
 
 /** The shared schema: workspaces, users, memberships and sessions. */
@@ -39,5 +39,6 @@ export const platformMigrations: Record<string, SchemaMigration> = {
       )`
       yield* sql`CREATE INDEX ON ${t("sessions")} (expires_at)`
     }),
-  "0002_durable_queue": () => createQueueTable
+  "0002_durable_queue": () => createQueueTable,
+  "0003_durable_queue_effect4": () => queueIdIndexOnQueueName
 }

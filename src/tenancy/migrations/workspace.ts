@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import type { SchemaMigration } from "../Migrations"
 

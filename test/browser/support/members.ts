@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { Memberships } from "../../../src/auth/Memberships"
 import { Roles } from "../../../src/auth/Roles"

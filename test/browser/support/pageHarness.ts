@@ -5,7 +5,7 @@ import { baseUrl, testApp } from "../../support/TestApp"
 import { launchChromium } from "./chromium"
 import { buildWebPage } from "./webBuild"
 
-export type AppServices = Layer.Layer.Success<ReturnType<typeof testApp>>
+export type AppServices = Layer.Success<ReturnType<typeof testApp>>
 
 /** Chromium, the web page built into a temporary folder, and the service serving it over PostgreSQL and Redis. */
 export interface PageHarness {
@@ -23,7 +23,7 @@ export const startPageHarness = async (): Promise<PageHarness> => {
   const runtime = ManagedRuntime.make(testApp().pipe(Layer.provide(Layer.succeed(WebRoot, build.root))))
   const scope = await Effect.runPromise(Scope.make())
   const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) =>
-    runtime.runPromise(Scope.extend(effect, scope))
+    runtime.runPromise(Scope.provide(effect, scope))
   return {
     browser,
     base: await run(baseUrl),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { Arbitrary, Schema } from "effect"
 import {
   Decimal,
   hydrateChanges,
@@ -20,7 +20,8 @@ import { schemaAndPair, schemaAndValues } from "./arbitraries"
 import { withField } from "./fixtures"
 
 const at = { businessObject: "test/thing", path: "" }
-const runs = { fastCheck: { numRuns: 300 } }
+const runs = { arbitrary: { runs: 300 } }
+const nat = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
   typeof value === "object" &&
@@ -112,10 +113,9 @@ describe("hydration properties (random schemas, values written against them, dif
 
   it.prop(
     "a diff hydrates on both sides, in added values and nested modified changes, and toWire gives it back",
-    [schemaAndPair],
+    [schemaAndPair.pipe(Arbitrary.filter(({ fields, before, after }) => diffValues(fields, before, after) !== null))],
     ([{ fields, before, after }]) => {
       const changes = diffValues(fields, before, after)
-      fc.pre(changes !== null)
       if (changes === null) return
       const hydrated = hydrateChanges(at, fields, changes)
       expect(changesConform(fields, hydrated)).toBe(true)
@@ -159,10 +159,9 @@ describe("hydration properties (random schemas, values written against them, dif
 
   it.prop(
     "a removed field passes through untouched (same value); every other field hydrates as before",
-    [schemaAndPair, fc.nat()],
+    [schemaAndPair.pipe(Arbitrary.filter(({ fields }) => Object.keys(fields).length > 0)), nat],
     ([{ fields, before, after }, pick]) => {
       const names = Object.keys(fields)
-      fc.pre(names.length > 0)
       const removed = names[pick % names.length] ?? ""
       const reduced = withField(fields, removed, undefined)
       const full = hydrateMembers(at, fields, before)
@@ -182,10 +181,9 @@ describe("hydration properties (random schemas, values written against them, dif
 
   it.prop(
     "a field whose kind changed so that its value no longer fits: HydrationError naming it and its new kind",
-    [schemaAndValues, fc.nat()],
+    [schemaAndValues.pipe(Arbitrary.filter(({ fields, values }) => presentIn(fields, values).length > 0)), nat],
     ([{ fields, values }, pick]) => {
-      const present = Object.keys(fields).filter((name) => values[name] !== undefined && values[name] !== null)
-      fc.pre(present.length > 0)
+      const present = presentIn(fields, values)
       const name = present[pick % present.length] ?? ""
       const value = values[name] ?? null
       const kind = misfit(value, pick)
@@ -201,6 +199,10 @@ describe("hydration properties (random schemas, values written against them, dif
     runs
   )
 })
+
+/** The declared fields `values` holds a value of (not absent, not null). */
+const presentIn = (fields: Fields, values: JsonObject) =>
+  Object.keys(fields).filter((name) => values[name] !== undefined && values[name] !== null)
 
 const withoutKey = <A extends object>(object: A, key: string): Partial<A> => {
   const { [key as keyof A]: _dropped, ...rest } = object

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import fc from "fast-check"
+import { Arbitrary, Schema } from "effect"
 import { conflictFields, groupByUnit } from "../../../src/client/react"
 import type { ConflictEntry } from "../../../src/client/react"
 
@@ -25,26 +25,23 @@ describe("groupByUnit", () => {
     expect(groupByUnit([])).toEqual([])
   })
 
-  it("loses and reorders nothing; each unit is one key; neighbouring units differ", () => {
-    const key = fc.record({ correlationId: fc.constantFrom("a", "b", "c"), at: fc.constantFrom("t1", "t2") })
-    fc.assert(
-      fc.property(fc.array(key, { maxLength: 40 }), (keys) => {
-        const rows = keys.map((k, index) => ({ ...k, id: String(index) }))
-        const units = groupByUnit(rows)
-        expect(units.flatMap((unit) => unit.entries)).toEqual(rows)
-        for (const unit of units) {
-          for (const entry of unit.entries)
-            expect([entry.correlationId, entry.at]).toEqual([unit.correlationId, unit.at])
-        }
-        units.slice(1).forEach((unit, index) => {
-          const before = units[index]
-          expect(before !== undefined && before.correlationId === unit.correlationId && before.at === unit.at).toBe(
-            false
-          )
-        })
+  const key = Schema.Struct({ correlationId: Schema.Literals(["a", "b", "c"]), at: Schema.Literals(["t1", "t2"]) })
+  it.prop(
+    "loses and reorders nothing; each unit is one key; neighbouring units differ",
+    { keys: Arbitrary.array(Arbitrary.schema(key), { maxLength: 40 }) },
+    ({ keys }) => {
+      const rows = keys.map((k, index) => ({ ...k, id: String(index) }))
+      const units = groupByUnit(rows)
+      expect(units.flatMap((unit) => unit.entries)).toEqual(rows)
+      for (const unit of units) {
+        for (const entry of unit.entries) expect([entry.correlationId, entry.at]).toEqual([unit.correlationId, unit.at])
+      }
+      units.slice(1).forEach((unit, index) => {
+        const before = units[index]
+        expect(before !== undefined && before.correlationId === unit.correlationId && before.at === unit.at).toBe(false)
       })
-    )
-  })
+    }
+  )
 })
 
 const updated = (changes: Record<string, unknown>): ConflictEntry => ({ operation: "updated", changes })
@@ -72,16 +69,19 @@ describe("conflictFields", () => {
     expect(conflictFields([], ["title"])).toEqual({ changes: [], changedFields: [], overlapping: [], deleted: false })
   })
 
-  it("the overlap is exactly the fields changed on both sides", () => {
-    const name = fc.constantFrom("title", "amount", "stage", "company", "lineItems")
-    const entry = fc.dictionary(name, fc.integer()).map(updated)
-    fc.assert(
-      fc.property(fc.array(entry, { maxLength: 8 }), fc.array(name, { maxLength: 5 }), (entries, mine) => {
-        const summary = conflictFields(entries, mine)
-        const theirs = new Set(entries.flatMap((one) => Object.keys(one.changes ?? {})))
-        expect(new Set(summary.changedFields)).toEqual(theirs)
-        expect(new Set(summary.overlapping)).toEqual(new Set(mine.filter((field) => theirs.has(field))))
-      })
-    )
-  })
+  const names = ["title", "amount", "stage", "company", "lineItems"] as const
+  const changes = Schema.Struct(Object.fromEntries(names.map((name) => [name, Schema.optionalKey(Schema.Int)])))
+  it.prop(
+    "the overlap is exactly the fields changed on both sides",
+    {
+      entries: Arbitrary.array(Arbitrary.schema(changes).pipe(Arbitrary.map(updated)), { maxLength: 8 }),
+      mine: Arbitrary.array(Arbitrary.schema(Schema.Literals(names)), { maxLength: 5 })
+    },
+    ({ entries, mine }) => {
+      const summary = conflictFields(entries, mine)
+      const theirs = new Set(entries.flatMap((one) => Object.keys(one.changes ?? {})))
+      expect(new Set(summary.changedFields)).toEqual(theirs)
+      expect(new Set(summary.overlapping)).toEqual(new Set(mine.filter((field) => theirs.has(field))))
+    }
+  )
 })

@@ -38,7 +38,7 @@ export interface TestPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/<database>` */
   readonly url: (database: string) => string
   /** Runs SQL with psql on `database` (a fresh connection each time); its output unaligned, tuples only. */
-  readonly psql: (sql: string, database?: string, timeout?: Duration.DurationInput) => Effect.Effect<string, Error>
+  readonly psql: (sql: string, database?: string, timeout?: Duration.Input) => Effect.Effect<string, Error>
   /** `pg_ctl restart -m fast`: every connection is cut, the server is back when this returns. */
   readonly restartFast: Effect.Effect<void, Error>
   /** SIGSTOP to the postmaster and all its children; returns what `thaw` must wake. */
@@ -73,7 +73,7 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
     const log = join(root, "postgres.log")
     const frozen = new Set<number>()
 
-    const pgCtl = (args: ReadonlyArray<string>, timeout: Duration.DurationInput = "60 seconds") => {
+    const pgCtl = (args: ReadonlyArray<string>, timeout: Duration.Input = "60 seconds") => {
       const [command, full] = asPostgres(`${bin}/pg_ctl`, args)
       return runOk(command, full, timeout)
     }
@@ -142,7 +142,7 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
         })
     )
 
-    const psql = (sql: string, database = "postgres", timeout: Duration.DurationInput = "20 seconds") =>
+    const psql = (sql: string, database = "postgres", timeout: Duration.Input = "20 seconds") =>
       Effect.map(
         runOk(
           "psql",

@@ -14,10 +14,10 @@ export interface CommandResult {
 export const run = (
   command: string,
   args: ReadonlyArray<string>,
-  timeout: Duration.DurationInput = "30 seconds",
+  timeout: Duration.Input = "30 seconds",
   stdin?: string
 ) =>
-  Effect.async<CommandResult, Error>((resume) => {
+  Effect.callback<CommandResult, Error>((resume) => {
     const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"], detached: true })
     let stdout = ""
     let stderr = ""
@@ -28,15 +28,19 @@ export const run = (
     child.stdin.end(stdin ?? "")
     return Effect.sync(() => killGroup(child, "SIGKILL"))
   }).pipe(
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: timeout,
-      onTimeout: () =>
-        new Error(`${command} ${args.join(" ")} did not finish within ${Duration.format(Duration.decode(timeout))}`)
+      orElse: () =>
+        Effect.fail(
+          new Error(
+            `${command} ${args.join(" ")} did not finish within ${Duration.format(Duration.fromInputUnsafe(timeout))}`
+          )
+        )
     })
   )
 
 /** Like `run`, but a non-zero exit is a failure naming the command and its stderr. */
-export const runOk = (command: string, args: ReadonlyArray<string>, timeout?: Duration.DurationInput, stdin?: string) =>
+export const runOk = (command: string, args: ReadonlyArray<string>, timeout?: Duration.Input, stdin?: string) =>
   Effect.flatMap(run(command, args, timeout, stdin), (result) =>
     result.code === 0
       ? Effect.succeed(result)
@@ -120,7 +124,7 @@ export interface Spawned {
   readonly signal: (signal: NodeJS.Signals) => Effect.Effect<void>
   /** Waits for the exit up to `timeout`; None when it is still running then. */
   readonly awaitExit: (
-    timeout: Duration.DurationInput
+    timeout: Duration.Input
   ) => Effect.Effect<{ readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined>
 }
 
@@ -162,7 +166,7 @@ export const spawnLong = (
       }),
       (child) =>
         Effect.sync(() => killGroup(child, "SIGKILL")).pipe(
-          Effect.zipRight(Deferred.await(exited).pipe(Effect.timeout("10 seconds"), Effect.ignore))
+          Effect.andThen(Deferred.await(exited).pipe(Effect.timeout("10 seconds"), Effect.ignore))
         )
     )
     const pid = child.pid ?? 0
@@ -172,7 +176,7 @@ export const spawnLong = (
       signal: (signal) => Effect.sync(() => void signalPid(pid, signal)),
       awaitExit: (timeout) =>
         Deferred.await(exited).pipe(
-          Effect.timeoutTo({ duration: timeout, onTimeout: () => undefined, onSuccess: (x) => x })
+          Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.succeed(undefined) })
         )
     }
   })
@@ -181,8 +185,8 @@ export const spawnLong = (
 export const waitUntil = <E, R>(
   what: string,
   check: Effect.Effect<boolean, E, R>,
-  timeout: Duration.DurationInput,
-  interval: Duration.DurationInput = "100 millis"
+  timeout: Duration.Input,
+  interval: Duration.Input = "100 millis"
 ): Effect.Effect<void, Error, R> =>
   Effect.gen(function* () {
     for (;;) {
@@ -191,8 +195,9 @@ export const waitUntil = <E, R>(
       yield* Effect.sleep(interval)
     }
   }).pipe(
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: timeout,
-      onTimeout: () => new Error(`${what}: not reached within ${Duration.format(Duration.decode(timeout))}`)
+      orElse: () =>
+        Effect.fail(new Error(`${what}: not reached within ${Duration.format(Duration.fromInputUnsafe(timeout))}`))
     })
   )

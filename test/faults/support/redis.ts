@@ -18,7 +18,7 @@ export interface TestRedis {
 
 /** True when a Redis answers PING on `port` within a second. */
 const ping = (port: number) =>
-  Effect.async<boolean>((resume) => {
+  Effect.callback<boolean>((resume) => {
     const socket = connect({ host: "127.0.0.1", port })
     const done = (ok: boolean) => {
       socket.destroy()

@@ -189,8 +189,8 @@ export const runScenario = (spec: ScenarioSpec) =>
         },
         faultEnded: () => void faultEnds.push(recorder.now())
       }
-      const faultResult = yield* spec.fault(ctx).pipe(Effect.either)
-      if (faultResult._tag === "Left") check("the fault schedule ran", false, faultResult.left.message)
+      const faultResult = yield* spec.fault(ctx).pipe(Effect.result)
+      if (faultResult._tag === "Failure") check("the fault schedule ran", false, faultResult.failure.message)
       yield* traffic.stop
 
       // Read back through the service, once it is ready again.
@@ -340,10 +340,10 @@ export const runScenario = (spec: ScenarioSpec) =>
     })
   ).pipe(
     // Below the test's own timeout, so that the servers are stopped by this scope, not left behind.
-    Effect.timeoutFail({
+    Effect.timeoutOrElse({
       duration: spec.boundMs ?? 200_000,
-      onTimeout: () =>
-        new Error(`[${spec.id}] the scenario did not finish within ${(spec.boundMs ?? 200_000) / 1000} s`)
+      orElse: () =>
+        Effect.fail(new Error(`[${spec.id}] the scenario did not finish within ${(spec.boundMs ?? 200_000) / 1000} s`))
     })
   )
 

@@ -1,4 +1,4 @@
-import * as Sse from "@effect/experimental/Sse"
+import * as Sse from "effect/encoding/Sse"
 import { Effect, Fiber, Ref } from "effect"
 import type { Recorder } from "./recorder"
 
@@ -110,7 +110,7 @@ export const openStreams = (
       })
 
     const fibers = yield* Effect.forEach(clients, (client) =>
-      Effect.fork(loop(client, cookies[client.index % cookies.length] ?? ""))
+      Effect.forkChild(loop(client, cookies[client.index % cookies.length] ?? ""))
     )
     return {
       clients,

@@ -273,21 +273,21 @@ export const startTraffic = (options: TrafficOptions) =>
     const fibers = [
       ...(yield* Effect.forEach(
         Array.from({ length: options.writers }, (_, i) => i),
-        (i) => Effect.fork(writer(i))
+        (i) => Effect.forkChild(writer(i))
       )),
-      yield* Effect.fork(reader),
-      yield* Effect.fork(headPoller)
+      yield* Effect.forkChild(reader),
+      yield* Effect.forkChild(headPoller)
     ]
 
     const stop = Effect.gen(function* () {
       yield* Ref.set(stopAt, recorder.now())
       yield* Ref.set(stopped, true)
       yield* Fiber.joinAll(fibers).pipe(
-        Effect.timeoutFail({
+        Effect.timeoutOrElse({
           duration: "60 seconds",
-          onTimeout: () => new Error("writers and reader did not finish within 60 s of the stop")
+          orElse: () => Effect.fail(new Error("writers and reader did not finish within 60 s of the stop"))
         }),
-        Effect.catchAllDefect((defect) => Effect.fail(new Error(`traffic failed: ${String(defect)}`)))
+        Effect.catchDefect((defect) => Effect.fail(new Error(`traffic failed: ${String(defect)}`)))
       )
     })
 

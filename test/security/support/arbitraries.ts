@@ -1,6 +1,8 @@
-import { FastCheck as fc } from "effect"
+import { Arbitrary } from "effect"
 import { testEngineToken } from "../../support/TestApp"
 import type { Fixture } from "./fixture"
+import type { Arb } from "./gen"
+import { arrayOf, boolean, constant, integer, jsonValue, oneOf, option, pick, text, weighted } from "./gen"
 import type { Route } from "./routes"
 
 /** Names every plain object answers to: as a name they must be as unknown as any other. */
@@ -75,18 +77,19 @@ const preview = (bytes: Buffer) => {
   return text.length <= 160 ? text : `${text.slice(0, 160)}... (${bytes.length} bytes)`
 }
 
-/** Shown short in fast-check's counterexamples (a 300 kB body would drown the report). */
-const printable = <T extends object>(value: T, text: string): T => {
-  Object.defineProperty(value, fc.toStringMethod, { value: () => text, enumerable: false })
+/** Shown short when printed (a 300 kB body would drown a failure's report). */
+const printable = <T extends object>(value: T, shown: string): T => {
+  Object.defineProperty(value, "toString", { value: () => shown, enumerable: false })
   return value
 }
 
-const segmentOf = (kind: SegmentKind, text: Buffer): Segment => printable({ kind, text }, `${kind}:${preview(text)}`)
+const segmentOf = (kind: SegmentKind, bytes: Buffer): Segment =>
+  printable({ kind, text: bytes }, `${kind}:${preview(bytes)}`)
 
-const long = (min: number, max: number) => fc.integer({ min, max }).map((n) => "x".repeat(n))
+const long = (min: number, max: number) => Arbitrary.map(integer(min, max), (n) => "x".repeat(n))
 
-const hostileSegmentText = fc.oneof(
-  fc.constantFrom(
+const hostileSegmentText = oneOf(
+  pick(
     "..",
     "%2E%2E",
     ".",
@@ -115,13 +118,12 @@ const hostileSegmentText = fc.oneof(
     "crm%2Fdeal%2F..",
     "%252F"
   ),
-  fc.string({ unit: "grapheme", maxLength: 12 }).map(encodeURIComponent),
-  fc.string({ unit: "binary", maxLength: 12 }).map((text) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, "x"))),
+  Arbitrary.map(text(12), (chars) => encodeURIComponent(chars.replace(/[\uD800-\uDFFF]/g, "x"))),
   long(90, 3_000)
 )
 
 /** Raw bytes HTTP does not allow in a request target: the server's parser, not the app, refuses them. */
-const rawSegmentBytes = fc.constantFrom(
+const rawSegmentBytes = pick(
   Buffer.from("caf\u00e9", "utf8"),
   Buffer.from([0xff, 0xfe]),
   Buffer.from("\u{1F4A9}", "utf8"),
@@ -155,26 +157,25 @@ const validSegments = (fixture: Fixture, param: string): ReadonlyArray<string> =
   }
 }
 
-const segment = (fixture: Fixture, param: string): fc.Arbitrary<Segment> =>
-  fc.oneof(
+const segment = (fixture: Fixture, param: string): Arb<Segment> => {
+  const [valid = "x", ...moreValid] = validSegments(fixture, param)
+  return weighted(
+    { weight: 6, arbitrary: Arbitrary.map(pick(valid, ...moreValid), (value) => segmentOf("valid", ascii(value))) },
     {
-      weight: 6,
-      arbitrary: fc.constantFrom(...validSegments(fixture, param)).map((text) => segmentOf("valid", ascii(text)))
+      weight: 2,
+      arbitrary: Arbitrary.map(pick(...prototypeNames), (value) => segmentOf("prototype", ascii(value)))
     },
-    { weight: 2, arbitrary: fc.constantFrom(...prototypeNames).map((text) => segmentOf("prototype", ascii(text))) },
-    {
-      weight: param === "id" ? 2 : 0,
-      arbitrary: fc.constant(segmentOf("missingRecord", ascii(missingRecordId)))
-    },
-    { weight: 3, arbitrary: hostileSegmentText.map((text) => segmentOf("hostile", ascii(text))) },
-    { weight: 1, arbitrary: rawSegmentBytes.map((text) => segmentOf("rawBytes", text)) }
+    { weight: param === "id" ? 2 : 0, arbitrary: constant(segmentOf("missingRecord", ascii(missingRecordId))) },
+    { weight: 3, arbitrary: Arbitrary.map(hostileSegmentText, (value) => segmentOf("hostile", ascii(value))) },
+    { weight: 1, arbitrary: Arbitrary.map(rawSegmentBytes, (bytes) => segmentOf("rawBytes", bytes)) }
   )
+}
 
 /** An id no record has (fixed, so a seed replays the very same requests). */
 export const missingRecordId = "5f0c6f5e-0000-4000-8000-00000000f022"
 
-const queryValue = fc.oneof(
-  fc.constantFrom(
+const queryValue = oneOf(
+  pick(
     "",
     "-1",
     "0",
@@ -199,13 +200,13 @@ const queryValue = fc.oneof(
     "__proto__",
     "%FF"
   ),
-  fc.string({ maxLength: 20 }).map((text) => encodeURIComponent(text.replace(/[\uD800-\uDFFF]/g, "x"))),
-  fc.string({ maxLength: 40 }).map((text) => Buffer.from(text).toString("base64url")),
-  fc.jsonValue({ maxDepth: 2 }).map((value) => Buffer.from(JSON.stringify(value) ?? "null").toString("base64url")),
+  Arbitrary.map(text(20), (chars) => encodeURIComponent(chars.replace(/[\uD800-\uDFFF]/g, "x"))),
+  Arbitrary.map(text(40), (chars) => Buffer.from(chars).toString("base64url")),
+  Arbitrary.map(jsonValue, (value) => Buffer.from(JSON.stringify(value) ?? "null").toString("base64url")),
   long(100, 4_000)
 )
 
-const queryName = fc.constantFrom(
+const queryName = pick(
   "asOf",
   "limit",
   "cursor",
@@ -226,9 +227,9 @@ const queryName = fc.constantFrom(
   "to"
 )
 
-const query = fc
-  .array(fc.tuple(queryName, queryValue), { maxLength: 4 })
-  .map((pairs) => (pairs.length === 0 ? "" : `?${pairs.map(([name, value]) => `${name}=${value}`).join("&")}`))
+const query = Arbitrary.map(arrayOf(Arbitrary.all([queryName, queryValue]), 4), (pairs) =>
+  pairs.length === 0 ? "" : `?${pairs.map(([name, value]) => `${name}=${value}`).join("&")}`
+)
 
 const contentTypes = [
   "application/json",
@@ -259,8 +260,8 @@ export const notJsonContentTypes: ReadonlySet<string> = new Set([
   "application/xml"
 ])
 
-const junkCookies = fc.oneof(
-  fc.constantFrom(
+const junkCookies = oneOf(
+  pick(
     "session=",
     "session=%00",
     "session=\u00ff\u00fe",
@@ -270,13 +271,13 @@ const junkCookies = fc.oneof(
     'session="quoted"',
     "a=b; c=d; e"
   ),
-  long(100, 4_000).map((text) => `session=${text}`),
+  Arbitrary.map(long(100, 4_000), (chars) => `session=${chars}`),
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a header value may not carry
-  fc.string({ maxLength: 60 }).map((text) => `session=${text.replace(/[\r\n\0-\x1f\x7f;,\uD800-\uDFFF]/g, "")}`)
+  Arbitrary.map(text(60), (chars) => `session=${chars.replace(/[\r\n\0-\x1f\x7f;,\uD800-\uDFFF]/g, "")}`)
 )
 
-const junkAuthorization = fc.oneof(
-  fc.constantFrom(
+const junkAuthorization = oneOf(
+  pick(
     "Bearer",
     "Bearer ",
     "Bearer  ",
@@ -287,26 +288,23 @@ const junkAuthorization = fc.oneof(
     "Token abc",
     `Bearer ${testEngineToken}`
   ),
-  long(100, 4_000).map((text) => `Bearer ak_${text}`),
+  Arbitrary.map(long(100, 4_000), (chars) => `Bearer ak_${chars}`),
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a header value may not carry
-  fc.string({ maxLength: 60 }).map((text) => `Bearer ${text.replace(/[\r\n\0-\x1f\x7f\uD800-\uDFFF]/g, "")}`)
+  Arbitrary.map(text(60), (chars) => `Bearer ${chars.replace(/[\r\n\0-\x1f\x7f\uD800-\uDFFF]/g, "")}`)
 )
 
-const headers = (principal: Principal): fc.Arbitrary<HeaderChoice> =>
-  fc.record({
-    contentType: fc.option(fc.constantFrom(...contentTypes), { nil: undefined, freq: 4 }),
-    origin: fc.oneof(
+const headers = (principal: Principal): Arb<HeaderChoice> =>
+  Arbitrary.all({
+    contentType: option(pick(...contentTypes), 4),
+    origin: weighted<OriginChoice>(
       // A signed-in admin mostly sends its own Origin: the Origin rule must not mask the body rules.
-      { weight: principal === "admin" ? 8 : 3, arbitrary: fc.constant<OriginChoice>("principal") },
-      {
-        weight: 1,
-        arbitrary: fc.constantFrom<OriginChoice>("none", "same", "foreign", "null", "sameSiteOtherPort", "junk")
-      }
+      { weight: principal === "admin" ? 8 : 3, arbitrary: constant("principal") },
+      { weight: 1, arbitrary: pick("none", "same", "foreign", "null", "sameSiteOtherPort", "junk") }
     ),
-    cookie: fc.option(junkCookies, { nil: undefined, freq: 6 }),
-    authorization: fc.option(junkAuthorization, { nil: undefined, freq: 6 }),
-    extra: fc.array(
-      fc.constantFrom<readonly [string, string]>(
+    cookie: option(junkCookies, 6),
+    authorization: option(junkAuthorization, 6),
+    extra: arrayOf(
+      pick<readonly [string, string]>(
         ["accept", "text/event-stream"],
         ["accept", "*/*"],
         ["accept", "application/x-ndjson"],
@@ -327,7 +325,7 @@ const headers = (principal: Principal): fc.Arbitrary<HeaderChoice> =>
         ["expect", "100-continue"],
         ["x-http-method-override", "DELETE"]
       ),
-      { maxLength: 2 }
+      2
     )
   })
 
@@ -438,89 +436,97 @@ const malformedTexts = [
   '{"a":1,}'
 ]
 
-const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
+const body = (fixture: Fixture, route: Route): Arb<Body> => {
   const base = template(fixture, route)
   const baseText = JSON.stringify(base)
   const of =
     (kind: BodyKind) =>
     (bytes: Buffer): Body =>
       printable({ kind, bytes }, `${kind}:${preview(bytes)}`)
-  return fc.oneof(
-    { weight: 3, arbitrary: fc.constant(printable<Body>({ kind: "none", bytes: undefined }, "none")) },
-    { weight: 2, arbitrary: fc.constant(of("template")(json(base))) },
+  const [firstMalformed = "{", ...moreMalformed] = malformedTexts
+  return weighted<Body>(
+    { weight: 3, arbitrary: constant(printable<Body>({ kind: "none", bytes: undefined }, "none")) },
+    { weight: 2, arbitrary: constant(of("template")(json(base))) },
     {
       weight: 4,
-      arbitrary: fc
-        .tuple(
-          fc.constantFrom("extra", "wrongType", "drop"),
-          fc.string({ maxLength: 12 }),
-          fc.jsonValue({ maxDepth: 3 })
-        )
-        .map(([how, key, value]) => {
+      arbitrary: Arbitrary.map(
+        Arbitrary.all([pick("extra", "wrongType", "drop"), text(12), jsonValue]),
+        ([how, key, value]) => {
           if (how === "extra") return of("mutated")(json(withOwnKey(base, key, value)))
           if (how === "wrongType") return of("mutated")(json(replaceFirstString(base, value)))
           const [first] = Object.keys(base)
           const { [first ?? ""]: _dropped, ...rest } = base
           return of("mutated")(json(rest))
-        })
+        }
+      )
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(fc.constantFrom(...prototypeNames), fc.jsonValue({ maxDepth: 2 })).map(([key, value]) => {
+      arbitrary: Arbitrary.map(Arbitrary.all([pick(...prototypeNames), jsonValue]), ([key, value]) => {
         const inValues = withValuesKey(base, key, value)
         return inValues === undefined
           ? of("mutated")(json(withOwnKey(base, key, value)))
           : of("prototypeField")(json(inValues))
       })
     },
-    { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => of("randomJson")(json(value))) },
+    { weight: 2, arbitrary: Arbitrary.map(jsonValue, (value) => of("randomJson")(json(value))) },
     {
       weight: 3,
-      arbitrary: fc.oneof(
-        fc.constantFrom(...malformedTexts).map((text) => of("malformed")(Buffer.from(text, "utf8"))),
-        fc
-          .integer({ min: 1, max: Math.max(1, baseText.length - 1) })
-          .map((cut) => baseText.slice(0, cut))
-          .filter((text) => !parses(text))
-          .map((text) => of("malformed")(Buffer.from(text, "utf8"))),
+      arbitrary: oneOf(
+        Arbitrary.map(pick(firstMalformed, ...moreMalformed), (malformed) =>
+          of("malformed")(Buffer.from(malformed, "utf8"))
+        ),
+        integer(1, Math.max(1, baseText.length - 1)).pipe(
+          Arbitrary.map((cut) => baseText.slice(0, cut)),
+          Arbitrary.filter((cutText) => !parses(cutText)),
+          Arbitrary.map((cutText) => of("malformed")(Buffer.from(cutText, "utf8")))
+        ),
         // A raw NUL inside a string: not JSON (control characters must be escaped).
-        fc.constant(of("malformed")(Buffer.from(baseText.replace(/"([^"]*)"/, '"$1\u0000"'), "utf8")))
+        constant(of("malformed")(Buffer.from(baseText.replace(/"([^"]*)"/, '"$1\u0000"'), "utf8")))
       )
     },
     {
       weight: 2,
-      arbitrary: fc
-        .constantFrom("\u0000", "a\u0000b", "\u0000".repeat(10))
-        .map((text) => of("nul")(json(replaceFirstString(base, text))))
+      arbitrary: Arbitrary.map(pick("\u0000", "a\u0000b", "\u0000".repeat(10)), (nul) =>
+        of("nul")(json(replaceFirstString(base, nul)))
+      )
     },
     {
       weight: 2,
-      arbitrary: fc
-        .constantFrom("\uD800", "a\uDFFFb", "\uDBFF", "x\uDC00\uD800y")
-        .map((text) => of("loneSurrogate")(json(replaceFirstString(base, text))))
+      arbitrary: Arbitrary.map(pick("\uD800", "a\uDFFFb", "\uDBFF", "x\uDC00\uD800y"), (lone) =>
+        of("loneSurrogate")(json(replaceFirstString(base, lone)))
+      )
     },
     {
       weight: 2,
-      arbitrary: fc.tuple(fc.integer({ min: 65, max: 3_000 }), fc.boolean()).map(([depth, arrays]) => {
+      arbitrary: Arbitrary.map(Arbitrary.all([integer(65, 3_000), boolean]), ([depth, arrays]) => {
         const deep = arrays ? deepArray(depth) : deepObject(depth)
-        const text = JSON.stringify(replaceFirstString(base, "\u0001DEEP\u0001")).replace('"\\u0001DEEP\\u0001"', deep)
-        return of("deep")(Buffer.from(text, "utf8"))
+        const deepText = JSON.stringify(replaceFirstString(base, "\u0001DEEP\u0001")).replace(
+          '"\\u0001DEEP\\u0001"',
+          deep
+        )
+        return of("deep")(Buffer.from(deepText, "utf8"))
       })
     },
     {
       // Only where a body is read: a client that sends 200 kB to a route that never reads it may see the answer cut short.
       weight: route.hasPayload ? 1 : 0,
-      arbitrary: fc
-        .tuple(fc.integer({ min: 10_000, max: 200_000 }), fc.constantFrom("a", "\u00e9", "\u{1F4A9}", "\\"))
-        .map(([length, char]) =>
-          of("huge")(json(replaceFirstString(base, char.repeat(Math.ceil(length / char.length)))))
-        )
+      arbitrary: Arbitrary.map(
+        Arbitrary.all([integer(10_000, 200_000), pick("a", "\u00e9", "\u{1F4A9}", "\\")]),
+        ([length, char]) => of("huge")(json(replaceFirstString(base, char.repeat(Math.ceil(length / char.length)))))
+      )
     },
     {
       weight: 2,
-      arbitrary: fc
-        .constantFrom([0xff], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf])
-        .map((bytes) => {
+      arbitrary: Arbitrary.map(
+        pick<ReadonlyArray<number>>(
+          [0xff],
+          [0xc3, 0x28],
+          [0xed, 0xa0, 0x80],
+          [0xf8, 0x88, 0x80, 0x80, 0x80],
+          [0xc0, 0xaf]
+        ),
+        (bytes) => {
           const marker = "\u0001BYTES\u0001"
           const [before = "", after = ""] = JSON.stringify(replaceFirstString(base, marker)).split(
             "\\u0001BYTES\\u0001"
@@ -528,11 +534,12 @@ const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
           return of("invalidUtf8")(
             Buffer.concat([Buffer.from(before, "utf8"), Buffer.from(bytes), Buffer.from(after, "utf8")])
           )
-        })
+        }
+      )
     },
     {
       weight: 1,
-      arbitrary: fc.constant(
+      arbitrary: constant(
         of("form")(
           Buffer.from(
             Object.entries(base)
@@ -548,7 +555,7 @@ const body = (fixture: Fixture, route: Route): fc.Arbitrary<Body> => {
     },
     {
       weight: 1,
-      arbitrary: fc.constant(
+      arbitrary: constant(
         of("multipart")(
           Buffer.from(
             `${Object.entries(base)
@@ -577,17 +584,19 @@ const parses = (text: string) => {
 const anyMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", "TRACE", "PROPFIND", "get"] as const
 
 /** Requests against `route`: each part valid most of the time, hostile some of the time. */
-export const caseFor = (fixture: Fixture, route: Route): fc.Arbitrary<Case> =>
-  fc
-    .record({
-      principal: fc.constantFrom<Principal>("admin", "apiKey", "anonymous"),
-      method: route.method === "any" ? fc.constantFrom(...anyMethods) : fc.constant(route.method),
-      segments: fc.tuple(
-        ...route.params.map((param) => segment(fixture, param).map((value) => [param, value] as const))
-      ),
-      query: route.hasUrlParams
-        ? query
-        : fc.oneof({ weight: 4, arbitrary: fc.constant("") }, { weight: 1, arbitrary: query }),
-      body: body(fixture, route)
-    })
-    .chain((partial) => headers(partial.principal).map((chosen): Case => ({ ...partial, headers: chosen })))
+export const caseFor = (fixture: Fixture, route: Route): Arb<Case> =>
+  Arbitrary.all({
+    principal: pick<Principal>("admin", "apiKey", "anonymous"),
+    method: route.method === "any" ? pick<string>(...anyMethods) : constant(route.method),
+    segments: Arbitrary.all(
+      route.params.map((param) => Arbitrary.map(segment(fixture, param), (value) => [param, value] as const))
+    ),
+    query: route.hasUrlParams
+      ? query
+      : weighted({ weight: 4, arbitrary: constant("") }, { weight: 1, arbitrary: query }),
+    body: body(fixture, route)
+  }).pipe(
+    Arbitrary.flatMap((partial) =>
+      Arbitrary.map(headers(partial.principal), (chosen): Case => ({ ...partial, headers: chosen }))
+    )
+  )

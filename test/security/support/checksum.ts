@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { queueTable } from "../../../src/tenancy/migrations/durableQueue"
 
@@ -39,6 +39,6 @@ export const pendingWork = (queuePrefix: string, maxAttempts: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ pending: string }>`SELECT count(*)::text AS pending FROM ${sql(queueTable)}
-      WHERE queue_name LIKE ${`${queuePrefix}:%`} AND completed = FALSE AND attempts < ${maxAttempts}`
+      WHERE queue_name LIKE ${`${queuePrefix}:%`} AND state = 'pending' AND attempts < ${maxAttempts}`
     return Number(rows[0]?.pending ?? "0")
   }).pipe(Effect.orDie)

@@ -17,7 +17,7 @@ export const fixtureMaxAttempts = 3
 const makeApp = (queuePrefix: string, webRoot: string) =>
   testApp({ queuePrefix, jobMaxAttempts: fixtureMaxAttempts }).pipe(Layer.provide(Layer.succeed(WebRoot, webRoot)))
 
-type AppServices = Layer.Layer.Success<ReturnType<typeof makeApp>>
+type AppServices = Layer.Success<ReturnType<typeof makeApp>>
 
 /**
  * One workspace with the crm plugin's business objects and a few records,
@@ -61,7 +61,7 @@ export const setUpFixture = async (): Promise<Fixture> => {
   const runtime = ManagedRuntime.make(makeApp(queuePrefix, webRoot))
   const scope = await Effect.runPromise(Scope.make())
   const run = <A, E>(effect: Effect.Effect<A, E, AppServices | Scope.Scope>) =>
-    runtime.runPromise(Scope.extend(effect, scope))
+    runtime.runPromise(Scope.provide(effect, scope))
   try {
     const base = await run(baseUrl)
     const port = Number(new URL(base).port)
@@ -72,7 +72,7 @@ export const setUpFixture = async (): Promise<Fixture> => {
         Effect.map(
           Effect.flatMap(Sessions, (sessions) => sessions.start(admin.id, workspace.id, Duration.hours(1))),
           (token) => `session=${token}`
-        ).pipe(Effect.provide(Sessions.Default))
+        ).pipe(Effect.provide(Sessions.layer))
       )
     const { key } = await run(Effect.flatMap(ApiKeys, (keys) => keys.create(workspace, "fuzzer", "admin")))
     const agent = await run(Effect.flatMap(Agents, (agents) => agents.create(workspace, "Fuzz agent", "admin")))

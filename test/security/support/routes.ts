@@ -1,5 +1,6 @@
-import { HttpApi } from "@effect/platform"
-import { Option, SchemaAST as AST } from "effect"
+import { HttpApi } from "effect/http-api"
+import type { HttpApiGroup } from "effect/http-api"
+import { SchemaAST as AST } from "effect"
 import { EngineApi } from "../../../src/api/EngineApi"
 import { Api } from "../../../src/api/Api"
 
@@ -24,23 +25,29 @@ export interface Route {
 
 const paramsOf = (path: string) => [...path.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1] ?? "")
 
-const apiRoutes = (api: HttpApi.HttpApi.Any): Array<Route> => {
+/** The header names a headers schema declares. */
+const headerNames = (headers: AST.AST | undefined): ReadonlyArray<PropertyKey> => {
+  if (headers === undefined) return []
+  const ast = AST.toEncoded(headers)
+  return AST.isObjects(ast) ? ast.propertySignatures.map((member) => member.name) : []
+}
+
+const apiRoutes = <Id extends string, Groups extends HttpApiGroup.Constraint>(
+  api: HttpApi.HttpApi<Id, Groups>
+): Array<Route> => {
   const routes: Array<Route> = []
-  HttpApi.reflect(api as HttpApi.HttpApi.AnyWithProps, {
+  HttpApi.reflect(api, {
     onGroup: () => {},
-    onEndpoint: ({ group, endpoint, payloads, middleware }) => {
+    onEndpoint: ({ group, endpoint, middleware }) => {
       routes.push({
-        key: `${group.identifier}.${endpoint.name}`,
+        key: `${group.identifier}.${endpoint.identifier}`,
         method: endpoint.method,
         path: endpoint.path,
         params: paramsOf(endpoint.path),
-        hasPayload: payloads.size > 0,
-        hasUrlParams: endpoint.urlParamsSchema._tag === "Some",
+        hasPayload: endpoint.payload.size > 0,
+        hasUrlParams: endpoint.query !== undefined,
         authenticated: [...middleware].some((tag) => tag.key === "Authenticated"),
-        takesIfMatch: Option.match(endpoint.headersSchema, {
-          onNone: () => false,
-          onSome: (headers) => AST.getPropertySignatures(headers.ast).some((member) => member.name === "if-match")
-        })
+        takesIfMatch: headerNames(endpoint.headers?.ast).includes("if-match")
       })
     }
   })

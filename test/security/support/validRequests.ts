@@ -33,7 +33,7 @@ const freshMemberSession = async (fixture: Fixture) => {
     Effect.map(
       Effect.flatMap(Sessions, (sessions) => sessions.start(user.id, fixture.workspace.id, Duration.hours(1))),
       (token) => `session=${token}`
-    ).pipe(Effect.provide(Sessions.Default))
+    ).pipe(Effect.provide(Sessions.layer))
   )
 }
 

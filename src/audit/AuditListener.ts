@@ -5,7 +5,7 @@ import { diffValues } from "../diff"
 import type { Fields } from "../api/Field"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 import { CurrentUnit } from "../unitOfWork/CurrentUnit"
-import type { StagedRow } from "./AuditStaging"
+import type { StagedRow } from "../unitOfWork/AuditStaging"
 
 /**
  * The audit listener: stages one row per event. The row keeps what its verb

@@ -1,6 +1,6 @@
 import { Context } from "effect"
 import type { Workspace } from "../api/Workspace"
-import type { AuditStaging } from "../audit/AuditStaging"
+import type { AuditStaging } from "./AuditStaging"
 import type { BusinessObjectEvent } from "../events/BusinessObjectEvent"
 
 /**

@@ -1,6 +1,6 @@
 import { SqlClient } from "effect/sql"
 import { Context, Duration, Effect, Exit, Layer, Metric, Option, References } from "effect"
-import { makeAuditStaging } from "../audit/AuditStaging"
+import { makeAuditStaging } from "./AuditStaging"
 import { CommitOutcomeUnknown, databaseFaultOf } from "../db/DatabaseFault"
 import type { DatabaseFault } from "../db/DatabaseFault"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"

@@ -71,7 +71,7 @@ type ExportsLeak<M> = {
 interface SqlModules {
   "src/agents/Agents.ts": typeof import("../../src/agents/Agents")
   "src/app/Provisioning.ts": typeof import("../../src/app/Provisioning")
-  "src/audit/AuditStaging.ts": typeof import("../../src/audit/AuditStaging")
+  "src/unitOfWork/AuditStaging.ts": typeof import("../../src/unitOfWork/AuditStaging")
   "src/audit/History.ts": typeof import("../../src/audit/History")
   "src/audit/Correlation.ts": typeof import("../../src/audit/Correlation")
   "src/audit/Feed.ts": typeof import("../../src/audit/Feed")
@@ -102,7 +102,7 @@ interface SqlModules {
 const sqlModules = {
   "src/agents/Agents.ts": true,
   "src/app/Provisioning.ts": true,
-  "src/audit/AuditStaging.ts": true,
+  "src/unitOfWork/AuditStaging.ts": true,
   "src/audit/History.ts": true,
   "src/audit/Correlation.ts": true,
   "src/audit/Feed.ts": true,

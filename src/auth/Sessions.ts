@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { Caches } from "../cache/Caches"
-import { cacheTag } from "../cache/CacheInvalidation"
+import { cacheTag } from "../cache/cacheTags"
 import { ReadSqlClient } from "../db/Database"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashToken, randomToken } from "./Tokens"

@@ -7,7 +7,7 @@ import type { BroadcastEnvelope } from "./Broadcast"
 import type { Detach, HintSink } from "./BroadcastHub"
 import type { ReadFilter } from "./ReadFilter"
 import type { StreamRevocation } from "./StreamRevocation"
-import type { CacheInvalidation } from "../cache/CacheInvalidation"
+import type { CacheInvalidation } from "./CacheInvalidation"
 
 /**
  * The broadcast port. `publish` hands a hint to every API instance (through

@@ -4,7 +4,7 @@ import * as BroadcastHub from "./BroadcastHub"
 import { inProcessStatus } from "./BroadcastStatus"
 import type { Resubscribed } from "./BroadcastStatus"
 import type { StreamRevocation } from "./StreamRevocation"
-import type { CacheInvalidation } from "../cache/CacheInvalidation"
+import type { CacheInvalidation } from "./CacheInvalidation"
 
 const make = Effect.gen(function* () {
   yield* Effect.logWarning("broadcast bus: in-process, single instance only")

@@ -8,8 +8,8 @@ import { makeInbox } from "./BroadcastInbox"
 import { makeSubscriptionHealth } from "./BroadcastStatus"
 import { StreamRevocationJson } from "./StreamRevocation"
 import type { StreamRevocation } from "./StreamRevocation"
-import { CacheInvalidationJson } from "../cache/CacheInvalidation"
-import type { CacheInvalidation } from "../cache/CacheInvalidation"
+import { CacheInvalidationJson } from "./CacheInvalidation"
+import type { CacheInvalidation } from "./CacheInvalidation"
 
 /**
  * The deployment's channels: `hints`, the one every instance publishes to and

@@ -1,8 +1,8 @@
 import { Cache, Context, Duration, Effect, Exit, Hash, Layer, PubSub } from "effect"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { AppConfig } from "../config/AppConfig"
-import type { CacheInvalidation } from "./CacheInvalidation"
-import { tagsOf } from "./CacheInvalidation"
+import type { CacheInvalidation } from "../broadcast/CacheInvalidation"
+import { tagsOf } from "./cacheTags"
 
 /** A read-through cache of one lookup, kept coherent with the database by invalidations. */
 export interface CoherentCache<K, V> {

@@ -1,7 +1,7 @@
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { Caches } from "../cache/Caches"
-import { cacheTag } from "../cache/CacheInvalidation"
+import { cacheTag } from "../cache/cacheTags"
 import { ReadSqlClient } from "../db/Database"
 import { isContention } from "../db/DatabaseFault"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"

@@ -16,6 +16,43 @@ type Layer = "api" | "domain" | "http" | "app" | "cli" | "client" | "main" | "we
 /** The folders of src/ with a layer of their own; every other folder is domain. */
 const namedLayers: Record<string, Layer> = { api: "api", http: "http", app: "app", cli: "cli", client: "client" }
 
+/**
+ * The domain folders in the order their imports run: each may import only the folders listed
+ * before it (docs/architecture.md, "The domain, in order"). A new folder has to find its place here.
+ */
+const domainOrder = [
+  "messages",
+  "config",
+  "metrics",
+  "context",
+  "redis",
+  "db",
+  "diff",
+  "events",
+  "plugins",
+  "broadcast",
+  "cache",
+  "tenancy",
+  "auth",
+  "agents",
+  "queue",
+  "workflows",
+  "outbound",
+  "unitOfWork",
+  "audit",
+  "idempotency",
+  "jobs",
+  "records",
+  "presence",
+  "seeding",
+  "health",
+  "shutdown",
+  "workers"
+] as const
+
+const domainRank = (file: string) =>
+  domainOrder.indexOf((folderOf(file).split("/")[1] ?? "") as (typeof domainOrder)[number])
+
 /** Pure, browser-safe domain folders the client may use besides api/. */
 const clientSafeFolders = new Set(["diff"])
 
@@ -111,6 +148,12 @@ const violation = (edge: Import): string | undefined => {
   const toLayer = layerOf(edge.to)
   if (toLayer === "main") return "nothing imports main"
   if (!allowed[fromLayer].includes(toLayer)) return `${fromLayer} may not import ${toLayer}`
+  if (fromLayer === "domain" && toLayer === "domain" && folderOf(edge.from) !== folderOf(edge.to)) {
+    const [from, to] = [folderOf(edge.from), folderOf(edge.to)]
+    if (domainRank(edge.from) < 0 || domainRank(edge.to) < 0) return `${from} or ${to} is missing from domainOrder`
+    if (domainRank(edge.to) > domainRank(edge.from))
+      return `${from} may not import ${to}, which comes after it in domainOrder`
+  }
   if (fromLayer === "client" && toLayer === "domain" && !clientSafeFolders.has(folderOf(edge.to).split("/")[1] ?? "")) {
     return `the client imports only api/, client/ and ${[...clientSafeFolders].join(", ")}, never a server folder`
   }
@@ -173,6 +216,13 @@ describe("layers: api <- domain <- http <- app <- main", () => {
     expect(offending).toEqual([])
   })
 
+  it("every domain folder has its place in the domain order", () => {
+    const domainFolders = new Set(
+      files.filter((file) => layerOf(file) === "domain").map((file) => folderOf(file).split("/")[1] ?? "")
+    )
+    expect([...domainFolders].filter((folder) => !(domainOrder as ReadonlyArray<string>).includes(folder))).toEqual([])
+  })
+
   it("only http/ and app/ build the HTTP server: no other layer names HttpApiBuilder", () => {
     const offending = files
       .filter((file) => !["http", "app"].includes(layerOf(file)))
@@ -205,6 +255,11 @@ describe("layers: api <- domain <- http <- app <- main", () => {
       violation({ from: join(root, "src/api/Api.ts"), specifier: "effect/http-api", to: undefined })
     ).toBeUndefined()
     expect(violation(edge("src/records/Records.ts", "src/api/errors.ts"))).toBeUndefined()
+    expect(violation(edge("src/records/Records.ts", "src/unitOfWork/CurrentUnit.ts"))).toBeUndefined()
+    expect(violation(edge("src/cache/Caches.ts", "src/auth/Grants.ts"))).toBe(
+      "src/cache may not import src/auth, which comes after it in domainOrder"
+    )
+    expect(violation(edge("src/unitOfWork/UnitOfWork.ts", "src/audit/Timeline.ts"))).toMatch(/comes after it/)
     const a = join(root, "src/a.ts")
     const b = join(root, "src/b.ts")
     expect(

@@ -84,7 +84,7 @@ interface SqlModules {
   "src/auth/Sessions.ts": typeof import("../../src/auth/Sessions")
   "src/auth/Users.ts": typeof import("../../src/auth/Users")
   "src/idempotency/Idempotency.ts": typeof import("../../src/idempotency/Idempotency")
-  "src/queue/CompletedRuns.ts": typeof import("../../src/queue/CompletedRuns")
+  "src/workers/CompletedRuns.ts": typeof import("../../src/workers/CompletedRuns")
   "src/queue/FailedWork.ts": typeof import("../../src/queue/FailedWork")
   "src/queue/QueueDepth.ts": typeof import("../../src/queue/QueueDepth")
   "src/records/RecordStore.ts": typeof import("../../src/records/RecordStore")
@@ -115,7 +115,7 @@ const sqlModules = {
   "src/auth/Sessions.ts": true,
   "src/auth/Users.ts": true,
   "src/idempotency/Idempotency.ts": true,
-  "src/queue/CompletedRuns.ts": true,
+  "src/workers/CompletedRuns.ts": true,
   "src/queue/FailedWork.ts": true,
   "src/queue/QueueDepth.ts": true,
   "src/records/RecordStore.ts": true,

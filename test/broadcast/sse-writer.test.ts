@@ -4,7 +4,7 @@ import { BroadcastEnvelope } from "../../src/broadcast/Broadcast"
 import * as BroadcastHub from "../../src/broadcast/BroadcastHub"
 import type { Hint } from "../../src/broadcast/Hint"
 import { makeHint } from "../../src/broadcast/Hint"
-import { makeReadFilters } from "../../src/broadcast/ReadFilter"
+import { makeReadFilters } from "../../src/auth/readFilters"
 import type { SseSocket } from "../../src/broadcast/SseWriter"
 import { SseWriter } from "../../src/broadcast/SseWriter"
 

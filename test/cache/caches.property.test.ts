@@ -5,7 +5,7 @@ import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
 import * as BroadcastBusInProcess from "../../src/broadcast/BroadcastBusInProcess"
 import { inProcessStatus } from "../../src/broadcast/BroadcastStatus"
 import { Caches } from "../../src/cache/Caches"
-import { cacheTag } from "../../src/cache/CacheInvalidation"
+import { cacheTag } from "../../src/cache/cacheTags"
 import { AppConfig } from "../../src/config/AppConfig"
 
 /** Six sessions of three users. */

@@ -12,11 +12,15 @@ const QueuedRow = Schema.Struct({
   lastFailure: Schema.NullOr(Schema.String)
 })
 
-/** A workspace's elements in one durable queue, oldest first. */
+/**
+ * A workspace's elements in one durable queue, oldest first. `attempts` counts finished runs: Effect 4's
+ * queue counts an attempt when it hands the element out, so a run still going (acquired) is not one yet.
+ */
 export const queuedIn = (queue: string, workspace: Workspace) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`SELECT id, state = 'completed' AS completed, attempts, last_failure FROM ${sql(queueTable)}
+    const rows = yield* sql`SELECT id, state = 'completed' AS completed,
+      CASE WHEN acquired_by IS NULL THEN attempts ELSE attempts - 1 END AS attempts, last_failure FROM ${sql(queueTable)}
       WHERE queue_name = ${queue} AND (element::jsonb)->'workspace'->>'id' = ${workspace.id}
       ORDER BY sequence`
     return yield* Schema.decodeUnknownEffect(Schema.Array(QueuedRow))(rows)

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Layer, Option } from "effect"
@@ -9,7 +9,7 @@ import { CurrentPrincipal } from "../../api/Principal"
 import { Forbidden, Unauthorized } from "../../api/errors"
 import { ServedApi } from "../ServedApi"
 import { BroadcastBus } from "../../broadcast/BroadcastBus"
-import { makeReadFilters } from "../../broadcast/ReadFilter"
+import { makeReadFilters } from "../../auth/readFilters"
 import { SseStreams, streamHeaders } from "../SseStreams"
 
 /**

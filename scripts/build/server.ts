@@ -74,7 +74,10 @@ export const buildServer = (outdir: string) =>
     platform: "node",
     target: "node22",
     external: ["@electric-sql/pglite", "@electric-sql/pglite-socket"],
-    // Effect 4's `HttpApiSwagger` loads its page's assets with a dynamic import of its own: a chunk of their own.
+    // esbuild puts a module in the start chunks of every entry that reaches it by a static import, used or not:
+    // `effect/http-api`'s barrel re-exports `HttpApiSwagger` (its page template; the assets are its own dynamic
+    // import), so src/ imports each http-api module by its own path (biome.json) and `HttpApiSwagger` only in
+    // src/http/apiDocsPage.ts, loaded on the first /api/docs request (test/build/clientPackage.test.ts).
     plugins: [lazyCommonJs(["undici", "ws"])],
     banner: { js: requireBanner },
     // Without whitespace the code Node keeps in memory is ~8 MiB smaller (bench/start.ts); identifiers are not

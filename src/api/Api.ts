@@ -1,4 +1,5 @@
-import { HttpApi, OpenApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { AuditApi } from "./AuditApi"
 import { AuthApi } from "./AuthApi"
 import { BroadcastApi } from "./BroadcastApi"

@@ -1,4 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Schema } from "effect"
 import { EventCause } from "./Cause"
 import { apiErrors, BadRequest, Conflict, NotFound, UnprocessableEntity } from "./errors"

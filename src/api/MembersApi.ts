@@ -1,4 +1,7 @@
-import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
 import { apiErrors, BadRequest, Conflict, Forbidden, NotFound, UnprocessableEntity } from "./errors"

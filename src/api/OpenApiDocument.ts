@@ -1,5 +1,5 @@
 import type { Context } from "effect"
-import type { OpenApi } from "effect/http-api"
+import type * as OpenApi from "effect/http-api/OpenApi"
 
 /**
  * Where the OpenAPI document HttpApi builds is not the one the service has

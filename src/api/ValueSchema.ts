@@ -26,10 +26,16 @@ const DateTimeString = Schema.String.check(
 )
 const FiniteNumber = Schema.Number.check(Schema.isFinite({ message: "a number must be finite" }))
 
-/** Every field may be left out or set to null (no value). */
+/**
+ * Every field may be left out or set to null (no value). These schemas only
+ * decode (records/RecordValidation.ts), so a plain `optionalKey`: `omittable`
+ * checks a decoded struct or collection again as a plain object, on which a
+ * field named like an Object.prototype member ("constructor", "valueOf")
+ * that the value leaves out would be found on the prototype.
+ */
 const membersOf = (fields: Fields) =>
   Object.fromEntries(
-    Object.entries(fields).map(([name, field]) => [name, omittable(Schema.NullOr(valueSchema(field)))])
+    Object.entries(fields).map(([name, field]) => [name, Schema.optionalKey(Schema.NullOr(valueSchema(field)))])
   )
 
 /**

@@ -6,9 +6,9 @@ const isObject = (input: unknown): input is { readonly [field: string]: unknown 
 /**
  * Record values as sent: any JSON object, kept exactly as parsed and checked
  * field by field by the service (`validateValues`), which refuses unknown
- * fields. Not a Schema.Record: that one drops an own "__proto__" key (and
- * makes its value the decoded object's prototype, whose members validation
- * would then read as given) instead of letting validation refuse it.
+ * fields. Not a Schema.Record: the values are checked once, against the
+ * business object's fields, where an own "__proto__" (or any unknown) key is
+ * refused by name; Effect 3's Schema.Record turned it into the prototype.
  */
 export const ValuesInput = Schema.declare(isObject, {
   // The values are JSON as they are: no encoding to JSON (which would document them as any value).

@@ -1,5 +1,5 @@
 import { FetchHttpClient, HttpClient, HttpClientRequest } from "effect/http"
-import { HttpApiClient } from "effect/http-api"
+import * as HttpApiClient from "effect/http-api/HttpApiClient"
 import { Effect } from "effect"
 import { Api } from "../api/Api"
 

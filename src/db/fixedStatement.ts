@@ -7,6 +7,31 @@ import { withSpanIfTracing } from "../context/withSpanIfTracing"
 /** A qualified name quoted as `sql(...)` quotes it: `"ws_acme"."records"`. */
 export const quotedName = Statement.defaultEscape('"')
 
+type SpanAttributes = ReadonlyArray<readonly [string, unknown]>
+
+const isSpanAttributes = (value: unknown): value is SpanAttributes =>
+  Array.isArray(value) &&
+  value.every((entry) => Array.isArray(entry) && entry.length === 2 && typeof entry[0] === "string")
+
+const spanOptions = new WeakMap<SqlClient.SqlClient, { readonly name: string; readonly attributes: SpanAttributes }>()
+
+/**
+ * The name and attributes `@effect/sql` gives the statements of `sql`
+ * (`Statement.spanName` of the client's span attributes: the database's name),
+ * read once from a statement of the client's own, so that a fixed statement's
+ * span is named and described as the library's are (docs/operations.md, "Traces").
+ */
+const spanOptionsOf = (sql: SqlClient.SqlClient) => {
+  const known = spanOptions.get(sql)
+  if (known !== undefined) return known
+  const statement = sql.unsafe("")
+  const attributes =
+    "spanAttributes" in statement && isSpanAttributes(statement.spanAttributes) ? statement.spanAttributes : []
+  const options = { name: Statement.spanName(attributes), attributes }
+  spanOptions.set(sql, options)
+  return options
+}
+
 /**
  * A statement of the write path whose text is written out in full (`$1`
  * placeholders, identifiers quoted with `quotedName`, result columns aliased
@@ -14,15 +39,14 @@ export const quotedName = Statement.defaultEscape('"')
  * transaction's connection and its rows come as the driver gives them.
  *
  * Why: a tagged-template statement of `@effect/sql` is compiled again on every
- * run (segments to text, every identifier through `camelToSnake`), opens and
- * closes a `Scope` to borrow the connection it already holds, and renames
- * every column of every row through `snakeToCamel`; on the few statements of
- * a single-record unit that was about 100 µs of CPU per statement with
- * Effect 3 (bench/NOTES.md; whether Effect 4 still needs this is measured
- * separately). While tracing is on the statement is still one
- * `sql.execute` span under the unit, with the same attributes; it fails with
- * the same `SqlError`.
- * Outside a transaction it runs on `sql` (without its name transforms).
+ * run (segments to text, every identifier through `camelToSnake`) and renames
+ * every column of every row through `snakeToCamel`. Measured again on Effect 4
+ * (docs/decisions.md, "Hand-sent write statements"): the PATCH path is still
+ * cheaper this way, and the stack misses its targets either way, so it stays.
+ * While tracing is on the statement is still one span under the unit, named
+ * and attributed as `@effect/sql`'s own statement spans; it fails with the
+ * same `SqlError`. Outside a transaction it runs on `sql` (without its name
+ * transforms).
  */
 export const executeFixed = (
   sql: SqlClient.SqlClient,
@@ -35,10 +59,16 @@ export const executeFixed = (
       Option.isSome(transaction)
         ? transaction.value[0].execute(text, params, undefined)
         : sql.withoutTransforms().unsafe(text, params)
-  ).pipe(
-    withSpanIfTracing("sql.execute", {
+  ).pipe((statement) => {
+    const span = spanOptionsOf(sql)
+    return withSpanIfTracing(span.name, {
       kind: "client",
       captureStackTrace: false,
-      attributes: { "db.system.name": "postgresql", "db.operation.name": "execute", "db.query.text": text }
-    })
-  )
+      attributes: {
+        ...Object.fromEntries(span.attributes),
+        "db.operation.name": "execute",
+        "effect.sql.method": "execute",
+        "db.query.text": text
+      }
+    })(statement)
+  })

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Effect, Option, Redacted } from "effect"
 import { apiKeyBearer, sessionCookie } from "../api/AuthMiddleware"
 import type { StreamEndReason } from "../api/Broadcast"

@@ -1,4 +1,5 @@
-import type { HttpApi, HttpApiGroup } from "effect/http-api"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { HttpRouter } from "effect/http"
 import { Effect, Scope } from "effect"
 

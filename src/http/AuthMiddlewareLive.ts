@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Effect, Layer, Redacted } from "effect"
 import { Authenticated, sessionCookie } from "../api/AuthMiddleware"
 import { CurrentPrincipal } from "../api/Principal"

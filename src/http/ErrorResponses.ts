@@ -1,4 +1,4 @@
-import { HttpApiError } from "effect/http-api"
+import * as HttpApiError from "effect/http-api/HttpApiError"
 import { HttpServerError, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
 import { Cause, Effect, Option, Predicate, Schema, SchemaIssue } from "effect"
 import {

@@ -1,5 +1,5 @@
-import { HttpApi } from "effect/http-api"
-import type { HttpApiGroup } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import { Context, Option } from "effect"
 import { MaxBodyBytes } from "../api/MaxBodyBytes"
 

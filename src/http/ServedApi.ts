@@ -1,4 +1,4 @@
-import { HttpApi } from "effect/http-api"
+import * as HttpApi from "effect/http-api/HttpApi"
 import { Api } from "../api/Api"
 
 /**

@@ -1,4 +1,5 @@
-import { HttpApiBuilder, OpenApi } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as OpenApi from "effect/http-api/OpenApi"
 import { HttpMiddleware, HttpRouter } from "effect/http"
 import { Duration, Effect, Layer, Option } from "effect"
 import { createServer } from "node:http"

@@ -1,4 +1,5 @@
-import type { HttpApi, HttpApiGroup } from "effect/http-api"
+import type * as HttpApi from "effect/http-api/HttpApi"
+import type * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSwagger from "effect/http-api/HttpApiSwagger"
 import { HttpRouter } from "effect/http"
 

@@ -6,7 +6,7 @@ import { queueTable } from "../tenancy/migrations/durableQueue"
 import { platformMigrations, platformSchema } from "../tenancy/migrations/platform"
 
 /**
- * Durable queues in PostgreSQL: `@effect/sql`'s persisted queue (one table,
+ * Durable queues in PostgreSQL: Effect's SQL persisted queue (one table,
  * `FOR UPDATE SKIP LOCKED` polling, lock expiry so a dead worker's element is
  * taken again, per-element attempts and last failure). Offering inside a unit
  * of work runs on the unit's transaction, so a rolled-back unit enqueues nothing.

@@ -1,8 +1,9 @@
 import { Effect, Formatter, Predicate, Schema, SchemaIssue } from "effect"
 import { compactObject } from "../api/Json"
 import type { RecordValues } from "../api/Json"
-import type { Fields } from "../api/Field"
+import type { Field, Fields } from "../api/Field"
 import { fieldIssues, fieldPathText } from "../api/FieldIssues"
+import { own } from "../api/own"
 import type { Completeness, FieldIssue } from "../api/FieldIssues"
 import { recordValuesSchema } from "../api/ValueSchema"
 import { BadRequest, UnprocessableEntity } from "../api/errors"
@@ -61,16 +62,59 @@ const formatIssues = (issues: ReadonlyArray<FormattedIssue>, input: unknown) => 
 
 type ValuesDecoder = (input: unknown) => Effect.Effect<RecordValues, Schema.SchemaError>
 
+const isPlainObject = (value: unknown): value is { readonly [key: string]: unknown } => {
+  if (typeof value !== "object" || value === null) return false
+  const prototype: unknown = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}
+
+/**
+ * `input` with only its own members, as a null-prototype copy, wherever it is
+ * decoded against declared fields (the values, a struct's value, a collection
+ * entry), at every depth. Effect 4's Struct looks an optional key up with
+ * `in`: on a plain object a field named like an Object.prototype member
+ * ("constructor", "valueOf", ...) that the input leaves out is found on the
+ * prototype, and refused as a wrong value. The decoder builds plain objects
+ * from the copies; an object against no declared fields is checked for having
+ * no keys (own ones) and passed on as it is.
+ */
+const ownMembers = (fields: Fields, input: unknown, entry = false): unknown => {
+  if (!isPlainObject(input) || (!entry && Object.keys(fields).length === 0)) return input
+  // fromEntries defines own members ("__proto__" too); then the copy drops its prototype.
+  const copy = Object.fromEntries(
+    Object.entries(input).map(([name, value]) => {
+      const field = own(fields, name)
+      return [name, field === undefined ? value : ownValue(field, value)]
+    })
+  )
+  Object.setPrototypeOf(copy, null)
+  return copy
+}
+
+const ownValue = (field: Field, value: unknown): unknown => {
+  switch (field.kind) {
+    case "struct":
+      return ownMembers(field.fields, value)
+    // An entry is decoded against its `id` and its members: never against no fields.
+    case "collection":
+      return Array.isArray(value) ? value.map((entry: unknown) => ownMembers(field.fields, entry, true)) : value
+    default:
+      return value
+  }
+}
+
 /**
  * The decoder of a business object's values, built once per `fields` (a
  * business object's definition lives as long as the process): building the
- * schema and its parser is most of the cost of a decode.
+ * schema and its parser is most of the cost of a decode. It sees own members
+ * only (`ownMembers`).
  */
 const decoders = new WeakMap<Fields, ValuesDecoder>()
 const decoderOf = (fields: Fields): ValuesDecoder => {
   const known = decoders.get(fields)
   if (known !== undefined) return known
-  const made = Schema.decodeUnknownEffect(recordValuesSchema(fields), { errors: "all", onExcessProperty: "error" })
+  const decode = Schema.decodeUnknownEffect(recordValuesSchema(fields), { errors: "all", onExcessProperty: "error" })
+  const made: ValuesDecoder = (input) => decode(ownMembers(fields, input))
   decoders.set(fields, made)
   return made
 }

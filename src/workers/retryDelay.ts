@@ -2,9 +2,9 @@ import { Duration } from "effect"
 
 /**
  * The longest wait between two attempts of a job or workflow run. The worker
- * waits while holding the element, and the persisted queue hands an element
- * held for 2 minutes to another worker (its lock expiry, which it does not
- * refresh here), so the wait stays well below that.
+ * waits while holding the element; the persisted queue refreshes the lock of
+ * an element a live worker holds, so the bound is not about the lock: it keeps
+ * a failing run from holding its element (and a worker's slot) for long.
  */
 export const maxRetryDelay = Duration.minutes(1)
 

@@ -21,7 +21,7 @@ const root = resolve(__dirname, "../..")
 const kept: Record<string, { readonly count: number; readonly why: string }> = {
   "src/http/Server.ts": {
     count: 1,
-    why: "@effect/platform types the OpenApi.Transform hook's document as Record<string, any>"
+    why: "effect/http-api types the OpenApi.Transform hook's document as Record<string, any>"
   }
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Config, Schema, SchemaIssue } from "effect"
 import { configErrorLines } from "../../src/config/configErrorLines"
+import { boolean, uniqueArray } from "../support/arbitraries"
 
 const leaf = (message: string) => new SchemaIssue.InvalidValue({ message })
 const invalid = (name: string, message: string): SchemaIssue.Issue => new SchemaIssue.Pointer([name], leaf(message))
@@ -40,16 +41,13 @@ describe("configuration errors as lines", () => {
   it.prop(
     "every failure of any combination is one line, none twice, in order",
     [
-      Arbitrary.schema(
-        Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Z][A-Z_]{0,12}$/))).check(
-          Schema.isMinLength(1),
-          Schema.isMaxLength(12)
-        )
-      ),
-      Arbitrary.schema(Schema.Array(Schema.Boolean).check(Schema.isMaxLength(12)))
+      uniqueArray(Arbitrary.schema(Schema.String.check(Schema.isPattern(/^[A-Z][A-Z_]{0,12}$/))), (name) => name, {
+        minLength: 1,
+        maxLength: 12
+      }),
+      Arbitrary.array(boolean, { maxLength: 12 })
     ],
-    ([generated, shape]) => {
-      const names = [...new Set(generated)]
+    ([names, shape]) => {
       const leaves = names.map((name) => invalid(name, "is wrong"))
       expect(configErrorLines(errorOf(treeOf(leaves, shape)))).toEqual(names.map((name) => `${name}: is wrong`))
       // The same failure reached twice (both sides of an Or) is still one line.

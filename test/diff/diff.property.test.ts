@@ -5,7 +5,7 @@ import { Changes, isValueChange } from "../../src/api/Changes"
 import type { RecordValues } from "../../src/api/Json"
 import { crm } from "../../src/plugins/crm"
 import type { Fields } from "../../src/api/Field"
-import { boolean, constantFrom, integer, oneOf, option, someKeys, uniqueArray, weighted } from "../records/arbitraries"
+import { boolean, constantFrom, integer, oneOf, option, someKeys, uniqueArray, weighted } from "../support/arbitraries"
 
 const dealFields: Fields = crm.businessObjects.deal?.fields ?? {}
 
@@ -65,8 +65,11 @@ const deal = someKeys(
     // A link: record ids, one of them perhaps deleted since (diffed like any string).
     company: absentOr(
       weighted<string>(
-        [4, constantFrom("0190a3b4-0000-7000-8000-000000000a0e", "0190a3b4-0000-7000-8000-000000000b0b")],
-        [1, uuid]
+        {
+          weight: 4,
+          arbitrary: constantFrom("0190a3b4-0000-7000-8000-000000000a0e", "0190a3b4-0000-7000-8000-000000000b0b")
+        },
+        { weight: 1, arbitrary: uuid }
       )
     ),
     address: absentOr(address),

@@ -7,14 +7,11 @@ import { request } from "../support/http"
 import { openSse } from "../support/sse"
 import { appLayer } from "../../src/app/AppLayer"
 import { baseUrl, freshWorkspace, testConfig } from "../support/TestApp"
+import { oneOf } from "../support/arbitraries"
 
 const generated = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 const integer = (minimum: number, maximum: number) => Schema.Int.check(Schema.isBetween({ minimum, maximum }))
-
-/** One of the arbitraries, each as likely. */
-const oneOf = <A>(first: Arbitrary.Arbitrary<A>, ...rest: ReadonlyArray<Arbitrary.Arbitrary<A>>) =>
-  Arbitrary.schema(integer(0, rest.length)).pipe(Arbitrary.flatMap((index) => rest[index - 1] ?? first))
 
 const anyText = Arbitrary.schema(Schema.String)
 

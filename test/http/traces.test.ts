@@ -77,6 +77,10 @@ describe("traces", () => {
           // The unit's statements are under it: its INSERT of the record among them.
           const unitStatements = trace.sql.filter((span) => ancestorsOf(span, trace.inTrace).includes(trace.unit!))
           expect(unitStatements.length).toBeGreaterThan(0)
+          // Every statement span, the unit's hand-sent ones (`executeFixed`) too, is named as Effect 4 names them:
+          // by the database (db.namespace), and carries the client's attributes.
+          expect(trace.sql.filter((span) => span.name !== span.attributes["db.namespace"])).toEqual([])
+          expect(unitStatements.some((span) => span.attributes["db.query.text"]?.includes("INSERT INTO"))).toBe(true)
           expect(trace.publish.attributes).toMatchObject({
             "business_object.id": record.id,
             "broadcast.type": "changed"

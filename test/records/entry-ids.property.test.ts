@@ -6,7 +6,7 @@ import { isJsonArray, isJsonObject } from "../../src/api/Json"
 import type { Json, JsonObject } from "../../src/api/Json"
 import { assignEntryIds } from "../../src/records/EntryIds"
 import { uuidv7 } from "../../src/records/uuidv7"
-import { constantFrom, integer, oneOf, option, someKeys } from "./arbitraries"
+import { constantFrom, integer, oneOf, option, someKeys } from "../support/arbitraries"
 
 /** Collections at every depth the field model allows: in a record, in a struct, in another collection's entries. */
 const fields: Fields = {

@@ -5,7 +5,7 @@ import type { Field, Fields } from "../../src/api/Field"
 import { fieldIssues, fieldPathText, isBlank, linksIn } from "../../src/api/FieldIssues"
 import type { Completeness, FieldIssue, FieldPath } from "../../src/api/FieldIssues"
 import { fieldsArb, valuesArb } from "../client/hydration/arbitraries"
-import { constantFrom } from "./arbitraries"
+import { constantFrom } from "../support/arbitraries"
 
 /**
  * The pure field rules (src/api/FieldIssues.ts), which the service runs on

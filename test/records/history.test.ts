@@ -8,7 +8,7 @@ import { clientFor, createRecord, recordsOf, signedInMember, timelineOf } from "
 import type { Client } from "../support/api"
 import { refusal } from "../support/apiCaller"
 import { baseUrl, freshWorkspace, TestApp } from "../support/TestApp"
-import { constantFrom, integer, option, someKeys, uniqueArray } from "./arbitraries"
+import { constantFrom, integer, option, someKeys, uniqueArray } from "../support/arbitraries"
 
 /**
  * A record as it was and reverts (docs/history.md), over real HTTP and

@@ -5,11 +5,12 @@ import { toWireChanges, toWireObject } from "../../src/client/hydration/toWire"
 import { applyChanges, diffValues } from "../../src/diff"
 import { jsonEquals } from "../../src/api/Json"
 import type { Json, JsonObject } from "../../src/api/Json"
+import { field } from "../../src/api/Field"
 import type { Field, Fields } from "../../src/api/Field"
 import { groupByRecord } from "../../src/presence/Presence"
 import { validateValues } from "../../src/records/RecordValidation"
-import type { Arb } from "./support/gen"
-import { arrayOf, boolean, constant, pick, weighted } from "./support/gen"
+import type { Arb } from "../support/arbitraries"
+import { boolean, constantFrom, weighted } from "../support/arbitraries"
 
 /**
  * The pure parts that take names from data (diff, apply, validation,
@@ -18,16 +19,16 @@ import { arrayOf, boolean, constant, pick, weighted } from "./support/gen"
  * (Object.fromEntries, as JSON.parse does), so "__proto__" is a real key.
  */
 const prototypeNames = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"] as const
-const names = pick<string>(...prototypeNames, "a", "b")
+const names = constantFrom<string>(...prototypeNames, "a", "b")
 /** What a plugin may declare: the registry refuses "__proto__" (no wire schema could carry it). */
-const declarableNames = pick<string>("constructor", "toString", "hasOwnProperty", "valueOf", "a", "b")
+const declarableNames = constantFrom<string>("constructor", "toString", "hasOwnProperty", "valueOf", "a", "b")
 
 const objectOf = <A>(entries: ReadonlyArray<readonly [string, A]>): { readonly [key: string]: A } =>
   Object.fromEntries(entries)
 
 /** Up to `maxLength` entries, each name once (the first drawn wins). */
 const uniqueEntries = <A>(key: Arb<string>, value: Arb<A>, maxLength = 4) =>
-  Arbitrary.map(arrayOf(Arbitrary.all([key, value]), maxLength), (entries) =>
+  Arbitrary.map(Arbitrary.array(Arbitrary.all([key, value]), { maxLength }), (entries) =>
     objectOf([...new Map([...entries].reverse()).entries()].reverse())
   )
 
@@ -39,9 +40,9 @@ const fieldsArb = (depth: number): Arb<Fields> => uniqueEntries(declarableNames,
 
 const fieldArb = (depth: number): Arb<Field> =>
   depth === 0
-    ? constant<Field>({ kind: "string" })
+    ? Arbitrary.Constant<Field>({ kind: "string" })
     : weighted<Field>(
-        { weight: 3, arbitrary: constant({ kind: "string" }) },
+        { weight: 3, arbitrary: Arbitrary.Constant({ kind: "string" }) },
         { weight: 1, arbitrary: Arbitrary.map(fieldsArb(depth - 1), (fields): Field => ({ kind: "struct", fields })) },
         {
           weight: 1,
@@ -50,7 +51,7 @@ const fieldArb = (depth: number): Arb<Field> =>
       )
 
 /** A string that may itself be a prototype name: stored as data. */
-const text = weighted<string>({ weight: 1, arbitrary: names }, { weight: 1, arbitrary: pick("", "x") })
+const text = weighted<string>({ weight: 1, arbitrary: names }, { weight: 1, arbitrary: constantFrom("", "x") })
 
 const valueArb = (field: Field | undefined): Arb<Json> => {
   if (field === undefined || field.kind === "string") return text
@@ -59,7 +60,7 @@ const valueArb = (field: Field | undefined): Arb<Json> => {
   const fields = field.fields
   // Entries with ids unique within the collection (the first drawn wins).
   return Arbitrary.map(
-    arrayOf(Arbitrary.all([names, valuesArb(fields)]), 3),
+    Arbitrary.array(Arbitrary.all([names, valuesArb(fields)]), { maxLength: 3 }),
     (entries): Json =>
       [...new Map([...entries].reverse()).entries()].reverse().map(([id, members]) => ({ ...members, id }))
   )
@@ -85,7 +86,7 @@ const valuesArb = (fields: Fields): Arb<JsonObject> =>
   )
 
 const schemaAndPair = Arbitrary.flatMap(fieldsArb(2), (fields) =>
-  Arbitrary.all([constant(fields), valuesArb(fields), valuesArb(fields)])
+  Arbitrary.all([Arbitrary.Constant(fields), valuesArb(fields), valuesArb(fields)])
 )
 
 /** Every object at every depth is a plain one (nothing replaced a prototype), and no function (a prototype member) was taken for a value. */
@@ -127,7 +128,7 @@ describe("names from data that are Object.prototype's (property)", () => {
     "validation: accepted exactly when every own key is declared (an own __proto__ is refused), and kept as sent",
     {
       case: Arbitrary.flatMap(fieldsArb(0), (fields) =>
-        Arbitrary.all([constant(fields), uniqueEntries(names, text, 4)])
+        Arbitrary.all([Arbitrary.Constant(fields), uniqueEntries(names, text, 4)])
       )
     },
     ({ case: [fields, input] }) => {
@@ -144,9 +145,36 @@ describe("names from data that are Object.prototype's (property)", () => {
     { arbitrary: { runs: 300 } }
   )
 
+  it("validation: a declared field named like a prototype member may be left out at every depth", () => {
+    const fields: Fields = {
+      constructor: field.string,
+      valueOf: field.struct({ toString: field.number, hasOwnProperty: field.collection({ valueOf: field.boolean }) }),
+      toString: field.collection({ constructor: field.struct({ valueOf: field.string }) })
+    }
+    const validate = (input: JsonObject) => Effect.runSync(Effect.result(validateValues("test/names", fields, input)))
+    const inputs: ReadonlyArray<JsonObject> = [
+      {},
+      { valueOf: {} },
+      { valueOf: { hasOwnProperty: [{}, { id: "e2", valueOf: true }] } },
+      { toString: [{ id: "e1" }, { constructor: {} }, { constructor: { valueOf: "kept" } }] }
+    ]
+    for (const input of inputs) {
+      const result = validate(input)
+      expect(Result.isSuccess(result), JSON.stringify(input)).toBe(true)
+      if (Result.isSuccess(result)) {
+        expect(plainThroughout(result.success)).toBe(true)
+        expect(jsonEquals(result.success, input)).toBe(true)
+      }
+    }
+    const wrong = validate({ valueOf: { toString: "12" }, toString: [{ constructor: { valueOf: 1 } }] })
+    expect(Result.isFailure(wrong) && wrong.failure.message).toBe(
+      'invalid values for test/names: valueOf.toString: Expected number, actual "12"; toString.0.constructor.valueOf: Expected string, actual 1'
+    )
+  })
+
   it.prop(
     "presence: editors grouped by record id, whatever the ids, each record its own editors",
-    { pairs: arrayOf(Arbitrary.all([names, names]), 8) },
+    { pairs: Arbitrary.array(Arbitrary.all([names, names]), { maxLength: 8 }) },
     ({ pairs }) => {
       const live = pairs.map(([recordId, editorId]) => ({ recordId, editorId, name: `user of ${editorId}` }))
       const grouped = groupByRecord(live)

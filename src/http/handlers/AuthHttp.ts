@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { HttpServerRequest } from "effect/http"
 import { Duration, Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { HttpServerResponse } from "effect/http"
 import { Effect, Schema } from "effect"
 import { createHash } from "node:crypto"

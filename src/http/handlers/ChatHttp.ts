@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { Agents } from "../../agents/Agents"
 import { actorOf } from "../../auth/actorOf"

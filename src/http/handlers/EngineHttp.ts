@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Effect, Option } from "effect"
 import { NotFound } from "../../api/errors"
 import { ServedApi } from "../ServedApi"

@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Effect, Fiber } from "effect"
 import { BroadcastBus } from "../../broadcast/BroadcastBus"
 import { DatabaseInfo, DatabaseProbe } from "../../db/Database"

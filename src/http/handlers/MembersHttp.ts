@@ -1,4 +1,4 @@
-import { HttpApiBuilder } from "effect/http-api"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { Effect } from "effect"
 import { ServedApi } from "../ServedApi"
 import { CurrentPrincipal } from "../../api/Principal"

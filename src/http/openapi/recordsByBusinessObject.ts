@@ -1,4 +1,4 @@
-import type { OpenApi } from "effect/http-api"
+import type * as OpenApi from "effect/http-api/OpenApi"
 import type { JsonSchema as Json } from "effect"
 import { Predicate } from "effect"
 import type { RegisteredBusinessObject } from "../../plugins/PluginRegistry"

@@ -1,44 +1,10 @@
 import { Arbitrary, Schema } from "effect"
 import type { Json, JsonObject } from "../../../src/api/Json"
 import type { Field, Fields } from "../../../src/api/Field"
+import { boolean, constantFrom, integer, someOf, weighted } from "../../support/arbitraries"
 
 /** Member names; never `id` (a collection entry's own key). */
 const names = ["a", "b", "c", "d", "e"] as const
-
-const integer = (minimum: number, maximum: number): Arbitrary.Arbitrary<number> =>
-  Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
-
-const boolean = Arbitrary.schema(Schema.Boolean)
-
-/** One of `choices`, each as likely. */
-const constantFrom = <const A>(...choices: readonly [A, ...Array<A>]): Arbitrary.Arbitrary<A> =>
-  integer(0, choices.length - 1).pipe(Arbitrary.map((index) => choices[index] ?? choices[0]))
-
-/** One of `choices`, picked in proportion to its weight. */
-const weighted = <A>(
-  ...choices: readonly [
-    { readonly weight: number; readonly arbitrary: Arbitrary.Arbitrary<A> },
-    ...Array<{ readonly weight: number; readonly arbitrary: Arbitrary.Arbitrary<A> }>
-  ]
-): Arbitrary.Arbitrary<A> => {
-  const total = choices.reduce((sum, choice) => sum + choice.weight, 0)
-  return integer(0, total - 1).pipe(
-    Arbitrary.flatMap((pick) => {
-      let left = pick
-      for (const choice of choices) {
-        if (left < choice.weight) return choice.arbitrary
-        left -= choice.weight
-      }
-      return choices[0].arbitrary
-    })
-  )
-}
-
-/** Some of `arbitraries` (each kept or left out), in their order. */
-const someOf = <A>(arbitraries: ReadonlyArray<Arbitrary.Arbitrary<A>>): Arbitrary.Arbitrary<Array<A>> =>
-  Arbitrary.all(arbitraries.map((arbitrary) => Arbitrary.all({ kept: boolean, value: arbitrary }))).pipe(
-    Arbitrary.map((members) => members.flatMap(({ kept, value }) => (kept ? [value] : [])))
-  )
 
 const scalarField: Arbitrary.Arbitrary<Field> = constantFrom<Field>(
   { kind: "string" },

@@ -1,8 +1,8 @@
 import { Arbitrary } from "effect"
 import { testEngineToken } from "../../support/TestApp"
 import type { Fixture } from "./fixture"
-import type { Arb } from "./gen"
-import { arrayOf, boolean, constant, integer, jsonValue, oneOf, option, pick, text, weighted } from "./gen"
+import type { Arb } from "../../support/arbitraries"
+import { boolean, constantFrom, integer, jsonValue, oneOf, option, text, weighted } from "../../support/arbitraries"
 import type { Route } from "./routes"
 
 /** Names every plain object answers to: as a name they must be as unknown as any other. */
@@ -89,7 +89,7 @@ const segmentOf = (kind: SegmentKind, bytes: Buffer): Segment =>
 const long = (min: number, max: number) => Arbitrary.map(integer(min, max), (n) => "x".repeat(n))
 
 const hostileSegmentText = oneOf(
-  pick(
+  constantFrom(
     "..",
     "%2E%2E",
     ".",
@@ -123,7 +123,7 @@ const hostileSegmentText = oneOf(
 )
 
 /** Raw bytes HTTP does not allow in a request target: the server's parser, not the app, refuses them. */
-const rawSegmentBytes = pick(
+const rawSegmentBytes = constantFrom(
   Buffer.from("caf\u00e9", "utf8"),
   Buffer.from([0xff, 0xfe]),
   Buffer.from("\u{1F4A9}", "utf8"),
@@ -160,12 +160,18 @@ const validSegments = (fixture: Fixture, param: string): ReadonlyArray<string> =
 const segment = (fixture: Fixture, param: string): Arb<Segment> => {
   const [valid = "x", ...moreValid] = validSegments(fixture, param)
   return weighted(
-    { weight: 6, arbitrary: Arbitrary.map(pick(valid, ...moreValid), (value) => segmentOf("valid", ascii(value))) },
+    {
+      weight: 6,
+      arbitrary: Arbitrary.map(constantFrom(valid, ...moreValid), (value) => segmentOf("valid", ascii(value)))
+    },
     {
       weight: 2,
-      arbitrary: Arbitrary.map(pick(...prototypeNames), (value) => segmentOf("prototype", ascii(value)))
+      arbitrary: Arbitrary.map(constantFrom(...prototypeNames), (value) => segmentOf("prototype", ascii(value)))
     },
-    { weight: param === "id" ? 2 : 0, arbitrary: constant(segmentOf("missingRecord", ascii(missingRecordId))) },
+    {
+      weight: param === "id" ? 2 : 0,
+      arbitrary: Arbitrary.Constant(segmentOf("missingRecord", ascii(missingRecordId)))
+    },
     { weight: 3, arbitrary: Arbitrary.map(hostileSegmentText, (value) => segmentOf("hostile", ascii(value))) },
     { weight: 1, arbitrary: Arbitrary.map(rawSegmentBytes, (bytes) => segmentOf("rawBytes", bytes)) }
   )
@@ -175,7 +181,7 @@ const segment = (fixture: Fixture, param: string): Arb<Segment> => {
 export const missingRecordId = "5f0c6f5e-0000-4000-8000-00000000f022"
 
 const queryValue = oneOf(
-  pick(
+  constantFrom(
     "",
     "-1",
     "0",
@@ -206,7 +212,7 @@ const queryValue = oneOf(
   long(100, 4_000)
 )
 
-const queryName = pick(
+const queryName = constantFrom(
   "asOf",
   "limit",
   "cursor",
@@ -227,7 +233,7 @@ const queryName = pick(
   "to"
 )
 
-const query = Arbitrary.map(arrayOf(Arbitrary.all([queryName, queryValue]), 4), (pairs) =>
+const query = Arbitrary.map(Arbitrary.array(Arbitrary.all([queryName, queryValue]), { maxLength: 4 }), (pairs) =>
   pairs.length === 0 ? "" : `?${pairs.map(([name, value]) => `${name}=${value}`).join("&")}`
 )
 
@@ -261,7 +267,7 @@ export const notJsonContentTypes: ReadonlySet<string> = new Set([
 ])
 
 const junkCookies = oneOf(
-  pick(
+  constantFrom(
     "session=",
     "session=%00",
     "session=\u00ff\u00fe",
@@ -277,7 +283,7 @@ const junkCookies = oneOf(
 )
 
 const junkAuthorization = oneOf(
-  pick(
+  constantFrom(
     "Bearer",
     "Bearer ",
     "Bearer  ",
@@ -295,16 +301,16 @@ const junkAuthorization = oneOf(
 
 const headers = (principal: Principal): Arb<HeaderChoice> =>
   Arbitrary.all({
-    contentType: option(pick(...contentTypes), 4),
+    contentType: option(constantFrom(...contentTypes), { nil: undefined, freq: 4 }),
     origin: weighted<OriginChoice>(
       // A signed-in admin mostly sends its own Origin: the Origin rule must not mask the body rules.
-      { weight: principal === "admin" ? 8 : 3, arbitrary: constant("principal") },
-      { weight: 1, arbitrary: pick("none", "same", "foreign", "null", "sameSiteOtherPort", "junk") }
+      { weight: principal === "admin" ? 8 : 3, arbitrary: Arbitrary.Constant("principal") },
+      { weight: 1, arbitrary: constantFrom("none", "same", "foreign", "null", "sameSiteOtherPort", "junk") }
     ),
-    cookie: option(junkCookies, 6),
-    authorization: option(junkAuthorization, 6),
-    extra: arrayOf(
-      pick<readonly [string, string]>(
+    cookie: option(junkCookies, { nil: undefined, freq: 6 }),
+    authorization: option(junkAuthorization, { nil: undefined, freq: 6 }),
+    extra: Arbitrary.array(
+      constantFrom<readonly [string, string]>(
         ["accept", "text/event-stream"],
         ["accept", "*/*"],
         ["accept", "application/x-ndjson"],
@@ -325,7 +331,7 @@ const headers = (principal: Principal): Arb<HeaderChoice> =>
         ["expect", "100-continue"],
         ["x-http-method-override", "DELETE"]
       ),
-      2
+      { maxLength: 2 }
     )
   })
 
@@ -445,12 +451,12 @@ const body = (fixture: Fixture, route: Route): Arb<Body> => {
       printable({ kind, bytes }, `${kind}:${preview(bytes)}`)
   const [firstMalformed = "{", ...moreMalformed] = malformedTexts
   return weighted<Body>(
-    { weight: 3, arbitrary: constant(printable<Body>({ kind: "none", bytes: undefined }, "none")) },
-    { weight: 2, arbitrary: constant(of("template")(json(base))) },
+    { weight: 3, arbitrary: Arbitrary.Constant(printable<Body>({ kind: "none", bytes: undefined }, "none")) },
+    { weight: 2, arbitrary: Arbitrary.Constant(of("template")(json(base))) },
     {
       weight: 4,
       arbitrary: Arbitrary.map(
-        Arbitrary.all([pick("extra", "wrongType", "drop"), text(12), jsonValue]),
+        Arbitrary.all([constantFrom("extra", "wrongType", "drop"), text(12), jsonValue]),
         ([how, key, value]) => {
           if (how === "extra") return of("mutated")(json(withOwnKey(base, key, value)))
           if (how === "wrongType") return of("mutated")(json(replaceFirstString(base, value)))
@@ -462,7 +468,7 @@ const body = (fixture: Fixture, route: Route): Arb<Body> => {
     },
     {
       weight: 2,
-      arbitrary: Arbitrary.map(Arbitrary.all([pick(...prototypeNames), jsonValue]), ([key, value]) => {
+      arbitrary: Arbitrary.map(Arbitrary.all([constantFrom(...prototypeNames), jsonValue]), ([key, value]) => {
         const inValues = withValuesKey(base, key, value)
         return inValues === undefined
           ? of("mutated")(json(withOwnKey(base, key, value)))
@@ -473,7 +479,7 @@ const body = (fixture: Fixture, route: Route): Arb<Body> => {
     {
       weight: 3,
       arbitrary: oneOf(
-        Arbitrary.map(pick(firstMalformed, ...moreMalformed), (malformed) =>
+        Arbitrary.map(constantFrom(firstMalformed, ...moreMalformed), (malformed) =>
           of("malformed")(Buffer.from(malformed, "utf8"))
         ),
         integer(1, Math.max(1, baseText.length - 1)).pipe(
@@ -482,18 +488,18 @@ const body = (fixture: Fixture, route: Route): Arb<Body> => {
           Arbitrary.map((cutText) => of("malformed")(Buffer.from(cutText, "utf8")))
         ),
         // A raw NUL inside a string: not JSON (control characters must be escaped).
-        constant(of("malformed")(Buffer.from(baseText.replace(/"([^"]*)"/, '"$1\u0000"'), "utf8")))
+        Arbitrary.Constant(of("malformed")(Buffer.from(baseText.replace(/"([^"]*)"/, '"$1\u0000"'), "utf8")))
       )
     },
     {
       weight: 2,
-      arbitrary: Arbitrary.map(pick("\u0000", "a\u0000b", "\u0000".repeat(10)), (nul) =>
+      arbitrary: Arbitrary.map(constantFrom("\u0000", "a\u0000b", "\u0000".repeat(10)), (nul) =>
         of("nul")(json(replaceFirstString(base, nul)))
       )
     },
     {
       weight: 2,
-      arbitrary: Arbitrary.map(pick("\uD800", "a\uDFFFb", "\uDBFF", "x\uDC00\uD800y"), (lone) =>
+      arbitrary: Arbitrary.map(constantFrom("\uD800", "a\uDFFFb", "\uDBFF", "x\uDC00\uD800y"), (lone) =>
         of("loneSurrogate")(json(replaceFirstString(base, lone)))
       )
     },
@@ -512,14 +518,14 @@ const body = (fixture: Fixture, route: Route): Arb<Body> => {
       // Only where a body is read: a client that sends 200 kB to a route that never reads it may see the answer cut short.
       weight: route.hasPayload ? 1 : 0,
       arbitrary: Arbitrary.map(
-        Arbitrary.all([integer(10_000, 200_000), pick("a", "\u00e9", "\u{1F4A9}", "\\")]),
+        Arbitrary.all([integer(10_000, 200_000), constantFrom("a", "\u00e9", "\u{1F4A9}", "\\")]),
         ([length, char]) => of("huge")(json(replaceFirstString(base, char.repeat(Math.ceil(length / char.length)))))
       )
     },
     {
       weight: 2,
       arbitrary: Arbitrary.map(
-        pick<ReadonlyArray<number>>(
+        constantFrom<ReadonlyArray<number>>(
           [0xff],
           [0xc3, 0x28],
           [0xed, 0xa0, 0x80],
@@ -539,7 +545,7 @@ const body = (fixture: Fixture, route: Route): Arb<Body> => {
     },
     {
       weight: 1,
-      arbitrary: constant(
+      arbitrary: Arbitrary.Constant(
         of("form")(
           Buffer.from(
             Object.entries(base)
@@ -555,7 +561,7 @@ const body = (fixture: Fixture, route: Route): Arb<Body> => {
     },
     {
       weight: 1,
-      arbitrary: constant(
+      arbitrary: Arbitrary.Constant(
         of("multipart")(
           Buffer.from(
             `${Object.entries(base)
@@ -586,14 +592,14 @@ const anyMethods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD", 
 /** Requests against `route`: each part valid most of the time, hostile some of the time. */
 export const caseFor = (fixture: Fixture, route: Route): Arb<Case> =>
   Arbitrary.all({
-    principal: pick<Principal>("admin", "apiKey", "anonymous"),
-    method: route.method === "any" ? pick<string>(...anyMethods) : constant(route.method),
+    principal: constantFrom<Principal>("admin", "apiKey", "anonymous"),
+    method: route.method === "any" ? constantFrom<string>(...anyMethods) : Arbitrary.Constant(route.method),
     segments: Arbitrary.all(
       route.params.map((param) => Arbitrary.map(segment(fixture, param), (value) => [param, value] as const))
     ),
     query: route.hasUrlParams
       ? query
-      : weighted({ weight: 4, arbitrary: constant("") }, { weight: 1, arbitrary: query }),
+      : weighted({ weight: 4, arbitrary: Arbitrary.Constant("") }, { weight: 1, arbitrary: query }),
     body: body(fixture, route)
   }).pipe(
     Arbitrary.flatMap((partial) =>

@@ -63,6 +63,39 @@ const isRouteNotFound = (error: unknown) =>
 
 const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
+type IssueTag = "Type" | "Missing" | "Unexpected" | "Refinement" | "Transformation" | "Forbidden"
+
+/**
+ * The kind of each issue the formatter lists, in its order (the same walk as
+ * its own), by the tags the API's `Issue` has always carried: a value of the
+ * wrong type, a missing or unexpected key, a failed check, a failed
+ * transformation, a forbidden operation.
+ */
+const issueTags = (issue: SchemaIssue.Issue, inEncoding = false): Array<IssueTag> => {
+  switch (issue._tag) {
+    case "Filter":
+    case "Pointer":
+      return issueTags(issue.issue, inEncoding)
+    case "Encoding":
+      return issueTags(issue.issue, true)
+    case "Composite":
+      return issue.issues.flatMap((inner) => issueTags(inner, inEncoding))
+    case "AnyOf":
+      return issue.issues.length > 0 ? issue.issues.flatMap((inner) => issueTags(inner, inEncoding)) : ["Type"]
+    case "MissingKey":
+      return ["Missing"]
+    case "UnexpectedKey":
+      return ["Unexpected"]
+    case "Forbidden":
+      return ["Forbidden"]
+    case "InvalidValue":
+      return [inEncoding ? "Transformation" : "Refinement"]
+    case "InvalidType":
+    case "OneOf":
+      return ["Type"]
+  }
+}
+
 /**
  * A path, query, header or payload that did not match its schema, told
  * briefly as the platform's `HttpApiDecodeError` (the tag the API has always
@@ -70,14 +103,16 @@ const issueFormatter = SchemaIssue.makeFormatterStandardSchemaV1()
  * megabyte string, an object with a thousand keys), the answer quotes a
  * short prefix of each message and key and at most ten issues.
  */
-const decodeErrorResponse = (error: HttpApiError.HttpApiSchemaError) =>
-  HttpServerResponse.jsonUnsafe(
+const decodeErrorResponse = (error: HttpApiError.HttpApiSchemaError) => {
+  const tags = issueTags(error.cause.issue)
+  return HttpServerResponse.jsonUnsafe(
     {
       _tag: "HttpApiDecodeError",
       message: shorten(error.cause.message, 300),
       issues: issueFormatter(error.cause.issue)
         .issues.slice(0, 10)
-        .map((issue) => ({
+        .map((issue, index) => ({
+          _tag: tags[index] ?? "Type",
           path: (issue.path ?? []).slice(0, 16).map((segment) => {
             const key = typeof segment === "object" ? segment.key : segment
             return typeof key === "string"
@@ -93,6 +128,7 @@ const decodeErrorResponse = (error: HttpApiError.HttpApiSchemaError) =>
     },
     { status: 400 }
   )
+}
 
 /** A request that did not decode (400); a response that did not encode is a bug (500). */
 const isRequestDecodeError = (error: HttpApiError.HttpApiSchemaError) =>

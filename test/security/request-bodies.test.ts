@@ -1,5 +1,6 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
+import { HttpApiDecodeError } from "../../src/api/errors"
 import type { Client } from "../support/api"
 import { createRecord, expectStatus, signedInMember } from "../support/api"
 import { chunked, rawExchange, repeatedBytes, requestHead } from "../support/rawHttp"
@@ -204,6 +205,27 @@ layer(TestApp, { excludeTestServices: true })("request bodies at the edge", (it)
         expect(deep.status).toBe(400)
         expect((deep.body as { message: string }).message).toMatch(/^invalid values for crm\/company: name: /)
         expect((yield* stateOf(s.client)).companies).toBe(before.companies + 1)
+      })
+  )
+
+  it.effect(
+    "a request the route's schemas refuse answers the contract's HttpApiDecodeError, each issue with its kind",
+    () =>
+      Effect.gen(function* () {
+        const s = yield* setup
+        const before = yield* stateOf(s.client)
+        const decodeError = Schema.decodeUnknownSync(HttpApiDecodeError)
+        const refusal = (response: TestResponse) => {
+          expect(response.status).toBe(400)
+          return decodeError(response.body)
+        }
+        const wrongType = refusal(yield* s.client.post("/api/records/crm/company", { values: {}, draft: "yes" }))
+        expect(wrongType.issues).toContainEqual(expect.objectContaining({ _tag: "Type", path: ["draft"] }))
+        const missing = refusal(yield* s.client.post("/api/records/crm/company", { draft: false }))
+        expect(missing.issues).toContainEqual(expect.objectContaining({ _tag: "Missing", path: ["values"] }))
+        const query = refusal(yield* s.client.get("/api/records/crm/company?limit=many"))
+        expect(query.issues.map((issue) => issue.path)).toContainEqual(["limit"])
+        expect(yield* stateOf(s.client)).toEqual(before)
       })
   )
 

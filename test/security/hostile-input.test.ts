@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, it } from "vitest"
+import { describe, it } from "vitest"
 import { caseFor } from "./support/arbitraries"
 import type { Case } from "./support/arbitraries"
 import { changedTables, pendingWork, schemaChecksum } from "./support/checksum"
 import type { SchemaChecksum } from "./support/checksum"
-import { fixtureMaxAttempts, setUpFixture } from "./support/fixture"
+import { fixtureMaxAttempts, fixtureForFile } from "./support/fixture"
 import { checkAll } from "../support/arbitraries"
 import type { Fixture } from "./support/fixture"
 import { describeCase, toRawRequest, unknownNameTwin, violations } from "./support/oracles"
@@ -38,15 +38,7 @@ const requestTimeoutMs = 10_000
 /** Per route, runs and shrinking together: keeps a failing route from taking the whole suite's time. */
 const routeTimeLimitMs = 15_000
 
-let fixture: Fixture | undefined
-
-beforeAll(async () => {
-  fixture = await setUpFixture()
-}, 120_000)
-
-afterAll(async () => {
-  await fixture?.close()
-}, 60_000)
+const fixture = fixtureForFile()
 
 /** Waits until the background work a 2xx queued (a job, a workflow run) is done: it writes later. */
 const settled = (current: Fixture) =>
@@ -115,8 +107,7 @@ describe("hostile input on every route (raw HTTP, PostgreSQL, Redis)", () => {
 
   for (const route of routes) {
     it(`${route.key}: ${route.method} ${route.path}`, { timeout: routeTimeLimitMs + 30_000 }, async () => {
-      const current = fixture
-      if (current === undefined) throw new Error("the fixture did not start")
+      const current = fixture()
       await checkAll(caseFor(current, route), (input) => probe(current, route, input), {
         runs: runsPerRoute,
         timeLimitMs: routeTimeLimitMs,

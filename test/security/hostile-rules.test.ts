@@ -1,9 +1,9 @@
 import * as http from "node:http"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { freshUser, testPassword } from "../support/TestApp"
 import { prototypeNames } from "./support/arbitraries"
 import { changedTables, schemaChecksum } from "./support/checksum"
-import { setUpFixture } from "./support/fixture"
+import { fixtureForFile } from "./support/fixture"
 import type { Fixture } from "./support/fixture"
 import { answersLikeUnknownName, maxErrorBodyBytes, maxMessageLength, unknownName } from "./support/oracles"
 import { endpointRoutes, stateChanging } from "./support/routes"
@@ -19,20 +19,7 @@ import { credentialHeaders, jsonRequest, send, validRequestFor } from "./support
  * validRequests.ts knows a request it accepts.
  */
 
-let fixture: Fixture | undefined
-
-beforeAll(async () => {
-  fixture = await setUpFixture()
-}, 120_000)
-
-afterAll(async () => {
-  await fixture?.close()
-}, 60_000)
-
-const current = (): Fixture => {
-  if (fixture === undefined) throw new Error("the fixture did not start")
-  return fixture
-}
+const current = fixtureForFile()
 
 const routes = endpointRoutes()
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { testPassword } from "../support/TestApp"
 import { changedTables, schemaChecksum } from "./support/checksum"
-import { setUpFixture } from "./support/fixture"
+import { fixtureForFile } from "./support/fixture"
 import type { Fixture } from "./support/fixture"
 import { endpointRoutes } from "./support/routes"
 import type { Route } from "./support/routes"
@@ -20,20 +20,7 @@ import { credentialHeaders, jsonRequest, send, validRequestFor } from "./support
  * segment is a malformed path, refused as a 4xx too.
  */
 
-let fixture: Fixture | undefined
-
-beforeAll(async () => {
-  fixture = await setUpFixture()
-}, 120_000)
-
-afterAll(async () => {
-  await fixture?.close()
-}, 60_000)
-
-const current = (): Fixture => {
-  if (fixture === undefined) throw new Error("the fixture did not start")
-  return fixture
-}
+const current = fixtureForFile()
 
 const withNul = ["%00", "a%00b", "%00%00", `${"x".repeat(50)}%00`]
 /** A lone surrogate (`\ud800`) as UTF-8 bytes: not valid UTF-8, so it never decodes to a string. */

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "vitest"
 import { Duration, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
@@ -130,5 +131,23 @@ export const setUpFixture = async (): Promise<Fixture> => {
     await runtime.dispose()
     await rm(webRoot, { recursive: true, force: true })
     throw error
+  }
+}
+
+/**
+ * One fixture for the test file: set up before its first test, closed after its last. The
+ * returned function gives it, and throws when the set-up failed (its error is the suite's).
+ */
+export const fixtureForFile = (): (() => Fixture) => {
+  let fixture: Fixture | undefined
+  beforeAll(async () => {
+    fixture = await setUpFixture()
+  }, 120_000)
+  afterAll(async () => {
+    await fixture?.close()
+  }, 60_000)
+  return () => {
+    if (fixture === undefined) throw new Error("the fixture did not start")
+    return fixture
   }
 }

@@ -14,7 +14,8 @@
  * `SERVICE_DIR` starts another tree's compiled service instead (e.g. a git
  * worktree of an earlier commit, with its own node_modules and build), run by
  * `SERVICE_NODE` (default: this Node); the floor stays this process's Node, so
- * runs against two trees share it. The section is then not written.
+ * runs against two trees share it. The section is then not written, nor
+ * with `--no-write` (a comparison run, bench/compare.ts).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -30,6 +31,7 @@ const databaseUrl =
   process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const redisUrl = process.env.REDIS_URL ?? process.env.TEST_REDIS_URL ?? "redis://127.0.0.1:6379"
 const runs = Number(process.env.RUNS ?? 5)
+const writesSection = !process.argv.slice(2).includes("--no-write")
 const targets = { firstAnswerMs: 2_000, rssMiB: 120 }
 
 /** How `npm start` runs the compiled service (package.json), without the build check in front. */
@@ -145,7 +147,7 @@ ${table}
 **${pass ? "PASS" : "FAIL"}** (worst start <= 2 s and worst base RSS <= 120 MiB).
 `
 
-if (serviceDir === resolve(repo)) {
+if (serviceDir === resolve(repo) && writesSection) {
   writeBenchmarkSection("Start", section)
   console.log(`[bench] wrote the Start section of ${benchmarksFile}`)
 }

@@ -7,7 +7,8 @@
  *    answers the record as JSON with its ETag;
  *  - GET /timeline/<namespace>/<name>/<id>?limit=50[&after=<seq>]: the keyset
  *    query; answers { entries, nextCursor }.
- * Env: PORT, DATABASE_URL, SCHEMA (the workspace schema), POOL (default 10).
+ * Env: PORT, DATABASE_URL, SCHEMA (the workspace schema), POOL (default 10). A PATCH with an
+ * `x-bench-schema` header works on that workspace schema instead.
  */
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
@@ -20,6 +21,18 @@ const pool = new pg.Pool({
   application_name: "bench-http-bare"
 })
 const statements = statementsOf(process.env.SCHEMA ?? "")
+/** The statements of other workspaces, asked for by `x-bench-schema` (the 32-workspace row of bench:http). */
+const bySchema = new Map<string, typeof statements>()
+const statementsFor = (request: IncomingMessage) => {
+  const schema = request.headers["x-bench-schema"]
+  if (typeof schema !== "string") return statements
+  let found = bySchema.get(schema)
+  if (found === undefined) {
+    found = statementsOf(schema)
+    bySchema.set(schema, found)
+  }
+  return found
+}
 const actor = { kind: "system", name: "bench:bare" }
 
 const readBody = (request: IncomingMessage) =>
@@ -60,7 +73,7 @@ const handle = async (request: IncomingMessage, response: ServerResponse) => {
         ? body.values
         : null
     if (values === null) return send(response, 400, { message: "values" })
-    const row = await updateUnit(pool, statements, {
+    const row = await updateUnit(pool, statementsFor(request), {
       businessObject,
       id,
       patch: { ...values },

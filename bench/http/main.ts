@@ -8,7 +8,9 @@
  *
  * Rows, each as service / floor / ratio:
  *  - PATCH of one record (update with audit), 1 client: p50 / p99;
- *  - sustained PATCH from 32 clients on 32 distinct records: throughput;
+ *  - sustained PATCH from 32 clients on 32 distinct records of one workspace,
+ *    and from 32 clients on one record each of 32 different workspaces (each
+ *    client signed in to its own workspace): throughput;
  *  - timeline page 1 and page 200 (limit 50) of a record with 20,000 rows: p50.
  * The service and the floor are measured interleaved (one request each in
  * turn; the 32-client windows alternate A B B A), so drift and other load on
@@ -56,9 +58,11 @@ const writesSection = !cpuProf && !quick && !argv.includes("--no-write")
 const settings = {
   single: { warmUp: quick ? 100 : 500, samples: quick ? 300 : 3_000 },
   concurrent: { clients: 32, windowMs: quick ? 2_000 : 5_000, rounds: quick ? 1 : 3, warmUpMs: quick ? 1_000 : 2_000 },
+  /** The 32-client row over as many workspaces as clients. */
+  workspaces: 32,
   timeline: { rows: 20_000, limit: 50, page: 200, warmUp: quick ? 50 : 200, samples: quick ? 200 : 1_500 }
 }
-const goals = { patchRatio: 1.5, pageRatio: 1.5, page200OverPage1: 1.1, throughputShare: 0.7 }
+const goals = { patchRatio: 1.3, pageRatio: 1.3, page200OverPage1: 1.1, throughputShare: 0.8 }
 const businessObject = "crm/company"
 const password = "bench-http-password"
 const ticksPerSecond = 100
@@ -114,7 +118,10 @@ const slug = `bench-h-${crypto.randomUUID().slice(0, 8)}`
 const email = `${slug}@example.com`
 const recordsPerTarget = settings.concurrent.clients + 1
 
-/** A workspace with an admin user, 2 × 33 crm/company records (one set per server) and a timeline of 20,000 rows. */
+/**
+ * A workspace with an admin user, 2 × 33 crm/company records (one set per server) and a timeline of 20,000 rows;
+ * then 32 more workspaces (the same user an admin of each), with 2 records each (one per server).
+ */
 const setup = Effect.gen(function* () {
   yield* migrateSchema(platformSchema, platformMigrations)
   const sql = yield* SqlClient.SqlClient
@@ -149,18 +156,40 @@ const setup = Effect.gen(function* () {
       jsonb_build_object('wonDeals', jsonb_build_object('from', i - 1, 'to', i))
     FROM generate_series(1, ${settings.timeline.rows}::int) AS i`
   yield* sql.unsafe(`VACUUM (ANALYZE) ${workspace.schema}.audit_entries`)
+  const spread = yield* Effect.forEach(Array.from({ length: settings.workspaces }), (_, n) =>
+    Effect.gen(function* () {
+      const other = yield* workspaces.create(`${slug}-w${n}`, `Bench HTTP ${n}`)
+      yield* sql.withTransaction(
+        Effect.andThen(memberships.add(other.id, user.id), roles.assign(other, { kind: "user", id: user.id }, "admin"))
+      )
+      const [forService, forBare] = yield* units
+        .run(
+          other,
+          Effect.forEach([0, 1], (i) => records.create(businessObject, { name: `Company ${n}.${i}`, wonDeals: 0 }))
+        )
+        .pipe(withActor({ kind: "user", id: user.id, name: user.name, email: user.email }))
+      const record: SpreadRecord = {
+        slug: other.slug,
+        schema: other.schema,
+        service: forService?.id ?? "",
+        bare: forBare?.id ?? ""
+      }
+      return record
+    })
+  )
   return {
     workspace,
     service: ids.slice(0, recordsPerTarget),
     bare: ids.slice(recordsPerTarget, 2 * recordsPerTarget),
-    timelineId
+    timelineId,
+    spread
   }
 }).pipe(Effect.orDie)
 
 const teardown = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const workspaces = yield* Workspaces
-  const found = (yield* workspaces.list).filter((w) => w.slug === slug)
+  const found = (yield* workspaces.list).filter((w) => w.slug === slug || w.slug.startsWith(`${slug}-w`))
   yield* Effect.forEach(found, workspaces.drop, { discard: true })
   yield* sql`DELETE FROM ${sql(`${platformSchema}.users`)} WHERE email = ${email}`
 }).pipe(Effect.orDie)
@@ -179,6 +208,22 @@ interface Target {
   readonly headers: Record<string, string>
   readonly patchPath: (id: string) => string
   readonly pagePath: (id: string, after: string | null) => string
+  /** The clients of the many-workspace row: one record each, in its own workspace. */
+  readonly spread: ReadonlyArray<Client>
+}
+
+/** One of the many-workspace row's workspaces: its slug and schema, and its record for each server. */
+interface SpreadRecord {
+  readonly slug: string
+  readonly schema: string
+  readonly service: string
+  readonly bare: string
+}
+
+/** A client of a sustained row: its record and the headers that reach that record's workspace. */
+interface Client {
+  readonly id: string
+  readonly headers: Record<string, string>
 }
 
 const waitForAnswer = async (child: ChildProcess, url: string) => {
@@ -196,7 +241,18 @@ const waitForAnswer = async (child: ChildProcess, url: string) => {
 
 const profileDir = cpuProf ? mkdtempSync(join(tmpdir(), "bench-http-prof-")) : ""
 
-const startService = async (): Promise<Target> => {
+const signIn = async (origin: string, workspace: string) => {
+  const login = await fetch(`${origin}/api/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin },
+    body: JSON.stringify({ workspace, email, password })
+  })
+  const cookie = login.headers.getSetCookie().map((c) => c.split(";")[0])[0]
+  if (login.status !== 200 || cookie === undefined) throw new Error(`login to ${workspace} answered ${login.status}`)
+  return { cookie, origin, "content-type": "application/json" }
+}
+
+const startService = async (spread: ReadonlyArray<SpreadRecord>): Promise<Target> => {
   const port = await freePort()
   const child = spawn(
     process.execPath,
@@ -219,13 +275,9 @@ const startService = async (): Promise<Target> => {
   )
   const origin = `http://127.0.0.1:${port}`
   await waitForAnswer(child, `${origin}/api/health/live`)
-  const login = await fetch(`${origin}/api/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin },
-    body: JSON.stringify({ workspace: slug, email, password })
-  })
-  const cookie = login.headers.getSetCookie().map((c) => c.split(";")[0])[0]
-  if (login.status !== 200 || cookie === undefined) throw new Error(`login answered ${login.status}`)
+  const headers = await signIn(origin, slug)
+  const spreadClients: Array<Client> = []
+  for (const record of spread) spreadClients.push({ id: record.service, headers: await signIn(origin, record.slug) })
   const encoded = encodeURIComponent(businessObject)
   return {
     name: "service",
@@ -234,14 +286,15 @@ const startService = async (): Promise<Target> => {
     origin,
     one: new Pool(origin, { connections: 1 }),
     many: new Pool(origin, { connections: settings.concurrent.clients }),
-    headers: { cookie, origin, "content-type": "application/json" },
+    headers,
     patchPath: (id) => `/api/records/${businessObject}/${id}`,
     pagePath: (id, after) =>
-      `/api/audit/business-object/${encoded}/${id}?limit=${settings.timeline.limit}${after === null ? "" : `&cursor=${after}`}`
+      `/api/audit/business-object/${encoded}/${id}?limit=${settings.timeline.limit}${after === null ? "" : `&cursor=${after}`}`,
+    spread: spreadClients
   }
 }
 
-const startBare = async (schema: string): Promise<Target> => {
+const startBare = async (schema: string, spread: ReadonlyArray<SpreadRecord>): Promise<Target> => {
   const port = await freePort()
   const child = fork(join(import.meta.dirname, "bare.ts"), [], {
     execArgv: ["--import", "tsx"],
@@ -260,19 +313,28 @@ const startBare = async (schema: string): Promise<Target> => {
     headers: { "content-type": "application/json" },
     patchPath: (id) => `/records/${businessObject}/${id}`,
     pagePath: (id, after) =>
-      `/timeline/${businessObject}/${id}?limit=${settings.timeline.limit}${after === null ? "" : `&after=${after}`}`
+      `/timeline/${businessObject}/${id}?limit=${settings.timeline.limit}${after === null ? "" : `&after=${after}`}`,
+    spread: spread.map((record) => ({
+      id: record.bare,
+      headers: { "content-type": "application/json", "x-bench-schema": record.schema }
+    }))
   }
 }
 
 // ---------------------------------------------------------------- requests
 
 let sequence = 0
-const patch = async (target: Target, pool: Pool, id: string): Promise<number> => {
+const patch = async (
+  target: Target,
+  pool: Pool,
+  id: string,
+  headers: Record<string, string> = target.headers
+): Promise<number> => {
   const started = performance.now()
   const response = await pool.request({
     method: "PATCH",
     path: target.patchPath(id),
-    headers: target.headers,
+    headers,
     body: JSON.stringify({ values: { name: `Company ${++sequence}` } })
   })
   const text = await response.body.text()
@@ -308,48 +370,66 @@ interface Measured {
   readonly serverCpuUs: number
 }
 
+/** One kind of request to one server, in an interleaved measurement. */
+interface Case {
+  readonly target: Target
+  readonly run: () => Promise<number>
+}
+
 /**
- * `run(target)` for each target in turn (order alternating), `warmUp` then
- * `samples` times each; CPU of each server over its own requests, and the
- * load generator's over all of them.
+ * Each case in turn (the order rotating), `warmUp` then `samples` times each;
+ * CPU of each server over its own requests (shared evenly by its cases), and
+ * the load generator's over all of them.
  */
-const interleaved = async (
-  targets: ReadonlyArray<Target>,
-  warmUp: number,
-  samples: number,
-  run: (target: Target) => Promise<number>
-) => {
-  for (let i = 0; i < warmUp; i++) for (const target of targets) await run(target)
-  const times = targets.map(() => [] as Array<number>)
-  const ticks = targets.map((t) => cpuTicks(t.pid))
+const interleavedCases = async (cases: ReadonlyArray<Case>, warmUp: number, samples: number) => {
+  for (let i = 0; i < warmUp; i++) for (const c of cases) await c.run()
+  const times = cases.map(() => [] as Array<number>)
+  const servers = [...new Set(cases.map((c) => c.target))]
+  const ticks = new Map(servers.map((t) => [t, cpuTicks(t.pid)]))
   const ownStart = ownCpuMicros()
   for (let i = 0; i < samples; i++) {
-    for (let k = 0; k < targets.length; k++) {
-      const index = (i + k) % targets.length
-      const target = targets[index]
-      if (target !== undefined) times[index]?.push(await run(target))
+    for (let k = 0; k < cases.length; k++) {
+      const index = (i + k) % cases.length
+      const c = cases[index]
+      if (c !== undefined) times[index]?.push(await c.run())
     }
   }
-  const loadCpuUs = (ownCpuMicros() - ownStart) / (samples * targets.length)
-  const results = targets.map(
-    (target, index): Measured => ({
+  const loadCpuUs = (ownCpuMicros() - ownStart) / (samples * cases.length)
+  const usedUs = new Map(
+    servers.map((t) => [t, ((cpuTicks(t.pid) - (ticks.get(t) ?? 0)) / ticksPerSecond) * 1e6] as const)
+  )
+  const results = cases.map(
+    (c, index): Measured => ({
       summary: summary(times[index] ?? []),
-      serverCpuUs: (((cpuTicks(target.pid) - (ticks[index] ?? 0)) / ticksPerSecond) * 1e6) / samples
+      serverCpuUs: (usedUs.get(c.target) ?? 0) / (samples * cases.filter((other) => other.target === c.target).length)
     })
   )
   return { results, loadCpuUs }
 }
 
+/** `run(target)` for each target in turn (order alternating): interleavedCases with one case per target. */
+const interleaved = (
+  targets: ReadonlyArray<Target>,
+  warmUp: number,
+  samples: number,
+  run: (target: Target) => Promise<number>
+) =>
+  interleavedCases(
+    targets.map((target) => ({ target, run: () => run(target) })),
+    warmUp,
+    samples
+  )
+
 /** 32 clients, each on its own record, each sending its next PATCH when the previous is answered, for `windowMs`. */
-const sustained = async (target: Target, ids: ReadonlyArray<string>, windowMs: number) => {
+const sustained = async (target: Target, clients: ReadonlyArray<Client>, windowMs: number) => {
   const times: Array<number> = []
   const ticks = cpuTicks(target.pid)
   const ownStart = ownCpuMicros()
   const started = performance.now()
   const deadline = started + windowMs
   await Promise.all(
-    ids.map(async (id) => {
-      while (performance.now() < deadline) times.push(await patch(target, target.many, id))
+    clients.map(async ({ id, headers }) => {
+      while (performance.now() < deadline) times.push(await patch(target, target.many, id, headers))
     })
   )
   const elapsed = performance.now() - started
@@ -382,7 +462,7 @@ const data = await runtime.runPromise(setup)
 const targets: Array<Target> = []
 let exitCode = 0
 try {
-  targets.push(await startService(), await startBare(data.workspace.schema))
+  targets.push(await startService(data.spread), await startBare(data.workspace.schema, data.spread))
   const [service, floor] = targets
   if (service === undefined || floor === undefined) throw new Error("no targets")
   const singleId = (target: Target) => (target === service ? data.service[0] : data.bare[0]) ?? ""
@@ -404,45 +484,61 @@ try {
   const seqOfCursor = (JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as Array<string>)[0] ?? ""
   const pageAfter = (t: Target, n: 1 | 200) =>
     page(t, data.timelineId, n === 1 ? null : t === service ? cursor : seqOfCursor).then((r) => r.ms)
-  say(`[http] timeline pages 1 and ${settings.timeline.page}: ${int(settings.timeline.samples)} each, interleaved`)
-  const page1 = await interleaved(targets, settings.timeline.warmUp, settings.timeline.samples, (t) => pageAfter(t, 1))
-  const page200 = await interleaved(targets, settings.timeline.warmUp, settings.timeline.samples, (t) =>
-    pageAfter(t, 200)
+  // Pages 1 and 200 of both servers in one loop: page 200 / page 1 is then not a drift of the machine between two series.
+  say(
+    `[http] timeline pages 1 and ${settings.timeline.page}: ${int(settings.timeline.samples)} each, interleaved (both pages, both servers)`
+  )
+  const pages = await interleavedCases(
+    [service, floor].flatMap((t) => [
+      { target: t, run: () => pageAfter(t, 1) },
+      { target: t, run: () => pageAfter(t, 200) }
+    ]),
+    settings.timeline.warmUp,
+    settings.timeline.samples
   )
 
-  // 3. Sustained PATCH, 32 clients on distinct records; windows A B B A ...
-  say(
-    `[http] PATCH, ${settings.concurrent.clients} clients: ${settings.concurrent.rounds} rounds of ${settings.concurrent.windowMs / 1000} s windows each (A B B A)`
-  )
-  const clientIds = (target: Target) => (target === service ? data.service : data.bare).slice(1)
-  for (const target of targets) await sustained(target, clientIds(target), settings.concurrent.warmUpMs)
-  const windows = new Map<Target, Array<Awaited<ReturnType<typeof sustained>>>>([
-    [service, []],
-    [floor, []]
-  ])
-  for (let round = 0; round < settings.concurrent.rounds; round++) {
-    const order = round % 2 === 0 ? [service, floor] : [floor, service]
-    for (const target of order)
-      windows.get(target)?.push(await sustained(target, clientIds(target), settings.concurrent.windowMs))
-  }
-  const concurrent = [service, floor].map((target) => {
-    const list = windows.get(target) ?? []
-    const count = list.reduce((s, w) => s + w.count, 0)
-    const elapsed = list.reduce((s, w) => s + w.elapsedMs, 0)
-    return {
-      throughput: (count / elapsed) * 1000,
-      latency: summary(list.flatMap((w) => w.times)),
-      serverCpuUs: list.reduce((s, w) => s + w.serverCpuUs * w.count, 0) / count,
-      loadCpuUs: list.reduce((s, w) => s + w.loadCpuUs * w.count, 0) / count
+  // 3. Sustained PATCH, 32 clients; windows A B B A ...: on distinct records of one workspace, then on one record
+  // in each of 32 workspaces.
+  const sustainedRow = async (label: string, clientsOf: (target: Target) => ReadonlyArray<Client>) => {
+    say(
+      `[http] PATCH, ${settings.concurrent.clients} clients ${label}: ${settings.concurrent.rounds} rounds of ${settings.concurrent.windowMs / 1000} s windows each (A B B A)`
+    )
+    for (const target of targets) await sustained(target, clientsOf(target), settings.concurrent.warmUpMs)
+    const windows = new Map<Target, Array<Awaited<ReturnType<typeof sustained>>>>([
+      [service, []],
+      [floor, []]
+    ])
+    for (let round = 0; round < settings.concurrent.rounds; round++) {
+      const order = round % 2 === 0 ? [service, floor] : [floor, service]
+      for (const target of order)
+        windows.get(target)?.push(await sustained(target, clientsOf(target), settings.concurrent.windowMs))
     }
-  })
+    return [service, floor].map((target) => {
+      const list = windows.get(target) ?? []
+      const count = list.reduce((s, w) => s + w.count, 0)
+      const elapsed = list.reduce((s, w) => s + w.elapsedMs, 0)
+      return {
+        throughput: (count / elapsed) * 1000,
+        latency: summary(list.flatMap((w) => w.times)),
+        serverCpuUs: list.reduce((s, w) => s + w.serverCpuUs * w.count, 0) / count,
+        loadCpuUs: list.reduce((s, w) => s + w.loadCpuUs * w.count, 0) / count
+      }
+    })
+  }
+  const concurrent = await sustainedRow("on distinct records of one workspace", (target) =>
+    (target === service ? data.service : data.bare).slice(1).map((id) => ({ id, headers: target.headers }))
+  )
+  const acrossWorkspaces = await sustainedRow(
+    `on records of ${settings.workspaces} different workspaces`,
+    (target) => target.spread
+  )
 
   // ------------------------------------------------------------ report
   const [sPatch, fPatch] = single.results
-  const [sPage1, fPage1] = page1.results
-  const [sPage200, fPage200] = page200.results
+  const [sPage1, sPage200, fPage1, fPage200] = pages.results
   const [sConc, fConc] = concurrent
-  if ([sPatch, fPatch, sPage1, fPage1, sPage200, fPage200, sConc, fConc].some((x) => x === undefined))
+  const [sSpread, fSpread] = acrossWorkspaces
+  if ([sPatch, fPatch, sPage1, fPage1, sPage200, fPage200, sConc, fConc, sSpread, fSpread].some((x) => x === undefined))
     throw new Error("missing results")
   const pass = (ok: boolean) => (ok ? "**PASS**" : "**FAIL**")
   const r = (a: number, b: number) => `${(a / b).toFixed(2)}×`
@@ -451,23 +547,27 @@ try {
   const page200Ratio = sPage200!.summary.p50 / fPage200!.summary.p50
   const pageSpread = sPage200!.summary.p50 / sPage1!.summary.p50
   const share = sConc!.throughput / fConc!.throughput
+  const spreadShare = sSpread!.throughput / fSpread!.throughput
   const rows = [
     "| path | service | floor (bare node:http + pg, same run) | ratio | target | |",
     "|---|---|---|---|---|---|",
     `| PATCH, 1 client, p50 | ${ms(sPatch!.summary.p50)} ms | ${ms(fPatch!.summary.p50)} ms | ${patchRatio.toFixed(2)}× | <= ${goals.patchRatio}× | ${pass(patchRatio <= goals.patchRatio)} |`,
     `| PATCH, 1 client, p99 | ${ms(sPatch!.summary.p99)} ms | ${ms(fPatch!.summary.p99)} ms | ${r(sPatch!.summary.p99, fPatch!.summary.p99)} | | |`,
     `| PATCH, 1 client, server CPU per request | ${int(sPatch!.serverCpuUs)} µs | ${int(fPatch!.serverCpuUs)} µs | ${r(sPatch!.serverCpuUs, fPatch!.serverCpuUs)} | | |`,
-    `| PATCH, ${settings.concurrent.clients} clients on distinct records, throughput | ${int(sConc!.throughput)}/s | ${int(fConc!.throughput)}/s | ${(share * 100).toFixed(0)} % | >= ${goals.throughputShare * 100} % | ${pass(share >= goals.throughputShare)} |`,
-    `| PATCH, ${settings.concurrent.clients} clients, p50 / p99 | ${ms(sConc!.latency.p50)} / ${ms(sConc!.latency.p99)} ms | ${ms(fConc!.latency.p50)} / ${ms(fConc!.latency.p99)} ms | ${r(sConc!.latency.p50, fConc!.latency.p50)} | | |`,
-    `| PATCH, ${settings.concurrent.clients} clients, server CPU per request | ${int(sConc!.serverCpuUs)} µs | ${int(fConc!.serverCpuUs)} µs | ${r(sConc!.serverCpuUs, fConc!.serverCpuUs)} | | |`,
+    `| PATCH, ${settings.concurrent.clients} clients on records of ${settings.workspaces} different workspaces, throughput | ${int(sSpread!.throughput)}/s | ${int(fSpread!.throughput)}/s | ${(spreadShare * 100).toFixed(0)} % | >= ${goals.throughputShare * 100} % | ${pass(spreadShare >= goals.throughputShare)} |`,
+    `| PATCH, ${settings.concurrent.clients} clients on ${settings.workspaces} workspaces, p50 / p99 | ${ms(sSpread!.latency.p50)} / ${ms(sSpread!.latency.p99)} ms | ${ms(fSpread!.latency.p50)} / ${ms(fSpread!.latency.p99)} ms | ${r(sSpread!.latency.p50, fSpread!.latency.p50)} | | |`,
+    `| PATCH, ${settings.concurrent.clients} clients on ${settings.workspaces} workspaces, server CPU per request | ${int(sSpread!.serverCpuUs)} µs | ${int(fSpread!.serverCpuUs)} µs | ${r(sSpread!.serverCpuUs, fSpread!.serverCpuUs)} | | |`,
+    `| PATCH, ${settings.concurrent.clients} clients on distinct records of one workspace, throughput | ${int(sConc!.throughput)}/s | ${int(fConc!.throughput)}/s | ${(share * 100).toFixed(0)} % | | |`,
+    `| PATCH, ${settings.concurrent.clients} clients on one workspace, p50 / p99 | ${ms(sConc!.latency.p50)} / ${ms(sConc!.latency.p99)} ms | ${ms(fConc!.latency.p50)} / ${ms(fConc!.latency.p99)} ms | ${r(sConc!.latency.p50, fConc!.latency.p50)} | | |`,
+    `| PATCH, ${settings.concurrent.clients} clients on one workspace, server CPU per request | ${int(sConc!.serverCpuUs)} µs | ${int(fConc!.serverCpuUs)} µs | ${r(sConc!.serverCpuUs, fConc!.serverCpuUs)} | | |`,
     `| timeline page 1, p50 | ${ms(sPage1!.summary.p50)} ms | ${ms(fPage1!.summary.p50)} ms | ${page1Ratio.toFixed(2)}× | <= ${goals.pageRatio}× | ${pass(page1Ratio <= goals.pageRatio)} |`,
     `| timeline page ${settings.timeline.page}, p50 | ${ms(sPage200!.summary.p50)} ms | ${ms(fPage200!.summary.p50)} ms | ${page200Ratio.toFixed(2)}× | <= ${goals.pageRatio}× | ${pass(page200Ratio <= goals.pageRatio)} |`,
     `| timeline page ${settings.timeline.page} / page 1, p50 | ${pageSpread.toFixed(2)}× | ${(fPage200!.summary.p50 / fPage1!.summary.p50).toFixed(2)}× | | <= ${goals.page200OverPage1}× | ${pass(pageSpread <= goals.page200OverPage1)} |`,
-    `| timeline page 1, server CPU per request | ${int(sPage1!.serverCpuUs)} µs | ${int(fPage1!.serverCpuUs)} µs | ${r(sPage1!.serverCpuUs, fPage1!.serverCpuUs)} | | |`
+    `| timeline pages 1 and ${settings.timeline.page}, server CPU per request | ${int(sPage1!.serverCpuUs)} µs | ${int(fPage1!.serverCpuUs)} µs | ${r(sPage1!.serverCpuUs, fPage1!.serverCpuUs)} | | |`
   ].join("\n")
   const loadLine =
     `Load generator (this process, undici keep-alive pools) CPU per request: PATCH 1 client ${int(single.loadCpuUs)} µs, ` +
-    `page 1 ${int(page1.loadCpuUs)} µs, page ${settings.timeline.page} ${int(page200.loadCpuUs)} µs, ` +
+    `pages ${int(pages.loadCpuUs)} µs, ` +
     `32 clients ${int(sConc!.loadCpuUs)} µs (against the service) / ${int(fConc!.loadCpuUs)} µs (against the floor).`
   say("")
   say(rows)
@@ -502,8 +602,10 @@ PostgreSQL and Redis on the same machine; the service, the floor, the load gener
   (bench/http/statements.ts): PATCH = BEGIN, SELECT ... FOR UPDATE, UPDATE ... RETURNING, the audit INSERT, COMMIT;
   a page = the keyset query. No authentication: the service's session and grant reads are part of what it costs over the floor.
 - Load: undici keep-alive pools from this process; 1-client rows alternate one request to each server
-  (${int(settings.single.samples)} PATCHes, ${int(settings.timeline.samples)} pages each, after a warm-up); the 32-client row runs
-  ${settings.concurrent.rounds} windows of ${settings.concurrent.windowMs / 1000} s per server in the order A B B A, 32 clients each on its own record.
+  (${int(settings.single.samples)} PATCHes, ${int(settings.timeline.samples)} of each page, after a warm-up; pages 1 and 200 in the same loop); the 32-client rows run
+  ${settings.concurrent.rounds} windows of ${settings.concurrent.windowMs / 1000} s per server in the order A B B A, 32 clients each on its own record:
+  once all in one workspace (one session; their units serialise on the workspace's feed counter, docs/feed.md),
+  once one record in each of ${settings.workspaces} workspaces (one session per workspace; the floor picks the schema per request).
   CPU per request: the server's utime + stime (/proc/<pid>/stat) over its own requests.
 
 ${rows}

@@ -1,6 +1,6 @@
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import { HttpServerError, HttpServerRequest, HttpServerRespondable, HttpServerResponse } from "effect/http"
-import { Cause, Effect, Option, Predicate, Schema, SchemaIssue } from "effect"
+import { Cause, Effect, Option, Predicate, Schema, SchemaAST, SchemaIssue } from "effect"
 import {
   BadRequest,
   Conflict,
@@ -30,21 +30,28 @@ const internalError = HttpServerResponse.jsonUnsafe(
  * (the request guard, a database fault): an endpoint encodes its own
  * declared errors itself.
  */
+const statusOf = SchemaAST.resolveAt<number>("httpApiStatus")
+
 const apiErrorEncoders = [
-  { schema: BadRequest, status: 400 },
-  { schema: Unauthorized, status: 401 },
-  { schema: Forbidden, status: 403 },
-  { schema: NotFound, status: 404 },
-  { schema: Conflict, status: 409 },
-  { schema: PreconditionFailed, status: 412 },
-  { schema: PayloadTooLarge, status: 413 },
-  { schema: UnsupportedMediaType, status: 415 },
-  { schema: UnprocessableEntity, status: 422 },
-  { schema: TooManyRequests, status: 429 },
-  { schema: InternalError, status: 500 },
-  { schema: ServiceUnavailable, status: 503 },
-  { schema: PubSubUnavailable, status: 503 }
-].map(({ schema, status }) => ({ is: Schema.is(schema), encode: Schema.encodeUnknownEffect(schema), status }))
+  BadRequest,
+  Unauthorized,
+  Forbidden,
+  NotFound,
+  Conflict,
+  PreconditionFailed,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  UnprocessableEntity,
+  TooManyRequests,
+  InternalError,
+  ServiceUnavailable,
+  PubSubUnavailable
+].map((schema) => ({
+  is: Schema.is(schema),
+  encode: Schema.encodeUnknownEffect(schema),
+  // The status each error declares for the API (src/api/errors.ts), read once.
+  status: statusOf(schema.ast) ?? 500
+}))
 
 /** `error` as the API answers it (`{ _tag, message, ... }` with its status), when it is one of the API's errors. */
 const apiErrorResponse = (error: unknown) => {

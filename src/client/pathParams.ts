@@ -1,13 +1,3 @@
-import { Record as Records } from "effect"
-
-/**
- * Path parameters percent-encoded, for a URL built by hand. The HttpApiClient
- * (Effect 4) encodes each path parameter itself: pass it the values as they
- * are, never these (they would be encoded twice).
- */
-export const encoded = <Key extends string>(params: Readonly<Record<Key, string>>): Record<Key, string> =>
-  Records.map(params, encodeURIComponent)
-
 /**
  * The `namespace` and `name` parameters of a business object
  * `<namespace>/<name>` (records and presence routes take it as two segments;

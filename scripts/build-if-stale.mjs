@@ -1,6 +1,7 @@
-// `npm start` runs this with plain Node before the compiled service: it builds
-// (`npm run build`) only when the build is missing or older than a source, so
-// a fresh clone's `npm install && npm start` works and a built one starts at once.
+// `npm start` and `npm run admin` run this with plain Node before the compiled
+// service or admin command line: it builds (`npm run build`) only when the build
+// is missing or older than a source, so a fresh clone's `npm install && npm start`
+// works and a built one starts at once.
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -75,7 +76,9 @@ if (isStale()) {
           : "no build yet: building first (npm run build)"
       )
       const npm = process.platform === "win32" ? "npm.cmd" : "npm"
-      const build = spawnSync(npm, ["run", "--silent", "build"], { stdio: "inherit" })
+      // Everything the build prints goes to standard error: standard output is the admin command's (a listing
+      // piped into a script), and standard input its own (the password it may read).
+      const build = spawnSync(npm, ["run", "--silent", "build"], { stdio: ["ignore", 2, 2] })
       if (build.status !== 0) process.exitCode = build.status ?? 1
     }
   } finally {

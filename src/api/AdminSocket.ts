@@ -14,7 +14,13 @@ export const maxAdminRequestBytes = 64 * 1024
 export const AdminRequest = Schema.Struct({
   args: Schema.Array(Schema.String),
   /** The command line's working directory: a relative file name in the command is resolved against it. */
-  cwd: omittable(Schema.String)
+  cwd: omittable(Schema.String),
+  /**
+   * What the command asks for that is never one of its arguments (`user
+   * create`'s password), read by the command line from its terminal or
+   * standard input.
+   */
+  secret: omittable(Schema.String)
 })
 export type AdminRequest = typeof AdminRequest.Type
 

@@ -83,7 +83,7 @@ export const printDemoHint = HttpServer.addressFormattedWith((address) =>
       "Your own workspace, on your own PostgreSQL (the admin command line works on the same DATABASE_URL):",
       "  export DATABASE_URL=postgres://user:pass@host:5432/db",
       "  npm run admin -- workspace create acme",
-      "  npm run admin -- user create --email you@example.com --name You --password 'a long password'",
+      "  npm run admin -- user create --email you@example.com --name You   # asks for the password",
       "  npm run admin -- member add --workspace acme --email you@example.com --role admin",
       "  npm start",
       "  (npm run admin -- --help lists every command: list, roles, API keys, agents, ...)",

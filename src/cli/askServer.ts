@@ -1,4 +1,4 @@
-import { Data, Effect, Option, Result, Schema } from "effect"
+import { Data, Effect, Option, Redacted, Result, Schema } from "effect"
 import { connect } from "node:net"
 import { AdminAnswer, AdminRequest } from "../api/AdminSocket"
 
@@ -14,14 +14,16 @@ const connectTimeoutMs = 5_000
 const nobodyListens = new Set(["ENOENT", "ECONNREFUSED"])
 
 /**
- * Sends `args` (as typed after `admin`) to the embedded server's admin socket
- * at `path` and returns its answer; none when no server listens there. Fails
- * when a server listens but the exchange goes wrong (it stopped midway, or
- * the socket is not this user's to use).
+ * Sends `args` (as typed after `admin`) and the `secret` the command asks
+ * for, if any, to the embedded server's admin socket at `path` and returns
+ * its answer; none when no server listens there. Fails when a server listens
+ * but the exchange goes wrong (it stopped midway, or the socket is not this
+ * user's to use).
  */
 export const askServer = (
   path: string,
-  args: ReadonlyArray<string>
+  args: ReadonlyArray<string>,
+  secret: Option.Option<Redacted.Redacted<string>> = Option.none()
 ): Effect.Effect<Option.Option<AdminAnswer>, AdminSocketError> =>
   Effect.callback<Option.Option<AdminAnswer>, AdminSocketError>((resume) => {
     const socket = connect(path)
@@ -43,7 +45,8 @@ export const askServer = (
     socket.on("connect", () => {
       connected = true
       clearTimeout(timer)
-      socket.write(`${encodeRequest({ args, cwd: process.cwd() })}\n`)
+      const request = { args, cwd: process.cwd(), secret: Option.getOrUndefined(Option.map(secret, Redacted.value)) }
+      socket.write(`${encodeRequest(request)}\n`)
     })
     socket.on("data", (chunk: string) => {
       received += chunk

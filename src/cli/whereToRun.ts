@@ -1,12 +1,15 @@
 import { Console, Data, Effect, Layer, Option, References } from "effect"
 import type { AdminAnswer } from "../api/AdminSocket"
 import { adminSocketPath } from "../app/admin/adminSocketPath"
+import { adminCommand } from "../app/admin/commands"
+import { CommandSecret, secretAskedBy } from "../app/admin/CommandSecret"
 import { ServicesLive, StorageLive } from "../app/AppLayer"
 import { AppConfig } from "../config/AppConfig"
 import { EmbeddedPostgres } from "../db/EmbeddedPostgres"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Workspaces } from "../tenancy/Workspaces"
 import { askServer } from "./askServer"
+import { readSecret } from "./readSecret"
 
 /** The services over the configured database, every schema migrated first. */
 const AdminLive = Layer.effectDiscard(Effect.flatMap(Workspaces, (workspaces) => workspaces.migrateAll)).pipe(
@@ -31,20 +34,24 @@ const printAnswer = (answer: AdminAnswer) =>
 
 /**
  * Where the command `args` (as typed after `admin`) runs, as the services it
- * is given. The embedded database is one process's at a time: while the
- * embedded server holds it (its lock names a live process) and answers on its
- * admin socket, the server runs the command and this process prints what it
- * printed. Otherwise the command runs here, over the configured database; an
- * embedded server without an admin socket (an older one) makes the lock
- * refuse, naming it.
+ * is given. First the secret it asks for, if any, is read here, from the
+ * terminal or standard input. The embedded database is one process's at a
+ * time: while the embedded server holds it (its lock names a live process)
+ * and answers on its admin socket, the server runs the command, the secret
+ * inside the request, and this process prints what it printed. Otherwise the
+ * command runs here, over the configured database; an embedded server
+ * without an admin socket (an older one) makes the lock refuse, naming it.
  */
 export const serverOrHere = (args: ReadonlyArray<string>) =>
   Layer.unwrap(
     Effect.gen(function* () {
       const config = yield* AppConfig
-      if (Option.isSome(config.databaseUrl) || EmbeddedPostgres.holderOf(config.dataDir) === undefined) return AdminLive
-      const answer = yield* askServer(adminSocketPath(config.dataDir), args)
-      if (Option.isNone(answer)) return AdminLive
+      const asked = secretAskedBy(adminCommand, args)
+      const secret = asked === undefined ? Option.none() : Option.some(yield* readSecret(asked))
+      const here = Layer.merge(AdminLive, Layer.succeed(CommandSecret, secret))
+      if (Option.isSome(config.databaseUrl) || EmbeddedPostgres.holderOf(config.dataDir) === undefined) return here
+      const answer = yield* askServer(adminSocketPath(config.dataDir), args, secret)
+      if (Option.isNone(answer)) return here
       return yield* new RanByServer({ exitCode: yield* printAnswer(answer.value) })
     })
   ).pipe(Layer.provideMerge(AppConfig.layer))

@@ -10,7 +10,7 @@ import { platformSchema } from "../../src/tenancy/migrations/platform"
 import type { Workspace } from "../../src/api/Workspace"
 import { schemaNameOf } from "../../src/api/WorkspaceSlug"
 import { Workspaces } from "../../src/tenancy/Workspaces"
-import { runCli } from "../support/cli"
+import { runCli, runCliWithSecret, runUserCreate } from "../support/cli"
 import { meaningfulLines, runProcess } from "../support/subprocess"
 import { testDatabaseUrl, TestServices, uniqueSuffix } from "../support/TestApp"
 
@@ -74,7 +74,7 @@ const cliWorkspace = Effect.gen(function* () {
 const cliUser = (password: string) =>
   Effect.gen(function* () {
     const email = yield* emailCleanedUp
-    const run = yield* runCli("user", "create", "--email", email, "--name", "Cli User", "--password", password)
+    const run = yield* runUserCreate(password, "--email", email, "--name", "Cli User")
     expect(outcome(run.exit)).toBe("success")
     return yield* (yield* Users).getByEmail(email)
   })
@@ -123,7 +123,7 @@ layer(Layer.provideMerge(Authentication.layer, TestServices), { excludeTestServi
       const workspace = yield* cliWorkspace
       const email = yield* emailCleanedUp
 
-      const created = yield* runCli("user", "create", "--email", email, "--name", "Dana Scully", "--password", password)
+      const created = yield* runUserCreate(password, "--email", email, "--name", "Dana Scully")
       expect(outcome(created.exit)).toBe("success")
       const user = yield* (yield* Users).getByEmail(email)
       expect(user.name).toBe("Dana Scully")
@@ -452,21 +452,31 @@ layer(Layer.provideMerge(Authentication.layer, TestServices), { excludeTestServi
     })
   )
 
-  it.effect("bad user input: an invalid email, a short password, a duplicate email, a missing option", () =>
-    Effect.gen(function* () {
-      const user = yield* cliUser(password)
-      const email = yield* emailCleanedUp
-      const create = (...args: ReadonlyArray<string>) => runCli("user", "create", ...args)
-      expect(outcome((yield* create("--email", "not-an-email", "--name", "X", "--password", password)).exit)).toBe(
-        "BadRequest"
-      )
-      expect(outcome((yield* create("--email", email, "--name", "X", "--password", "short")).exit)).toBe("BadRequest")
-      expect(
-        outcome((yield* create("--email", user.email.toUpperCase(), "--name", "X", "--password", password)).exit)
-      ).toBe("Conflict")
-      expect(outcome((yield* create("--email", email, "--name", "X")).exit)).toBe("ValidationError")
-      expect(yield* (yield* Users).findByEmail(email)).toEqual(Option.none())
-    })
+  it.effect(
+    "bad user input: an invalid email, a short password, a duplicate email, a missing option, no password, --password",
+    () =>
+      Effect.gen(function* () {
+        const user = yield* cliUser(password)
+        const email = yield* emailCleanedUp
+        expect(outcome((yield* runUserCreate(password, "--email", "not-an-email", "--name", "X")).exit)).toBe(
+          "BadRequest"
+        )
+        expect(outcome((yield* runUserCreate("short", "--email", email, "--name", "X")).exit)).toBe("BadRequest")
+        expect(outcome((yield* runUserCreate(password, "--email", user.email.toUpperCase(), "--name", "X")).exit)).toBe(
+          "Conflict"
+        )
+        expect(outcome((yield* runUserCreate(password, "--email", email)).exit)).toBe("ValidationError")
+        const none = yield* runCliWithSecret(Option.none(), "user", "create", "--email", email, "--name", "X")
+        expect(outcome(none.exit)).toBe("BadRequest")
+        expect(failureMessage(none.exit)).toBe("no password given: type it when asked, or pipe it on standard input")
+
+        // The flag the password once came in: refused before anything runs, saying how to give it, never echoing it.
+        const flagged = yield* runCli("user", "create", "--email", email, "--name", "X", "--password", password)
+        expect(outcome(flagged.exit)).toBe("ValidationError")
+        expect(flagged.stderr.join("\n")).toMatch(/^--password is no longer accepted .*type the password when asked/)
+        expect([...flagged.stdout, ...flagged.stderr].join("\n")).not.toContain(password)
+        expect(yield* (yield* Users).findByEmail(email)).toEqual(Option.none())
+      })
   )
 
   it.effect(

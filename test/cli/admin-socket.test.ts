@@ -68,9 +68,9 @@ const EmbeddedServerLive = Layer.effect(
   })
 )
 
-/** The compiled admin command line on `dataDir`, with no DATABASE_URL: the embedded database's. */
-const adminIn = (dataDir: string) => (args: ReadonlyArray<string>) =>
-  runProcess("node", ["dist/server/admin.js", ...args], embeddedEnv(dataDir))
+/** The compiled admin command line on `dataDir`, with no DATABASE_URL: the embedded database's; `input` its standard input. */
+const adminIn = (dataDir: string) => (args: ReadonlyArray<string>, input?: string) =>
+  runProcess("node", ["dist/server/admin.js", ...args], embeddedEnv(dataDir), process.cwd(), input)
 
 /** One answer line for `request` (then the end of what the client sends) sent as it is on the admin socket at `path`, parsed. */
 const rawAsk = (path: string, request: string | Buffer) =>
@@ -111,15 +111,18 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           const base = service.base
           const run = adminIn(dataDir)
           const ran = new Set<string>()
-          /** Runs a command that must succeed; its stdout lines. */
-          const admin = (...args: ReadonlyArray<string>) =>
+          /** Runs a command that must succeed, `input` piped to it; its stdout lines. */
+          const piped = (input: string | undefined, ...args: ReadonlyArray<string>) =>
             Effect.gen(function* () {
               ran.add(commandOf(args))
-              const result = yield* run(args)
+              const result = yield* run(args, input)
               expect(result.code, `admin ${args.join(" ")}: ${result.stderr}`).toBe(0)
               expect(meaningfulLines(result.stderr)).toEqual([])
               return meaningfulLines(result.stdout)
             })
+
+          /** Runs a command that must succeed; its stdout lines. */
+          const admin = (...args: ReadonlyArray<string>) => piped(undefined, ...args)
 
           const slug = `sock-${uniqueSuffix()}`
           const ann = `ann-${uniqueSuffix()}@example.com`
@@ -132,10 +135,11 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           expect(rowOf(yield* admin("workspace", "list"), slug)?.slice(0, 2)).toEqual([slug, "Socket Co"])
           expect(yield* admin("workspace", "seed", slug)).toEqual(["seed data: crm 0 new records"])
 
-          expect(yield* admin("user", "create", "--email", ann, "--name", "Ann", "--password", password)).toEqual([
+          // The password goes on standard input, and to the server inside the request: never in the arguments.
+          expect(yield* piped(`${password}\n`, "user", "create", "--email", ann, "--name", "Ann")).toEqual([
             expect.stringMatching(new RegExp(`^user ${ann} created \\(id [0-9a-f-]+\\)$`))
           ])
-          yield* admin("user", "create", "--email", bob, "--name", "Bob", "--password", password)
+          yield* piped(password, "user", "create", "--email", bob, "--name", "Bob")
           yield* admin("member", "add", "--workspace", slug, "--email", ann, "--role", "admin")
           // The workspace and its member, made through the server, sign in over its HTTP API.
           const annCookie = yield* signIn(base, { workspace: slug, email: ann, password })

@@ -24,7 +24,7 @@ const draining = refused(
   "the server is shutting down: run the command again once it has stopped (the command line then opens the data directory itself)"
 )
 
-/** The command's name for the log: its first words before any option, never an option's value (a password). */
+/** The command's name for the log: its first words before any option, never an option's value. */
 const commandName = (args: ReadonlyArray<string>) => {
   const words: Array<string> = []
   for (const arg of args) {
@@ -146,7 +146,7 @@ export const AdminSocketLive = Layer.effectDiscard(
     const readiness = yield* Readiness
     const oneAtATime = yield* Semaphore.make(1)
 
-    const run = (args: ReadonlyArray<string>, cwd: string | undefined) =>
+    const run = ({ args, cwd, secret }: AdminRequest) =>
       Effect.gen(function* () {
         if (args.includes("--wizard"))
           return refused("--wizard asks on a terminal, which the server has none of: give the command in full")
@@ -155,7 +155,7 @@ export const AdminSocketLive = Layer.effectDiscard(
           Effect.gen(function* () {
             if (yield* readiness.isDraining) return draining
             const started = Date.now()
-            const ran = yield* runCaptured(args, cwd)
+            const ran = yield* runCaptured(args, cwd, secret)
             yield* Effect.logInfo("admin command").pipe(
               Effect.annotateLogs({
                 command: commandName(args),
@@ -179,7 +179,7 @@ export const AdminSocketLive = Layer.effectDiscard(
     server.on(
       "connection",
       serveConnection((request, reply) => {
-        runFork(Effect.map(run(request.args, request.cwd), reply))
+        runFork(Effect.map(run(request), reply))
       })
     )
     const listening = yield* listen(server, path).pipe(Effect.result)

@@ -1,6 +1,7 @@
 import { Argument, CliOutput, Command, Flag } from "effect/cli"
 import { Effect } from "effect"
 import packageJson from "../../../package.json" with { type: "json" }
+import { AsksSecret, formerPasswordFlag } from "./CommandSecret"
 import type * as Handlers from "./handlers"
 import { command, presenterFor } from "./presenter"
 
@@ -47,9 +48,14 @@ const userList = command("list", {}, () => run((handlers) => handlers.userList))
 
 const userCreate = command(
   "create",
-  { email: emailOption, name: nameOption("the user's name, as others see it"), password: Flag.Redacted("password") },
-  (input) => run((handlers) => handlers.userCreate(input))
-).pipe(Command.withDescription("Create a user who can sign in"))
+  { email: emailOption, name: nameOption("the user's name, as others see it"), formerPassword: formerPasswordFlag },
+  ({ email, name }) => run((handlers) => handlers.userCreate({ email, name }))
+).pipe(
+  Command.withDescription(
+    "Create a user who can sign in; the password is typed when asked (not shown), or piped as the first line of standard input"
+  ),
+  Command.annotate(AsksSecret, "password")
+)
 
 const userSignOut = command("sign-out", { email: emailOption }, (input) =>
   run((handlers) => handlers.userSignOut(input))

@@ -11,6 +11,7 @@ import { provisionWorkspace } from "../Provisioning"
 import { Seeders } from "../../seeding/Seeders"
 import type { SeedResult } from "../../seeding/Seeders"
 import { Workspaces } from "../../tenancy/Workspaces"
+import { requiredSecret } from "./CommandSecret"
 import { table } from "./table"
 
 /**
@@ -57,22 +58,15 @@ export const workspaceList = Effect.gen(function* () {
 export const userList = Effect.gen(function* () {
   const users = yield* (yield* Users).list
   yield* printTable(
-    "no users (create one: user create --email ... --name ... --password ...)",
+    "no users (create one: user create --email ... --name ..., then type or pipe the password)",
     ["EMAIL", "NAME", "WORKSPACES", "ID"],
     users.map((user) => [user.email, user.name, listOf(user.workspaces), user.id])
   )
 })
 
-export const userCreate = ({
-  email,
-  name,
-  password
-}: {
-  readonly email: string
-  readonly name: string
-  readonly password: Redacted.Redacted<string>
-}) =>
+export const userCreate = ({ email, name }: { readonly email: string; readonly name: string }) =>
   Effect.gen(function* () {
+    const password = yield* requiredSecret("password")
     const user = yield* (yield* Users).create({ email, name, password: Redacted.value(password) })
     yield* Console.log(`user ${user.email} created (id ${user.id})`)
   })

@@ -39,11 +39,12 @@ const singlesOf = (
 
 const paramUsage = (param: Param.Param<Param.ParamKind, unknown>): string => {
   const text = singlesOf(param)
+    .filter((single) => !single.hidden)
     .map((single) =>
       single.kind === "argument" ? `<${single.name}>` : `--${single.name} ${typeOf(single.primitiveType)}`
     )
     .join(" ")
-  return param._tag === "Optional" ? `[${text}]` : text
+  return param._tag === "Optional" && text !== "" ? `[${text}]` : text
 }
 
 /** The usage of a command's parameters (its `Command.make` config). */
@@ -51,6 +52,7 @@ export const usageOf = (config: Readonly<Record<string, Param.Param<Param.ParamK
   const params = Object.values(config)
   return [...params.filter((param) => param.kind === "flag"), ...params.filter((param) => param.kind === "argument")]
     .map(paramUsage)
+    .filter((usage) => usage !== "")
     .join(" ")
 }
 
@@ -108,6 +110,8 @@ const messageOf = (error: CliError.CliError, formatter: CliOutput.Formatter): st
   switch (error._tag) {
     case "MissingOption":
       return `Expected to find option: '--${error.option}'`
+    case "UserError":
+      return error.message
     case "InvalidValue": {
       const cases = casesOf(error.expected)
       return cases === undefined

@@ -1,23 +1,27 @@
 import type { Command } from "effect/cli"
-import { Console, Effect, Exit } from "effect"
+import { Console, Effect, Exit, Option, Redacted } from "effect"
 import { AdminRan } from "../../api/AdminSocket"
 import type { AdminOutput } from "../../api/AdminSocket"
 import { AdminInvocation } from "./AdminInvocation"
+import { CommandSecret } from "./CommandSecret"
 import { runAdmin } from "./commands"
 import { reportFailure } from "./reportFailure"
 
-type AdminRequirements = Effect.Services<ReturnType<typeof runAdmin>>
+type AdminRequirements = Exclude<Effect.Services<ReturnType<typeof runAdmin>>, CommandSecret>
 
 /**
  * Runs the admin command line on `args` (as typed after `admin`) over the
  * services in context, as the command line itself would, but with what it
  * prints captured instead of written to this process's stdout and stderr:
  * its output in order and its exit code (0 on success, 1 on any failure,
- * whose one-line message is part of the output, as on a terminal).
+ * whose one-line message is part of the output, as on a terminal). `secret`
+ * is what the command asks for (`user create`'s password), which the command
+ * line read from its terminal or standard input.
  */
 export const runCaptured = (
   args: ReadonlyArray<string>,
-  cwd: string = process.cwd()
+  cwd: string = process.cwd(),
+  secret?: string
 ): Effect.Effect<AdminRan, never, AdminRequirements | Command.Environment> =>
   Effect.gen(function* () {
     const output: Array<AdminOutput> = []
@@ -37,6 +41,7 @@ export const runCaptured = (
       Effect.tapCause(reportFailure),
       Effect.provideService(Console.Console, console),
       Effect.provideService(AdminInvocation, { cwd, progress: false }),
+      Effect.provideService(CommandSecret, Option.map(Option.fromUndefinedOr(secret), Redacted.make)),
       Effect.exit
     )
     return AdminRan.make({ output, exitCode: Exit.isSuccess(exit) ? 0 : 1 })

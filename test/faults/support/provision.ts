@@ -1,5 +1,5 @@
 import { Effect, Exit, Option, Redacted } from "effect"
-import { runCli } from "../../support/cli"
+import { runCli, runUserCreate } from "../../support/cli"
 import { testServices } from "../../support/TestApp"
 
 export interface Tenant {
@@ -18,15 +18,19 @@ export interface Tenant {
 export const provisionTenant = (databaseUrl: string, redisUrl: string) =>
   Effect.gen(function* () {
     const tenant = { workspace: "faults", email: "admin@faults.test", password: "fault-suite-password" }
-    const cli = (...args: ReadonlyArray<string>) =>
-      Effect.flatMap(runCli(...args), ({ exit, stderr, stdout }) =>
+    const succeeded =
+      (command: string) =>
+      ({ exit, stderr, stdout }: Effect.Success<ReturnType<typeof runCli>>) =>
         Exit.isSuccess(exit)
           ? Effect.succeed(stdout)
-          : Effect.fail(new Error(`admin ${args.join(" ")} failed: ${stderr.join(" ")} ${String(exit.cause)}`))
-      )
+          : Effect.fail(new Error(`admin ${command} failed: ${stderr.join(" ")} ${String(exit.cause)}`))
+    const cli = (...args: ReadonlyArray<string>) => Effect.flatMap(runCli(...args), succeeded(args.join(" ")))
     return yield* Effect.gen(function* () {
       yield* cli("workspace", "create", tenant.workspace)
-      yield* cli("user", "create", "--email", tenant.email, "--name", "Fault Admin", "--password", tenant.password)
+      yield* Effect.flatMap(
+        runUserCreate(tenant.password, "--email", tenant.email, "--name", "Fault Admin"),
+        succeeded("user create")
+      )
       yield* cli("member", "add", "--workspace", tenant.workspace, "--email", tenant.email, "--role", "admin")
       const printed = yield* cli(
         "apikey",

@@ -1,11 +1,8 @@
 import { expect, layer } from "@effect/vitest"
-import { describe, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { Agents } from "../../src/agents/Agents"
 import { ApiKeys } from "../../src/auth/ApiKeys"
-import packageJson from "../../package.json" with { type: "json" }
 import { runCli } from "../support/cli"
-import { meaningfulLines, runProcess } from "../support/subprocess"
 import { freshUser, freshWorkspace, TestServices } from "../support/TestApp"
 
 /** The columns of a listing's line, split where the table put two spaces or more. */
@@ -18,29 +15,6 @@ const rowOf = (stdout: ReadonlyArray<string>, column: number, value: string) =>
     .split("\n")
     .map(columns)
     .find((cells) => cells[column] === value)
-
-describe("admin command line without a database", () => {
-  // A database that is not there: --help and --version must not try it.
-  const noDatabase = { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", REDIS_URL: undefined }
-
-  it.effect(
-    "--help lists every command, --version prints the package's version, no command prints the help",
-    () =>
-      Effect.gen(function* () {
-        const help = yield* runProcess("node", ["--import", "tsx", "src/cli/main.ts", "--help"], noDatabase)
-        expect(help.code, help.stderr).toBe(0)
-        for (const command of ["workspace list", "user list", "member list", "apikey list", "agent list"])
-          expect(help.stdout).toContain(command)
-        const version = yield* runProcess("node", ["--import", "tsx", "src/cli/main.ts", "--version"], noDatabase)
-        expect(version.code, version.stderr).toBe(0)
-        expect(meaningfulLines(version.stdout)).toEqual([packageJson.version])
-        const bare = yield* runProcess("node", ["--import", "tsx", "src/cli/main.ts"], noDatabase)
-        expect(bare.code, bare.stderr).toBe(0)
-        expect(bare.stdout).toContain("workspace create")
-      }),
-    120_000
-  )
-})
 
 layer(TestServices, { excludeTestServices: true })("admin list commands", (it) => {
   it.effect("workspaces, users with their workspaces, members with their roles", () =>

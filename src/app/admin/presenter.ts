@@ -1,5 +1,7 @@
 import { Console, Context, Effect, Predicate } from "effect"
-import { type CliError, CliOutput, Command, Param, type Primitive } from "effect/cli"
+import { type CliError, CliOutput, Command, Param, type Primitive, TerminalCapabilities } from "effect/cli"
+import { boldHeading, helpText, plainHeading } from "./helpText"
+import type { Entry } from "./wrap"
 
 /**
  * A command's usage as the command line has always listed it in its help:
@@ -64,17 +66,14 @@ export const command = <const Name extends string, const Config extends Command.
 ) => Command.make(name, config, handler).pipe(Command.annotate(Usage, usageOf(config)))
 
 /** Every command below `command`, named from it (`member set-role --workspace text ...`), with its description. */
-const listing = (
-  command: Command.Command.Any,
-  prefix: ReadonlyArray<string>
-): Array<{ readonly usage: string; readonly description: string }> =>
+const listing = (command: Command.Command.Any, prefix: ReadonlyArray<string>): Array<Entry> =>
   command.subcommands
     .flatMap((group) => group.commands)
     .flatMap((child) => {
       const path = [...prefix, child.name]
       const usage = Context.get(child.annotations, Usage)
       return [
-        { usage: [...path, ...(usage === "" ? [] : [usage])].join(" "), description: child.description ?? "" },
+        { term: [...path, ...(usage === "" ? [] : [usage])].join(" "), description: child.description ?? "" },
         ...listing(child, path)
       ]
     })
@@ -86,18 +85,6 @@ const commandAt = (root: Command.Command.Any, path: ReadonlyArray<string>): Comm
       (command, name) => command?.subcommands.flatMap((group) => group.commands).find((child) => child.name === name),
       root
     )
-
-/** The COMMANDS section: every command below the one asked about, with its flags and arguments. */
-const commandsSection = (root: Command.Command.Any, commandPath: ReadonlyArray<string>): string => {
-  const command = commandAt(root, commandPath)
-  const entries = command === undefined ? [] : listing(command, [])
-  if (entries.length === 0) return ""
-  const width = Math.max(...entries.map((entry) => entry.usage.length))
-  return [
-    "COMMANDS",
-    ...entries.map((entry) => `  - ${entry.usage.padEnd(width)}  ${entry.description}`.trimEnd())
-  ].join("\n\n")
-}
 
 /** `"read" | "update"`, as Effect's CLI describes a choice, back to its cases. */
 const casesOf = (expected: string): ReadonlyArray<string> | undefined => {
@@ -128,7 +115,9 @@ const messageOf = (error: CliError.CliError, formatter: CliOutput.Formatter): st
  * as it did before Effect 4: the help ends with every command below the one
  * asked about, each with its flags and arguments; `--version` prints the
  * version alone; a bad invocation prints only what is wrong, on standard
- * error, without the help on standard output.
+ * error, without the help on standard output. The help fits in 100 columns
+ * and is plain text unless it goes to a terminal that shows colours
+ * (`NO_COLOR` set: none).
  */
 export const presenterFor = (root: Command.Command.Any): CliOutput.Presenter => ({
   present: (event) => {
@@ -140,9 +129,11 @@ export const presenterFor = (root: Command.Command.Any): CliOutput.Presenter => 
       case "Version":
         return Console.log(event.version)
       case "Help":
-        return Effect.andThen(CliOutput.defaultPresenter.present(event), () => {
-          const section = commandsSection(root, event.commandPath)
-          return section === "" ? Effect.void : Console.log(`\n${section}\n`)
+        return Effect.gen(function* () {
+          const { canColor } = yield* TerminalCapabilities.TerminalCapabilities
+          const command = commandAt(root, event.commandPath)
+          const commands = command === undefined ? [] : listing(command, [])
+          yield* Console.log(helpText(event.helpDoc, commands, canColor ? boldHeading : plainHeading))
         })
     }
   }

@@ -17,6 +17,7 @@ import { signIn } from "../support/http"
 import { login } from "../support/login"
 import { startService } from "../support/service"
 import type { RunningService } from "../support/service"
+import { rowOf as listingRow } from "../support/listing"
 import { openSse } from "../support/sse"
 import type { SseStream } from "../support/sse"
 import { meaningfulLines, runProcess } from "../support/subprocess"
@@ -96,9 +97,8 @@ const rawAsk = (path: string, request: string | Buffer) =>
 
 const password = "socket password 123"
 
-/** The columns of the listing row whose first column is `first`. */
-const rowOf = (lines: ReadonlyArray<string>, first: string) =>
-  lines.map((line) => line.split(/ {2,}/)).find((cells) => cells[0] === first)
+/** The row of a listing (its lines) whose first column is `first`. */
+const rowOf = (lines: ReadonlyArray<string>, first: string) => listingRow(lines.join("\n"), 0, first)
 
 layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
   "admin command line while the embedded server runs",

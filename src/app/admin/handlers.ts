@@ -22,11 +22,14 @@ import { table } from "./table"
 
 export { feedExport } from "./feedExport"
 
-/** A listing, or one line saying there is nothing to list. */
+/** A listing, or one line saying there is nothing to list; its ids are never broken over two lines. */
 const printTable = (nothing: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
-  Console.log(rows.length === 0 ? nothing : table(header, rows))
+  Console.log(rows.length === 0 ? nothing : table(header, rows, ["ID", "USER ID"]))
 
 const listOf = (items: ReadonlyArray<string>) => (items.length === 0 ? "-" : items.join(","))
+
+/** An instant as a listing shows it: to the minute, in UTC (`2026-11-23 09:41Z`). */
+const minute = (date: Date) => `${date.toISOString().slice(0, 16).replace("T", " ")}Z`
 
 const describeSeeding = (seeded: ReadonlyArray<SeedResult>) =>
   seeded.length === 0
@@ -159,8 +162,8 @@ export const apiKeyList = ({ workspace }: { readonly workspace: string }) =>
         key.name,
         key.agent === null ? "service account" : `agent ${key.agent}`,
         key.agent === null ? listOf(key.roles) : "(the agent's)",
-        key.createdAt.toISOString(),
-        key.revokedAt === null ? "active" : `revoked ${key.revokedAt.toISOString()}`
+        minute(key.createdAt),
+        key.revokedAt === null ? "active" : `revoked ${minute(key.revokedAt)}`
       ])
     )
   })

@@ -10,10 +10,10 @@ import { environment } from "../config/AppConfig"
 const args = process.argv.length > 2 ? process.argv.slice(2) : ["--help"]
 
 /**
- * Where the command runs (whereToRun.ts), over which services: built only when
- * a command runs, and its module, which holds every service of the service,
- * loaded only then, so that `--help`, `--version` and a rejected argument
- * load neither the services nor the database drivers.
+ * Where the command runs and over which services (whereToRun.ts): built only
+ * when a command runs, and its module, which imports every service and the
+ * database drivers, loaded only then: `--help`, `--version` and a rejected
+ * argument load none of them.
  */
 const ServerOrHere = Layer.unwrap(
   Effect.promise(() => import("./whereToRun")).pipe(Effect.map((where) => where.serverOrHere(args)))

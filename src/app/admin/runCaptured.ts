@@ -1,4 +1,4 @@
-import type { Command } from "effect/cli"
+import { CliOutput, type Command, TerminalCapabilities } from "effect/cli"
 import { Console, Effect, Exit, Option, Redacted } from "effect"
 import { AdminRan } from "../../api/AdminSocket"
 import type { AdminOutput } from "../../api/AdminSocket"
@@ -7,6 +7,8 @@ import { CommandSecret } from "./CommandSecret"
 import { runAdmin } from "./commands"
 import { reportFailure } from "./reportFailure"
 
+const plainText = { canColor: false, canAnimate: false, canPrompt: false }
+
 type AdminRequirements = Exclude<Effect.Services<ReturnType<typeof runAdmin>>, CommandSecret>
 
 /**
@@ -14,9 +16,10 @@ type AdminRequirements = Exclude<Effect.Services<ReturnType<typeof runAdmin>>, C
  * services in context, as the command line itself would, but with what it
  * prints captured instead of written to this process's stdout and stderr:
  * its output in order and its exit code (0 on success, 1 on any failure,
- * whose one-line message is part of the output, as on a terminal). `secret`
- * is what the command asks for (`user create`'s password), which the command
- * line read from its terminal or standard input.
+ * whose one-line message is part of the output, as on a terminal), in plain
+ * text whatever this process's own output is (the command line's may be
+ * anything). `secret` is what the command asks for (`user create`'s
+ * password), which the command line read from its terminal or standard input.
  */
 export const runCaptured = (
   args: ReadonlyArray<string>,
@@ -42,6 +45,8 @@ export const runCaptured = (
       Effect.provideService(Console.Console, console),
       Effect.provideService(AdminInvocation, { cwd, progress: false }),
       Effect.provideService(CommandSecret, Option.map(Option.fromUndefinedOr(secret), Redacted.make)),
+      Effect.provideService(TerminalCapabilities.TerminalCapabilities, plainText),
+      Effect.provideService(CliOutput.Formatter, CliOutput.defaultFormatter({ colors: false })),
       Effect.exit
     )
     return AdminRan.make({ output, exitCode: Exit.isSuccess(exit) ? 0 : 1 })

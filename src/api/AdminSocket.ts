@@ -14,7 +14,9 @@ export const maxAdminRequestBytes = 64 * 1024
 export const AdminRequest = Schema.Struct({
   args: Schema.Array(Schema.String),
   /** The command line's working directory: a relative file name in the command is resolved against it. */
-  cwd: omittable(Schema.String)
+  cwd: omittable(Schema.String),
+  /** What was typed on the command line's terminal to confirm a destructive command (see `AdminNeedsConfirmation`). */
+  confirmed: omittable(Schema.String)
 })
 export type AdminRequest = typeof AdminRequest.Type
 
@@ -38,6 +40,17 @@ export const AdminRefused = Schema.TaggedStruct("Refused", {
 })
 export type AdminRefused = typeof AdminRefused.Type
 
+/**
+ * The command destroys data and was sent unconfirmed: nothing ran. The
+ * command line asks `question` on its terminal and, if `expected` is typed,
+ * sends the command again with it as `confirmed`; with no terminal it refuses.
+ */
+export const AdminNeedsConfirmation = Schema.TaggedStruct("NeedsConfirmation", {
+  question: Schema.String,
+  expected: Schema.String
+})
+export type AdminNeedsConfirmation = typeof AdminNeedsConfirmation.Type
+
 /** The server's one answer line. */
-export const AdminAnswer = Schema.Union([AdminRan, AdminRefused])
+export const AdminAnswer = Schema.Union([AdminRan, AdminRefused, AdminNeedsConfirmation])
 export type AdminAnswer = typeof AdminAnswer.Type

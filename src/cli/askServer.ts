@@ -14,14 +14,16 @@ const connectTimeoutMs = 5_000
 const nobodyListens = new Set(["ENOENT", "ECONNREFUSED"])
 
 /**
- * Sends `args` (as typed after `admin`) to the embedded server's admin socket
- * at `path` and returns its answer; none when no server listens there. Fails
+ * Sends `args` (as typed after `admin`), and what was typed to confirm them
+ * if anything, to the embedded server's admin socket at `path` and returns
+ * its answer; none when no server listens there. Fails
  * when a server listens but the exchange goes wrong (it stopped midway, or
  * the socket is not this user's to use).
  */
 export const askServer = (
   path: string,
-  args: ReadonlyArray<string>
+  args: ReadonlyArray<string>,
+  confirmed?: string
 ): Effect.Effect<Option.Option<AdminAnswer>, AdminSocketError> =>
   Effect.callback<Option.Option<AdminAnswer>, AdminSocketError>((resume) => {
     const socket = connect(path)
@@ -43,7 +45,7 @@ export const askServer = (
     socket.on("connect", () => {
       connected = true
       clearTimeout(timer)
-      socket.write(`${encodeRequest({ args, cwd: process.cwd() })}\n`)
+      socket.write(`${encodeRequest({ args, cwd: process.cwd(), confirmed })}\n`)
     })
     socket.on("data", (chunk: string) => {
       received += chunk

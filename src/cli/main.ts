@@ -10,6 +10,7 @@ import { AppConfig, environment } from "../config/AppConfig"
 import { EmbeddedPostgres } from "../db/EmbeddedPostgres"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Workspaces } from "../tenancy/Workspaces"
+import { answerConfirmed } from "./answerConfirmed"
 import { askServer } from "./askServer"
 
 /** The services over the configured database, every schema migrated first. */
@@ -26,21 +27,28 @@ class RanByServer extends Data.TaggedError("RanByServer")<{ readonly exitCode: n
 /** No command at all: the help, rather than a connection made for nothing. */
 const argv = process.argv.length > 2 ? process.argv : [...process.argv, "--help"]
 
-const printAnswer = (answer: AdminAnswer) =>
-  answer._tag === "Refused"
-    ? Effect.as(Console.error(`error: ${answer.message}`), 1)
-    : Effect.as(
+const printAnswer = (answer: AdminAnswer) => {
+  switch (answer._tag) {
+    case "Refused":
+      return Effect.as(Console.error(`error: ${answer.message}`), 1)
+    case "NeedsConfirmation":
+      return Effect.as(Console.error("error: the server asked again for a confirmation already given"), 1)
+    case "Ran":
+      return Effect.as(
         Effect.forEach(answer.output, (line) => (line.stream === "stdout" ? Console.log : Console.error)(line.text), {
           discard: true
         }),
         answer.exitCode
       )
+  }
+}
 
 /**
  * Where a command runs. The embedded database is one process's at a time: while
  * the embedded server holds it (its lock names a live process) and answers on
  * its admin socket, the server runs the command and this process prints what it
- * printed. Otherwise the command runs here, over the configured database; an
+ * printed (a destructive command is confirmed on this terminal when the server
+ * asks for it). Otherwise the command runs here, over the configured database; an
  * embedded server without an admin socket (an older one) makes the lock refuse,
  * naming it.
  */
@@ -48,7 +56,9 @@ const ServerOrHere = Layer.unwrap(
   Effect.gen(function* () {
     const config = yield* AppConfig
     if (Option.isSome(config.databaseUrl) || EmbeddedPostgres.holderOf(config.dataDir) === undefined) return AdminLive
-    const answer = yield* askServer(adminSocketPath(config.dataDir), argv.slice(2))
+    const path = adminSocketPath(config.dataDir)
+    const asked = yield* askServer(path, argv.slice(2))
+    const answer = Option.isNone(asked) ? asked : yield* answerConfirmed(path, argv.slice(2), asked.value)
     if (Option.isNone(answer)) return AdminLive
     return yield* new RanByServer({ exitCode: yield* printAnswer(answer.value) })
   })

@@ -146,7 +146,7 @@ export const AdminSocketLive = Layer.effectDiscard(
     const readiness = yield* Readiness
     const oneAtATime = yield* Semaphore.make(1)
 
-    const run = (args: ReadonlyArray<string>, cwd: string | undefined) =>
+    const run = (args: ReadonlyArray<string>, cwd: string | undefined, confirmed: string | undefined) =>
       Effect.gen(function* () {
         if (args.includes("--wizard"))
           return refused("--wizard asks on a terminal, which the server has none of: give the command in full")
@@ -155,11 +155,11 @@ export const AdminSocketLive = Layer.effectDiscard(
           Effect.gen(function* () {
             if (yield* readiness.isDraining) return draining
             const started = Date.now()
-            const ran = yield* runCaptured(args, cwd)
+            const ran = yield* runCaptured(args, cwd, confirmed)
             yield* Effect.logInfo("admin command").pipe(
               Effect.annotateLogs({
                 command: commandName(args),
-                exitCode: ran.exitCode,
+                ...(ran._tag === "Ran" ? { exitCode: ran.exitCode } : { outcome: "needs confirmation" }),
                 durationMs: Date.now() - started
               })
             )
@@ -179,7 +179,7 @@ export const AdminSocketLive = Layer.effectDiscard(
     server.on(
       "connection",
       serveConnection((request, reply) => {
-        runFork(Effect.map(run(request.args, request.cwd), reply))
+        runFork(Effect.map(run(request.args, request.cwd, request.confirmed), reply))
       })
     )
     const listening = yield* listen(server, path).pipe(Effect.result)

@@ -16,6 +16,7 @@ import packageJson from "../../../package.json" with { type: "json" }
 import { feedExport } from "./feedExport"
 import { command, presenterFor } from "./presenter"
 import { table } from "./table"
+import { workspaceDrop } from "./workspaceDrop"
 
 /** A listing, or one line saying there is nothing to list. */
 const printTable = (nothing: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
@@ -272,7 +273,9 @@ export const adminCommand = Command.make("admin").pipe(
     "Set up workspaces, users, roles, API keys and agents; look after failed jobs; export the change feed"
   ),
   Command.withSubcommands([
-    group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceList, workspaceCreate, workspaceSeed])),
+    group("workspace", "Workspaces").pipe(
+      Command.withSubcommands([workspaceList, workspaceCreate, workspaceSeed, workspaceDrop])
+    ),
     group("user", "Users").pipe(Command.withSubcommands([userList, userCreate, userSignOut])),
     group("member", "Workspace members").pipe(
       Command.withSubcommands([memberList, memberAdd, memberRemove, memberSetRole])

@@ -1,24 +1,35 @@
 import type { Command } from "effect/cli"
-import { Console, Effect, Exit } from "effect"
-import { AdminRan } from "../../api/AdminSocket"
+import { Cause, Console, Effect, Exit, Option } from "effect"
+import { AdminNeedsConfirmation, AdminRan } from "../../api/AdminSocket"
 import type { AdminOutput } from "../../api/AdminSocket"
 import { AdminInvocation } from "./AdminInvocation"
+import { ConfirmationNeeded } from "./confirmation"
 import { runAdmin } from "./commands"
 import { reportFailure } from "./reportFailure"
 
 type AdminRequirements = Effect.Services<ReturnType<typeof runAdmin>>
+
+/** The confirmation a destructive command stopped for, if that is why it stopped. */
+const confirmationNeeded = (cause: Cause.Cause<unknown>) =>
+  Option.filter(
+    Cause.findErrorOption(cause),
+    (error): error is ConfirmationNeeded => error instanceof ConfirmationNeeded
+  )
 
 /**
  * Runs the admin command line on `args` (as typed after `admin`) over the
  * services in context, as the command line itself would, but with what it
  * prints captured instead of written to this process's stdout and stderr:
  * its output in order and its exit code (0 on success, 1 on any failure,
- * whose one-line message is part of the output, as on a terminal).
+ * whose one-line message is part of the output, as on a terminal). A
+ * destructive command not yet confirmed by the command line (`confirmed`)
+ * does nothing and answers what the command line must ask instead.
  */
 export const runCaptured = (
   args: ReadonlyArray<string>,
-  cwd: string = process.cwd()
-): Effect.Effect<AdminRan, never, AdminRequirements | Command.Environment> =>
+  cwd: string = process.cwd(),
+  confirmed?: string
+): Effect.Effect<AdminRan | AdminNeedsConfirmation, never, AdminRequirements | Command.Environment> =>
   Effect.gen(function* () {
     const output: Array<AdminOutput> = []
     const base = yield* Console.Console
@@ -34,10 +45,17 @@ export const runCaptured = (
       warn: to("stderr")
     }
     const exit = yield* runAdmin(["node", "admin", ...args]).pipe(
-      Effect.tapCause(reportFailure),
+      Effect.tapCause((cause) => (Option.isSome(confirmationNeeded(cause)) ? Effect.void : reportFailure(cause))),
       Effect.provideService(Console.Console, console),
-      Effect.provideService(AdminInvocation, { cwd, progress: false }),
+      Effect.provideService(AdminInvocation, {
+        cwd,
+        progress: false,
+        confirmation: { _tag: "CommandLine", confirmed }
+      }),
       Effect.exit
     )
+    const needed = Exit.isFailure(exit) ? confirmationNeeded(exit.cause) : Option.none()
+    if (Option.isSome(needed))
+      return AdminNeedsConfirmation.make({ question: needed.value.question, expected: needed.value.expected })
     return AdminRan.make({ output, exitCode: Exit.isSuccess(exit) ? 0 : 1 })
   })

@@ -102,9 +102,8 @@ layer(testApp(), { excludeTestServices: true })("requests of a workspace dropped
         }
         const feedStream = yield* openSse(`${base}/api/audit/feed`, { cookie, accept: "text/event-stream" })
         yield* feedStream.waitFor(() => true)
-        const longPoll = yield* Effect.forkChild(
-          client.get("/api/audit/feed?wait=20&limit=1&cursor=" + (yield* lastCursor(client)))
-        )
+        const end = yield* lastCursor(client)
+        const longPoll = yield* Effect.forkChild(client.get(`/api/audit/feed?wait=20&limit=1&cursor=${end}`))
 
         yield* dropUnheard(workspace)
 

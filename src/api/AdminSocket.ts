@@ -20,7 +20,9 @@ export const AdminRequest = Schema.Struct({
    * create`'s password), read by the command line from its terminal or
    * standard input.
    */
-  secret: omittable(Schema.String)
+  secret: omittable(Schema.String),
+  /** What was typed on the command line's terminal to confirm a destructive command (see `AdminNeedsConfirmation`). */
+  confirmed: omittable(Schema.String)
 })
 export type AdminRequest = typeof AdminRequest.Type
 
@@ -44,6 +46,17 @@ export const AdminRefused = Schema.TaggedStruct("Refused", {
 })
 export type AdminRefused = typeof AdminRefused.Type
 
+/**
+ * The command destroys data and was sent unconfirmed: nothing ran. The
+ * command line asks `question` on its terminal and, if `expected` is typed,
+ * sends the command again with it as `confirmed`; with no terminal it refuses.
+ */
+export const AdminNeedsConfirmation = Schema.TaggedStruct("NeedsConfirmation", {
+  question: Schema.String,
+  expected: Schema.String
+})
+export type AdminNeedsConfirmation = typeof AdminNeedsConfirmation.Type
+
 /** The server's one answer line. */
-export const AdminAnswer = Schema.Union([AdminRan, AdminRefused])
+export const AdminAnswer = Schema.Union([AdminRan, AdminRefused, AdminNeedsConfirmation])
 export type AdminAnswer = typeof AdminAnswer.Type

@@ -50,6 +50,8 @@ export type Resync = typeof Resync.Type
  * - `session-expired`: the session reached its end;
  * - `membership-changed`: the user is no longer a member of the workspace;
  * - `role-changed`: the user's roles, or the grants of one of them, changed;
+ * - `workspace-removed`: the workspace was dropped: nothing of it is left, and
+ *   no session or key of it signs in any more;
  * - `lifetime`: the stream reached its maximum lifetime.
  * The client's reconnect gets what its rights allow now: a stream, or a 401/403.
  */
@@ -58,6 +60,7 @@ export const StreamEndReason = Schema.Literals([
   "session-expired",
   "membership-changed",
   "role-changed",
+  "workspace-removed",
   "lifetime"
 ])
 export type StreamEndReason = typeof StreamEndReason.Type

@@ -22,7 +22,7 @@ export class BroadcastApi extends HttpApiGroup.make("broadcast")
       "Server-Sent Events of the workspace. First `event: resync` (re-read what you show; data: reason and the presence intervals) " +
         "with `retry:`; then hints, `event: changed|presence`, `data: {businessObject, businessObjectId}`, only about business " +
         "objects the user may read; `resync` again after the instance regains its pub/sub subscription; keep-alive comment lines. " +
-        "Ends with `event: end` (data: reason: signed-out, session-expired, membership-changed, role-changed, lifetime) " +
+        "Ends with `event: end` (data: reason: signed-out, session-expired, membership-changed, role-changed, workspace-removed, lifetime) " +
         "or `event: shutdown`, then closes: reconnect. Needs a browser session: an API key gets 403, a dead session 401. " +
         "503 when the shared pub/sub store is unavailable. The contract: docs/broadcast.md."
     )

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /** What triggered a write one level up (decisions.md, "cause shapes"). */
-export const Operation = Schema.Literals(["created", "updated", "deleted", "archived", "restored"])
+export const Operation = Schema.Literals(["created", "updated", "deleted", "archived", "restored", "erased"])
 export type Operation = typeof Operation.Type
 
 export const EventCause = Schema.Struct({

@@ -15,5 +15,8 @@ export const WorkspaceSlug = Schema.String.pipe(
 )
 export type WorkspaceSlug = typeof WorkspaceSlug.Type
 
+/** What every workspace's schema name starts with, and no other schema's. */
+export const workspaceSchemaPrefix = "ws_"
+
 /** The PostgreSQL schema that holds one workspace's tables. */
-export const schemaNameOf = (slug: string): string => `ws_${slug.replace(/-/g, "_")}`
+export const schemaNameOf = (slug: string): string => `${workspaceSchemaPrefix}${slug.replace(/-/g, "_")}`

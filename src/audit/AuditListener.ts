@@ -48,6 +48,7 @@ export const auditListener = (event: BusinessObjectEvent, fields: Fields) =>
       }
       case "archived":
       case "restored":
+      case "erased":
         row = base
         break
     }

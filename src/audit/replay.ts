@@ -35,11 +35,16 @@ export interface ReplayedState {
  */
 export const replay = (fields: Fields, rows: ReadonlyArray<HistoryRow>): ReplayedState | undefined => {
   let state: ReplayedState | undefined
-  for (const row of rows) state = step(fields, state, row)
+  for (const row of rows) state = replayStep(fields, state, row)
   return state
 }
 
-const step = (fields: Fields, state: ReplayedState | undefined, row: HistoryRow): ReplayedState | undefined => {
+/** One row applied to the state before it (undefined: the record did not exist yet). */
+export const replayStep = (
+  fields: Fields,
+  state: ReplayedState | undefined,
+  row: HistoryRow
+): ReplayedState | undefined => {
   switch (row.operation) {
     case "created":
       return { state: "operational", values: applyChanges(fields, row.record ?? {}, null), entry: row }
@@ -51,6 +56,9 @@ const step = (fields: Fields, state: ReplayedState | undefined, row: HistoryRow)
       return state && { ...state, state: "archived", entry: row }
     case "restored":
       return state && { ...state, state: "operational", entry: row }
+    // An erasure's row only says which fields were erased: their values went with it (docs/ledger.md).
+    case "erased":
+      return state && { ...state, entry: row }
   }
 }
 

@@ -54,6 +54,13 @@ export class StreamIndex<S extends Evictable> {
   named(revocation: StreamRevocation): ReadonlyArray<S> {
     if (revocation._tag === "Session") return [...(this.bySession.get(revocation.tokenHash) ?? [])]
     const named: Array<S> = []
+    if (revocation._tag === "Workspace") {
+      // A dropped workspace is rare enough to look through every stream rather than keep a third index.
+      for (const streams of this.byUser.values()) {
+        for (const [stream, workspaceId] of streams) if (workspaceId === revocation.workspaceId) named.push(stream)
+      }
+      return named
+    }
     for (const userId of revocation.userIds) {
       for (const [stream, workspaceId] of this.byUser.get(userId) ?? []) {
         if (revocation.workspaceId === null || revocation.workspaceId === workspaceId) named.push(stream)

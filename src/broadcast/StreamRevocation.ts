@@ -9,6 +9,7 @@ import { StreamEndReason } from "../api/Broadcast"
  * - `Session`: the streams of one session (its token's hash): a sign-out.
  * - `User`: the streams of users, in one workspace (`workspaceId`) or in
  *   all of them (null): a membership or role change, a sign-out everywhere.
+ * - `Workspace`: every stream of one workspace: it was dropped.
  */
 export const StreamRevocation = Schema.Union([
   Schema.TaggedStruct("Session", { tokenHash: Schema.String, reason: StreamEndReason }),
@@ -16,7 +17,8 @@ export const StreamRevocation = Schema.Union([
     userIds: Schema.Array(Schema.String),
     workspaceId: Schema.NullOr(Schema.String),
     reason: StreamEndReason
-  })
+  }),
+  Schema.TaggedStruct("Workspace", { workspaceId: Schema.String, reason: StreamEndReason })
 ])
 export type StreamRevocation = typeof StreamRevocation.Type
 

@@ -13,17 +13,27 @@ const connectTimeoutMs = 5_000
 /** Errors of a connection attempt that mean no server listens there (a socket file left by one that crashed, or none). */
 const nobodyListens = new Set(["ENOENT", "ECONNREFUSED"])
 
+/** What goes with a command's arguments (`AdminRequest`'s fields of the same names). */
+export interface SentWithCommand {
+  /** What the command asks for (`user create`'s password), read on this side. */
+  readonly secret?: Option.Option<Redacted.Redacted<string>>
+  /** What was typed on this side's terminal to confirm a destructive command. */
+  readonly confirmed?: string | undefined
+}
+
 /**
- * Sends `args` (as typed after `admin`) and the `secret` the command asks
- * for, if any, to the embedded server's admin socket at `path` and returns
- * its answer; none when no server listens there. Fails when a server listens
+ * Sends `args` (as typed after `admin`) to the embedded server's admin
+ * socket at `path`, with what the command line read on its side: the
+ * `secret` the command asks for, if any, and what was typed to confirm a
+ * destructive command, if anything (`confirmed`); returns the server's
+ * answer; none when no server listens there. Fails when a server listens
  * but the exchange goes wrong (it stopped midway, or the socket is not this
  * user's to use).
  */
 export const askServer = (
   path: string,
   args: ReadonlyArray<string>,
-  secret: Option.Option<Redacted.Redacted<string>> = Option.none()
+  sent: SentWithCommand = {}
 ): Effect.Effect<Option.Option<AdminAnswer>, AdminSocketError> =>
   Effect.callback<Option.Option<AdminAnswer>, AdminSocketError>((resume) => {
     const socket = connect(path)
@@ -45,7 +55,12 @@ export const askServer = (
     socket.on("connect", () => {
       connected = true
       clearTimeout(timer)
-      const request = { args, cwd: process.cwd(), secret: Option.getOrUndefined(Option.map(secret, Redacted.value)) }
+      const request = {
+        args,
+        cwd: process.cwd(),
+        secret: Option.getOrUndefined(Option.map(sent.secret ?? Option.none(), Redacted.value)),
+        confirmed: sent.confirmed
+      }
       socket.write(`${encodeRequest(request)}\n`)
     })
     socket.on("data", (chunk: string) => {

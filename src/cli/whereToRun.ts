@@ -8,6 +8,7 @@ import { AppConfig } from "../config/AppConfig"
 import { EmbeddedPostgres } from "../db/EmbeddedPostgres"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { Workspaces } from "../tenancy/Workspaces"
+import { answerConfirmed } from "./answerConfirmed"
 import { askServer } from "./askServer"
 import { readSecret } from "./readSecret"
 
@@ -22,15 +23,21 @@ const AdminLive = Layer.effectDiscard(Effect.flatMap(Workspaces, (workspaces) =>
 /** The embedded server ran the command: its exit code is this process's. */
 export class RanByServer extends Data.TaggedError("RanByServer")<{ readonly exitCode: number }> {}
 
-const printAnswer = (answer: AdminAnswer) =>
-  answer._tag === "Refused"
-    ? Effect.as(Console.error(`error: ${answer.message}`), 1)
-    : Effect.as(
+const printAnswer = (answer: AdminAnswer) => {
+  switch (answer._tag) {
+    case "Refused":
+      return Effect.as(Console.error(`error: ${answer.message}`), 1)
+    case "NeedsConfirmation":
+      return Effect.as(Console.error("error: the server asked again for a confirmation already given"), 1)
+    case "Ran":
+      return Effect.as(
         Effect.forEach(answer.output, (line) => (line.stream === "stdout" ? Console.log : Console.error)(line.text), {
           discard: true
         }),
         answer.exitCode
       )
+  }
+}
 
 /**
  * Where the command `args` (as typed after `admin`) runs, as the services it
@@ -38,7 +45,9 @@ const printAnswer = (answer: AdminAnswer) =>
  * terminal or standard input. The embedded database is one process's at a
  * time: while the embedded server holds it (its lock names a live process)
  * and answers on its admin socket, the server runs the command, the secret
- * inside the request, and this process prints what it printed. Otherwise the
+ * inside the request, and this process prints what it printed (a
+ * destructive command is confirmed on this terminal when the server asks
+ * for it, and sent again with what was typed). Otherwise the
  * command runs here, over the configured database; an embedded server
  * without an admin socket (an older one) makes the lock refuse, naming it.
  */
@@ -50,7 +59,9 @@ export const serverOrHere = (args: ReadonlyArray<string>) =>
       const secret = asked === undefined ? Option.none() : Option.some(yield* readSecret(asked))
       const here = Layer.merge(AdminLive, Layer.succeed(CommandSecret, secret))
       if (Option.isSome(config.databaseUrl) || EmbeddedPostgres.holderOf(config.dataDir) === undefined) return here
-      const answer = yield* askServer(adminSocketPath(config.dataDir), args, secret)
+      const path = adminSocketPath(config.dataDir)
+      const first = yield* askServer(path, args, { secret })
+      const answer = Option.isNone(first) ? first : yield* answerConfirmed(path, args, first.value, secret)
       if (Option.isNone(answer)) return here
       return yield* new RanByServer({ exitCode: yield* printAnswer(answer.value) })
     })

@@ -10,7 +10,12 @@ import type { StreamEndReason, StreamEventName } from "./wire"
 export const errorsBeforeBackoff = 3
 
 /** The ends after which the session may be gone: the client asks at once rather than after the reconnect's 401. */
-const sessionEnds: ReadonlySet<StreamEndReason> = new Set(["signed-out", "session-expired", "membership-changed"])
+const sessionEnds: ReadonlySet<StreamEndReason> = new Set([
+  "signed-out",
+  "session-expired",
+  "membership-changed",
+  "workspace-removed"
+])
 
 const CLOSED = 2
 

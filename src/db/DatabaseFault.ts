@@ -1,6 +1,7 @@
 import { isSqlError } from "effect/sql/SqlError"
 import type { SqlError } from "effect/sql/SqlError"
 import { Cause, Data, Option, Predicate } from "effect"
+import { workspaceSchemaPrefix } from "../api/WorkspaceSlug"
 
 /**
  * What went wrong with a statement, as far as a caller can act on it:
@@ -13,6 +14,9 @@ import { Cause, Data, Option, Predicate } from "effect"
  * - `serialization`: a serialization failure or deadlock (40001, 40P01); the
  *   transaction was rolled back and can simply run again.
  * - `unique-violation`: the write would duplicate a unique key (23505).
+ * - `workspace-gone`: the statement named a workspace's schema or table that
+ *   no longer exists (3F000, 42P01): the workspace was dropped after the
+ *   request or job resolved it (docs/decisions.md, "Dropping a workspace").
  * - `bug`: anything else: a wrong statement, a broken invariant.
  */
 export type DatabaseFaultKind =
@@ -21,6 +25,7 @@ export type DatabaseFaultKind =
   | { readonly kind: "statement-timeout" }
   | { readonly kind: "serialization" }
   | { readonly kind: "unique-violation" }
+  | { readonly kind: "workspace-gone" }
   | { readonly kind: "bug" }
 
 /**
@@ -74,6 +79,12 @@ const lostConnectionMessages = [
 /** pg-pool's message, kept by `Database.ts` for a pool that lends no connection within the acquire timeout. */
 export const acquireTimeoutMessage = "timeout exceeded when trying to connect"
 
+/** SQLSTATEs of a statement naming a schema or table that does not exist: invalid_schema_name, undefined_table. */
+const missingObjectCodes = new Set(["3F000", "42P01"])
+
+/** The driver's message quotes the missing name (`relation "ws_acme.records" does not exist`): a workspace's, or not. */
+const namesWorkspaceSchema = (message: string) => message.includes(`"${workspaceSchemaPrefix}`)
+
 const codeOf = (error: unknown): string | undefined =>
   Predicate.hasProperty(error, "code") && typeof error.code === "string" ? error.code : undefined
 
@@ -102,6 +113,7 @@ export const classifySqlError = (error: SqlError): DatabaseFaultKind => {
     if (code === "57014") return { kind: "statement-timeout" }
     if (code === "40001" || code === "40P01") return { kind: "serialization" }
     if (code === "23505") return { kind: "unique-violation" }
+    if (missingObjectCodes.has(code) && messages.some(namesWorkspaceSchema)) return { kind: "workspace-gone" }
     if (connectionCodes.has(code) || socketCodes.has(code) || connectionClasses.includes(code.slice(0, 2))) {
       return { kind: "connection", retryable: true }
     }
@@ -144,3 +156,7 @@ export const databaseFaultOf = (cause: Cause.Cause<unknown>): Option.Option<Data
   const sqlError = errors.find(isSqlError)
   return sqlError === undefined ? Option.none() : Option.some({ ...classifySqlError(sqlError), error: sqlError })
 }
+
+/** Whether a failure is a statement on a workspace that was dropped meanwhile (see `workspace-gone`). */
+export const isWorkspaceGone = (cause: Cause.Cause<unknown>): boolean =>
+  Option.exists(databaseFaultOf(cause), (fault) => fault.kind === "workspace-gone")

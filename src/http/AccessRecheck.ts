@@ -6,6 +6,8 @@ import { CurrentPrincipal } from "../api/Principal"
 import { Authentication } from "../auth/Authentication"
 import { readableBusinessObjects } from "../auth/Grants"
 import { Roles } from "../auth/Roles"
+import { isWorkspaceGone } from "../db/DatabaseFault"
+import { Workspaces } from "../tenancy/Workspaces"
 
 /**
  * Asks again whether the credential of a long-lived answer (a feed stream,
@@ -13,7 +15,8 @@ import { Roles } from "../auth/Roles"
  * business objects: none when it does, else why the answer must end. A
  * sign-out, a revoked API key, an expired session or a removed membership
  * is `signed-out`; other grants are `role-changed` (the client comes back
- * and is answered under what it holds now). Both lookups go through the
+ * and is answered under what it holds now); a dropped workspace is
+ * `workspace-removed`. Both lookups go through the
  * instance's caches (docs/security.md, "Caches"), so asking is cheap.
  */
 export type AccessRecheck = Effect.Effect<Option.Option<StreamEndReason>>
@@ -26,6 +29,7 @@ export type AccessRecheck = Effect.Effect<Option.Option<StreamEndReason>>
 export const makeCaptureAccessRecheck = Effect.gen(function* () {
   const authentication = yield* Authentication
   const roles = yield* Roles
+  const workspaces = yield* Workspaces
   return Effect.gen(function* () {
     const principal = yield* CurrentPrincipal
     const bearer = yield* HttpApiBuilder.securityDecode(apiKeyBearer)
@@ -36,6 +40,12 @@ export const makeCaptureAccessRecheck = Effect.gen(function* () {
     // As the authentication middleware does: the bearer key when one is sent, else the session cookie.
     const authenticate =
       Redacted.value(bearer).length > 0 ? authentication.fromApiKey(bearer) : authentication.fromSession(cookie)
+    // A credential refused because its workspace is gone: the answer says so rather than "signed out".
+    const refusedWhy = Effect.map(workspaces.findBySlug(principal.workspace.slug), (found) =>
+      Option.some<StreamEndReason>(
+        Option.isSome(found) && found.value.id === principal.workspace.id ? "signed-out" : "workspace-removed"
+      )
+    )
     const recheck: AccessRecheck = authenticate.pipe(
       Effect.flatMap((again) =>
         again.id !== principal.id || again.workspace.id !== principal.workspace.id
@@ -44,7 +54,13 @@ export const makeCaptureAccessRecheck = Effect.gen(function* () {
               now === readable ? Option.none() : Option.some<StreamEndReason>("role-changed")
             )
       ),
-      Effect.catchTag("Unauthorized", () => Effect.succeed(Option.some<StreamEndReason>("signed-out")))
+      Effect.catchTag("Unauthorized", () => refusedWhy),
+      // The credential was still cached here while its workspace's schema was dropped.
+      Effect.catchCause((cause) =>
+        isWorkspaceGone(cause)
+          ? Effect.succeed(Option.some<StreamEndReason>("workspace-removed"))
+          : Effect.failCause(cause)
+      )
     )
     return recheck
   })

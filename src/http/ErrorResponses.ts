@@ -194,7 +194,10 @@ export const errorResponses = <E, R>(
       const cause = undeclaredAsFailures(original)
       const answer = databaseFaultAnswer(cause)
       if (Option.isSome(answer)) {
-        yield* Effect.logWarning(`database fault: ${answer.value.fault.kind}`, cause)
+        // A request of a workspace dropped under it is the client's news, not the service's fault.
+        yield* answer.value.fault.kind === "workspace-gone"
+          ? Effect.logInfo("request of a workspace dropped meanwhile")
+          : Effect.logWarning(`database fault: ${answer.value.fault.kind}`, cause)
         const response = apiErrorResponse(answer.value.error)
         if (Option.isSome(response)) return yield* response.value
       }

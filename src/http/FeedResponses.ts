@@ -1,23 +1,33 @@
 import { HttpServerResponse } from "effect/http"
 import { Context, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { StreamEnd } from "../api/Broadcast"
-import { Unauthorized } from "../api/errors"
+import type { StreamEndReason } from "../api/Broadcast"
+import { NotFound, Unauthorized } from "../api/errors"
 import type { Workspace } from "../api/Workspace"
 import { AppConfig } from "../config/AppConfig"
 import { Feed, feedLine } from "../audit/Feed"
-import type { FeedFilter } from "../audit/Feed"
+import type { FeedBatch, FeedFilter } from "../audit/Feed"
 import { encodeFeedCursor } from "../audit/FeedCursor"
 import type { FeedPosition } from "../audit/FeedCursor"
 import { FeedWake } from "../audit/FeedWake"
+import { isWorkspaceGone } from "../db/DatabaseFault"
 import { Readiness } from "../health/Readiness"
 import type { AccessRecheck } from "./AccessRecheck"
 import { makeFeedWaiterCap } from "./FeedWaiterCap"
+import { workspaceGoneMessage } from "./serverFaults"
 
 /** Matched rows per query of an export: one batch is what the export holds in memory at a time. */
 export const exportBatchRows = 2_000
 
 const encoder = new TextEncoder()
 const encodeStreamEnd = Schema.encodeSync(Schema.fromJsonString(StreamEnd))
+
+/** A read of a workspace dropped meanwhile: none, for the stream to end saying so. */
+const workspaceRemovedAsNone = <A, E, R>(read: Effect.Effect<A, E, R>) =>
+  read.pipe(
+    Effect.map(Option.some),
+    Effect.catchCause((cause) => (isWorkspaceGone(cause) ? Effect.succeed(Option.none<A>()) : Effect.failCause(cause)))
+  )
 
 /** What a reconnecting EventSource waits before it comes back (it sends `Last-Event-ID`). */
 const retryMs = 2_000
@@ -40,7 +50,8 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
      * A page, waiting up to `wait` for one with rows; passes rows the filters
      * leave out while it waits. After each wait it asks `recheck` first: a
      * caller signed out meanwhile gets 401; one whose grants changed gets the
-     * page as far as it was read under the old ones (no rows), and asks again.
+     * page as far as it was read under the old ones (no rows), and asks again;
+     * one whose workspace was dropped gets 404.
      */
     const longPoll = (
       workspace: Workspace,
@@ -61,6 +72,7 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
               if (ended.value === "signed-out") {
                 return yield* new Unauthorized({ message: "the session or API key ended while waiting: sign in again" })
               }
+              if (ended.value === "workspace-removed") return yield* new NotFound({ message: workspaceGoneMessage })
               return yield* feed.toPage({ rows: [], next: at, more: false })
             }
             yield* signal.clear
@@ -91,7 +103,8 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
      * keep-alive comments while idle. Ends when the instance drains or after
      * the stream lifetime, and the client comes back with `Last-Event-ID`;
      * ends with `event: end` and a reason as soon as `recheck` says the
-     * caller signed out or holds other grants (asked before every read).
+     * caller signed out or holds other grants (asked before every read), or
+     * the workspace is dropped (`workspace-removed`).
      */
     const events = (
       workspace: Workspace,
@@ -109,12 +122,12 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
             Effect.gen(function* () {
               if (state.ended || (yield* readiness.isDraining) || Date.now() >= endsAt) return done
               const ended = yield* recheck
-              if (Option.isSome(ended)) {
-                const last = encoder.encode(`event: end\ndata: ${encodeStreamEnd({ reason: ended.value })}\n\n`)
-                return [[last], Option.some({ ...state, ended: true })] as const
-              }
+              if (Option.isSome(ended)) return [[endOf(ended.value)], Option.some({ ...state, ended: true })] as const
               yield* signal.clear
-              const batch = yield* feed.batch(workspace, state.at, filter, limit)
+              const read = yield* feed.batch(workspace, state.at, filter, limit).pipe(workspaceRemovedAsNone)
+              if (Option.isNone(read))
+                return [[endOf("workspace-removed")], Option.some({ ...state, ended: true })] as const
+              const batch = read.value
               let text = ""
               for (const row of batch.rows) {
                 const line = feedLine(row)
@@ -147,14 +160,27 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
      * socket's backpressure), so memory stays one batch whatever the total.
      * Ends at the end of the feed as it stands when the last batch is read.
      */
-    const ndjson = (workspace: Workspace, start: FeedPosition, filter: FeedFilter) =>
-      Stream.paginate(start, (at: FeedPosition) =>
-        Effect.map(feed.batch(workspace, at, filter, exportBatchRows), (batch) => {
-          const lines = batch.rows.map(feedLine).join("")
-          const chunk = lines.length === 0 ? [] : [encoder.encode(lines)]
-          return [chunk, batch.more ? Option.some(batch.next) : Option.none()] as const
-        })
-      )
+    const ndjson = (workspace: Workspace, start: FeedPosition, filter: FeedFilter) => {
+      const chunkOf = (batch: FeedBatch) => {
+        const lines = batch.rows.map(feedLine).join("")
+        const chunk = lines.length === 0 ? [] : [encoder.encode(lines)]
+        return [chunk, batch.more ? Option.some(batch.next) : Option.none()] as const
+      }
+      const from = (at: FeedPosition) =>
+        Stream.paginate(at, (next: FeedPosition) =>
+          Effect.map(feed.batch(workspace, next, filter, exportBatchRows), chunkOf)
+        )
+      // The first batch is read before the answer starts, so that its failure (a dropped workspace, a database fault) is a status.
+      return Effect.map(feed.batch(workspace, start, filter, exportBatchRows), (first) => {
+        const [chunk, next] = chunkOf(first)
+        return Stream.concat(
+          Stream.fromIterable(chunk),
+          Option.match(next, { onNone: () => Stream.empty, onSome: from })
+        )
+      })
+    }
+
+    const endOf = (reason: StreamEndReason) => encoder.encode(`event: end\ndata: ${encodeStreamEnd({ reason })}\n\n`)
 
     const eventStreamResponse = (stream: Stream.Stream<Uint8Array>) =>
       HttpServerResponse.stream(stream, {

@@ -1,6 +1,9 @@
 import { Option } from "effect"
 import type { DatabaseFault } from "../db/DatabaseFault"
-import { Conflict, ServiceUnavailable } from "../api/errors"
+import { Conflict, NotFound, ServiceUnavailable } from "../api/errors"
+
+/** What a request of a workspace that was dropped under it is told (the drop committed: nothing of it is left). */
+export const workspaceGoneMessage = "the workspace no longer exists: it has been removed"
 
 const unavailable = (message: string, retryAfter = 1) => Option.some(new ServiceUnavailable({ message, retryAfter }))
 
@@ -10,7 +13,7 @@ const unavailable = (message: string, retryAfter = 1) => Option.some(new Service
  * already retried what was safe to retry, and rolled back everything else, so
  * apart from a lost COMMIT each answer means "nothing was changed".
  */
-export const answerDatabaseFault = (fault: DatabaseFault): Option.Option<ServiceUnavailable | Conflict> => {
+export const answerDatabaseFault = (fault: DatabaseFault): Option.Option<ServiceUnavailable | Conflict | NotFound> => {
   switch (fault.kind) {
     case "connection":
       return fault.retryable
@@ -24,6 +27,8 @@ export const answerDatabaseFault = (fault: DatabaseFault): Option.Option<Service
       return unavailable("the write collided with concurrent writes and was not applied; retry")
     case "unique-violation":
       return Option.some(new Conflict({ message: "the write conflicts with existing data (a duplicate key)" }))
+    case "workspace-gone":
+      return Option.some(new NotFound({ message: workspaceGoneMessage }))
     case "commit-outcome-unknown":
       return unavailable(
         "the database connection was lost while committing: the outcome is unknown; read the data before retrying"

@@ -1,5 +1,7 @@
 import { SqlClient, SqlSchema } from "effect/sql"
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { BroadcastBus } from "../broadcast/BroadcastBus"
+import { revokeStreams } from "../broadcast/revokeStreams"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/cacheTags"
 import { ReadSqlClient } from "../db/Database"
@@ -33,6 +35,7 @@ export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
     const work = yield* WorkspaceWork
     const workspaces = sql(`${platformSchema}.workspaces`)
     const caches = yield* Caches
+    const bus = yield* BroadcastBus
 
     const bySlug = SqlSchema.findOneOption({
       Request: Schema.String,
@@ -119,27 +122,36 @@ export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
         )
         .pipe(Effect.retry({ while: isContention, schedule: dropRetries }))
 
+    /** The workspace's elements not yet done, in every durable queue. */
+    const deleteWaitingWork = (workspace: Workspace) =>
+      sql`DELETE FROM ${sql(queueTable)} WHERE state <> 'completed'
+        AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`.pipe(
+        Effect.retry({ while: isContention, schedule: dropRetries })
+      )
+
     /**
-     * Drops a workspace and its schema (tests and the CLI's cleanup). Its
+     * Drops a workspace and its schema (`admin workspace drop`, tests). Its
      * work stops first: marked as dropping on this instance (its queued
      * elements no longer start here) and its running units interrupted
      * (rolled back); then its row goes, so no instance starts its work any
-     * more; then its queued elements; then the schema, with bounded lock
-     * waits and retries. A worker elsewhere that still runs one of its
-     * elements finishes quietly (see `runDurableWorker`).
+     * more, and every instance forgets it and ends its streams; then its
+     * queued elements; then the schema, with bounded lock waits and retries;
+     * then what a unit still running in it queued meanwhile. A worker
+     * elsewhere that still runs one of its elements finishes quietly (see
+     * `runDurableWorker`).
      */
     const drop = (workspace: Workspace) =>
       Effect.gen(function* () {
         yield* work.stop(workspace.id)
         yield* sql`DELETE FROM ${workspaces} WHERE id = ${workspace.id}`
-        // Its sessions went with the row; what any instance holds of it goes now.
+        // Its sessions went with the row; what any instance holds of it goes now, and so do its open streams.
         yield* caches.invalidate({ _tag: "Workspace", workspaceId: workspace.id })
+        yield* revokeStreams(bus, { _tag: "Workspace", workspaceId: workspace.id, reason: "workspace-removed" })
         // From here on a failure would leave the schema without its row: transient ones are tried again.
-        yield* sql`DELETE FROM ${sql(queueTable)} WHERE state <> 'completed'
-          AND strpos(element, ${workspace.id}) > 0 AND (element::jsonb #>> '{workspace,id}') = ${workspace.id}`.pipe(
-          Effect.retry({ while: isContention, schedule: dropRetries })
-        )
+        yield* deleteWaitingWork(workspace)
         yield* dropSchema(workspace.schema)
+        // A unit that resolved the workspace before its row went may have queued work and committed since.
+        yield* deleteWaitingWork(workspace)
       }).pipe(Effect.ensuring(work.release(workspace.id)), Effect.orDie)
 
     return { findBySlug, get, list, create, migrateAll, drop } as const

@@ -3,6 +3,7 @@ import type { Scope } from "effect"
 import { Cause, Effect, Fiber, Metric, Option, References, Semaphore } from "effect"
 import { queueRunFailures } from "../metrics/ServiceMetrics"
 import { AppConfig } from "../config/AppConfig"
+import { isWorkspaceGone } from "../db/DatabaseFault"
 import { GracefulShutdown } from "../shutdown/GracefulShutdown"
 import type { Workspace } from "../api/Workspace"
 import { Workspaces } from "../tenancy/Workspaces"
@@ -76,7 +77,7 @@ export const runDurableWorker = <A, E, R>(
         // unit chosen as a deadlock victim against DROP SCHEMA) is no failure: the element is done.
         Effect.catchCause((cause) =>
           Effect.flatMap(
-            Effect.orElseSucceed(isGone, () => false),
+            isWorkspaceGone(cause) ? Effect.succeed(true) : Effect.orElseSucceed(isGone, () => false),
             (gone) =>
               gone ? Effect.logInfo(`${work.kind} stopped: its workspace was dropped`) : Effect.failCause(cause)
           )

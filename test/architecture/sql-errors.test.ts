@@ -84,6 +84,8 @@ interface SqlModules {
   "src/auth/Sessions.ts": typeof import("../../src/auth/Sessions")
   "src/auth/Users.ts": typeof import("../../src/auth/Users")
   "src/idempotency/Idempotency.ts": typeof import("../../src/idempotency/Idempotency")
+  "src/ledger/LedgerRows.ts": typeof import("../../src/ledger/LedgerRows")
+  "src/ledger/Verification.ts": typeof import("../../src/ledger/Verification")
   "src/workers/CompletedRuns.ts": typeof import("../../src/workers/CompletedRuns")
   "src/queue/FailedWork.ts": typeof import("../../src/queue/FailedWork")
   "src/queue/QueueDepth.ts": typeof import("../../src/queue/QueueDepth")
@@ -92,6 +94,7 @@ interface SqlModules {
   "src/tenancy/Migrations.ts": typeof import("../../src/tenancy/Migrations")
   "src/tenancy/Workspaces.ts": typeof import("../../src/tenancy/Workspaces")
   "src/tenancy/migrations/durableQueue.ts": typeof import("../../src/tenancy/migrations/durableQueue")
+  "src/tenancy/migrations/ledger.ts": typeof import("../../src/tenancy/migrations/ledger")
   "src/tenancy/migrations/platform.ts": typeof import("../../src/tenancy/migrations/platform")
   "src/tenancy/migrations/workspace.ts": typeof import("../../src/tenancy/migrations/workspace")
   "src/unitOfWork/UnitOfWork.ts": typeof import("../../src/unitOfWork/UnitOfWork")
@@ -115,6 +118,8 @@ const sqlModules = {
   "src/auth/Sessions.ts": true,
   "src/auth/Users.ts": true,
   "src/idempotency/Idempotency.ts": true,
+  "src/ledger/LedgerRows.ts": true,
+  "src/ledger/Verification.ts": true,
   "src/workers/CompletedRuns.ts": true,
   "src/queue/FailedWork.ts": true,
   "src/queue/QueueDepth.ts": true,
@@ -123,6 +128,7 @@ const sqlModules = {
   "src/tenancy/Migrations.ts": true,
   "src/tenancy/Workspaces.ts": true,
   "src/tenancy/migrations/durableQueue.ts": true,
+  "src/tenancy/migrations/ledger.ts": true,
   "src/tenancy/migrations/platform.ts": true,
   "src/tenancy/migrations/workspace.ts": true,
   "src/unitOfWork/UnitOfWork.ts": true,

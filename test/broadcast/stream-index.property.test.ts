@@ -29,6 +29,10 @@ const revocation: Arbitrary.Arbitrary<StreamRevocation> = Arbitrary.schema(
       userIds: Schema.Array(Schema.Literals(["u1", "u2", "u3"])).check(Schema.isUnique()),
       workspaceId: Schema.NullOr(Schema.Literals(["w1", "w2"])),
       reason: Schema.Literal("membership-changed")
+    }),
+    Schema.TaggedStruct("Workspace", {
+      workspaceId: Schema.Literals(["w1", "w2", "w3"]),
+      reason: Schema.Literal("workspace-removed")
     })
   ])
 )
@@ -48,14 +52,16 @@ const expected = (live: ReadonlyArray<{ stream: FakeStream; owner: StreamOwner }
     .filter(({ owner: o }) =>
       r._tag === "Session"
         ? o.session === r.tokenHash
-        : r.userIds.includes(o.userId) && (r.workspaceId === null || r.workspaceId === o.workspaceId)
+        : r._tag === "Workspace"
+          ? o.workspaceId === r.workspaceId
+          : r.userIds.includes(o.userId) && (r.workspaceId === null || r.workspaceId === o.workspaceId)
     )
     .map(({ stream }) => stream.id)
     .sort((a, b) => a - b)
 
 describe("StreamIndex", () => {
   it.prop(
-    "a revocation names exactly the registered, unreleased streams of its session, or of its users (in its workspace)",
+    "a revocation names exactly the registered, unreleased streams of its session, of its users (in its workspace), or of its workspace",
     [steps, revocation],
     ([steps, r]) => {
       const index = new StreamIndex<FakeStream>(1_000)

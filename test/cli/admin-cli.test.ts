@@ -6,11 +6,24 @@ import { Authentication } from "../../src/auth/Authentication"
 import { Memberships } from "../../src/auth/Memberships"
 import { Roles } from "../../src/auth/Roles"
 import { Users } from "../../src/auth/Users"
+import { AppConfig } from "../../src/config/AppConfig"
+import { withActor } from "../../src/context/Frames"
+import { runCaptured } from "../../src/app/admin/runCaptured"
+import { queueName } from "../../src/queue/DurableQueues"
+import { Records } from "../../src/records/Records"
+import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import { platformSchema } from "../../src/tenancy/migrations/platform"
 import type { Workspace } from "../../src/api/Workspace"
 import { schemaNameOf } from "../../src/api/WorkspaceSlug"
 import { Workspaces } from "../../src/tenancy/Workspaces"
+import { NodeServices } from "@effect/platform-node"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Feed, feedLine } from "../../src/audit/Feed"
+import { feedStart } from "../../src/audit/FeedCursor"
 import { runCli, runCliWithSecret, runUserCreate } from "../support/cli"
+import { freshUserActor, queuedIn } from "../support/queue"
 import { meaningfulLines, runProcess } from "../support/subprocess"
 import { testDatabaseUrl, TestServices, uniqueSuffix } from "../support/TestApp"
 
@@ -549,5 +562,127 @@ layer(Layer.provideMerge(Authentication.layer, TestServices), { excludeTestServi
       const retry = yield* runCli("jobs", "retry", id)
       expect(outcome(retry.exit)).toBe("NotFound")
     })
+  )
+
+  it.effect(
+    "workspace drop: refused without a terminal or --yes (nothing dropped); with --yes its row, schema, sessions and queued work go",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const authentication = yield* Authentication
+        const workspace = yield* cliWorkspace
+        const user = yield* cliUser(password)
+        yield* runCli("member", "add", "--workspace", workspace.slug, "--email", user.email, "--role", "admin")
+        const { token } = yield* authentication.signIn({
+          workspace: workspace.slug,
+          email: user.email,
+          password: Redacted.make(password)
+        })
+        // A workflow run waiting in the queue: archiving a deal starts one.
+        const actor = yield* freshUserActor(workspace)
+        const records = yield* Records
+        yield* (yield* UnitOfWork)
+          .run(
+            workspace,
+            Effect.flatMap(records.create("crm/deal", { title: "Leaving" }), (deal) =>
+              records.archive("crm/deal", deal.id)
+            )
+          )
+          .pipe(withActor(actor))
+        const runs = queuedIn(queueName((yield* AppConfig).queuePrefix, "workflows"), workspace)
+        expect(yield* runs).toHaveLength(1)
+
+        const unconfirmed = yield* runCli("workspace", "drop", workspace.slug)
+        expect(outcome(unconfirmed.exit)).toBe("BadRequest")
+        expect(failureMessage(unconfirmed.exit)).toBe(
+          `refusing to go ahead unconfirmed: there is no terminal to type "${workspace.slug}" on; pass --yes to go ahead without asking`
+        )
+        expect(Option.isSome(yield* (yield* Workspaces).findBySlug(workspace.slug))).toBe(true)
+        expect(yield* countRows(workspace, "records")).toBe(3)
+
+        const dropped = yield* runCli("workspace", "drop", workspace.slug, "--yes")
+        expect(outcome(dropped.exit)).toBe("success")
+        expect(dropped.stdout).toEqual([
+          `workspace ${workspace.slug} dropped (schema ${workspace.schema}; its queued work discarded, its sessions and streams ended)`
+        ])
+        expect(Option.isNone(yield* (yield* Workspaces).findBySlug(workspace.slug))).toBe(true)
+        const schemas = yield* sql`SELECT 1 FROM information_schema.schemata WHERE schema_name = ${workspace.schema}`
+        expect(schemas).toEqual([])
+        expect(yield* runs).toEqual([])
+        expect((yield* Effect.flip(authentication.fromSession(Redacted.make(token))))._tag).toBe("Unauthorized")
+        // The user stays, a member of nothing.
+        expect((yield* (yield* Users).getByEmail(user.email)).id).toBe(user.id)
+
+        const again = yield* runCli("workspace", "drop", workspace.slug, "--yes")
+        expect(outcome(again.exit)).toBe("NotFound")
+        expect(failureMessage(again.exit)).toBe(`unknown workspace: ${workspace.slug}`)
+      })
+  )
+
+  it.effect(
+    "workspace drop --export: the whole feed first, as feed export writes it; a failed export drops nothing",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* cliWorkspace
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => mkdtempSync(join(tmpdir(), "drop-export-"))),
+          (made) => Effect.sync(() => rmSync(made, { recursive: true, force: true }))
+        )
+        const expected = (yield* (yield* Feed).batch(workspace, feedStart, { readable: "all" }, 500)).rows
+          .map(feedLine)
+          .join("")
+        expect(expected).not.toBe("")
+
+        const failed = yield* runCli(
+          "workspace",
+          "drop",
+          "--export",
+          join(dir, "missing", "feed.ndjson"),
+          workspace.slug,
+          "--yes"
+        )
+        expect(outcome(failed.exit)).toBe("PlatformError")
+        expect(Option.isSome(yield* (yield* Workspaces).findBySlug(workspace.slug))).toBe(true)
+        expect(yield* countRows(workspace, "records")).toBe(2)
+
+        const file = join(dir, "feed.ndjson")
+        const dropped = yield* runCli("workspace", "drop", "--export", file, workspace.slug, "--yes")
+        expect(outcome(dropped.exit)).toBe("success")
+        expect(readFileSync(file, "utf8")).toBe(expected)
+        expect(dropped.stderr).toEqual([
+          expect.stringMatching(new RegExp(`^exported 2 rows to ${file} in \\d+\\.\\d s$`))
+        ])
+        expect(Option.isNone(yield* (yield* Workspaces).findBySlug(workspace.slug))).toBe(true)
+      })
+  )
+
+  it.effect(
+    "workspace drop in the embedded server: unconfirmed, it drops nothing and asks for the slug; confirmed with it, it drops",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* cliWorkspace
+        const inServer = (confirmed?: string) =>
+          runCaptured(["workspace", "drop", workspace.slug], process.cwd(), { confirmed }).pipe(
+            Effect.provide(NodeServices.layer)
+          )
+        const asked = yield* inServer()
+        expect(asked).toEqual({
+          _tag: "NeedsConfirmation",
+          question: expect.stringContaining(`This drops workspace ${workspace.slug}`),
+          expected: workspace.slug
+        })
+        expect(Option.isSome(yield* (yield* Workspaces).findBySlug(workspace.slug))).toBe(true)
+        expect(yield* inServer("something else")).toMatchObject({ _tag: "NeedsConfirmation" })
+        expect(Option.isSome(yield* (yield* Workspaces).findBySlug(workspace.slug))).toBe(true)
+
+        expect(yield* inServer(workspace.slug)).toEqual({
+          _tag: "Ran",
+          exitCode: 0,
+          output: [
+            { stream: "stdout", text: expect.stringMatching(new RegExp(`^workspace ${workspace.slug} dropped`)) }
+          ]
+        })
+        expect(Option.isNone(yield* (yield* Workspaces).findBySlug(workspace.slug))).toBe(true)
+      })
   )
 })

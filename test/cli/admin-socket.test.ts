@@ -260,6 +260,33 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           expect(feedLines.length).toBeGreaterThan(0)
           expect(meaningfulLines(exported.stderr).join("\n")).toContain(`rows to ${join(dataDir, "feed.ndjson")}`)
 
+          // A drop is confirmed on the command line's side: without a terminal and without --yes it is refused there.
+          ran.add("workspace drop")
+          const unconfirmed = yield* run(["workspace", "drop", slug])
+          expect(unconfirmed.code).toBe(1)
+          expect(meaningfulLines(unconfirmed.stderr)).toEqual([
+            `error: refusing to go ahead unconfirmed: there is no terminal to type "${slug}" on; pass --yes to go ahead without asking`
+          ])
+          expect(rowOf(yield* admin("workspace", "list"), slug)?.[0]).toBe(slug)
+          // With --yes: the feed exported first (to a file named from where the command was typed), then the drop,
+          // whose end reaches the streams the server holds.
+          const annStream = yield* openSse(`${base}/api/broadcast`, { cookie: annCookie })
+          yield* annStream.waitFor((events) => events.length >= 1)
+          const dropped = yield* runProcess(
+            "node",
+            [resolve("dist/server/admin.js"), "workspace", "drop", "--export", "left.ndjson", slug, "--yes"],
+            embeddedEnv(dataDir),
+            dataDir
+          )
+          expect(dropped.code, dropped.stderr).toBe(0)
+          expect(meaningfulLines(dropped.stdout)).toEqual([
+            `workspace ${slug} dropped (schema ws_${slug.replace(/-/g, "_")}; its queued work discarded, its sessions and streams ended)`
+          ])
+          expect(readFileSync(join(dataDir, "left.ndjson"), "utf8")).toContain(`"crm/deal"`)
+          yield* endedWith(annStream, "workspace-removed")
+          expect((yield* clientFor(base, annCookie).get("/api/auth/me")).status).toBe(401)
+          expect(rowOf(yield* admin("workspace", "list"), slug)).toBeUndefined()
+
           expect([...ran].sort()).toEqual(
             commandsOf(adminCommand)
               .map((c) => c.replace(/^admin /, ""))

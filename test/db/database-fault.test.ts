@@ -97,6 +97,18 @@ const table: ReadonlyArray<readonly [string, unknown, DatabaseFaultKind]> = [
   ],
   ["check violation (23514)", driverError("new row violates check constraint", "23514"), { kind: "bug" }],
   ["undefined table (42P01)", driverError('relation "x" does not exist', "42P01"), { kind: "bug" }],
+  ["undefined platform table (42P01)", driverError('relation "platform.x" does not exist', "42P01"), { kind: "bug" }],
+  [
+    "a dropped workspace's table (42P01)",
+    driverError('relation "ws_acme.records" does not exist', "42P01"),
+    { kind: "workspace-gone" }
+  ],
+  [
+    "a dropped workspace's schema (3F000)",
+    driverError('schema "ws_acme" does not exist', "3F000"),
+    { kind: "workspace-gone" }
+  ],
+  ["another schema (3F000)", driverError('schema "elsewhere" does not exist', "3F000"), { kind: "bug" }],
   ["syntax error (42601)", driverError("syntax error at or near", "42601"), { kind: "bug" }],
   ["no cause", undefined, { kind: "bug" }]
 ]

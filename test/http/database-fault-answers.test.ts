@@ -33,6 +33,7 @@ class Faulty extends HttpApiGroup.make("faulty").add(
   endpoint("lockTimeout", "/lock-timeout"),
   endpoint("commitUnknown", "/commit-unknown"),
   endpoint("duplicate", "/duplicate"),
+  endpoint("workspaceGone", "/workspace-gone"),
   endpoint("bug", "/bug")
 ) {}
 
@@ -50,6 +51,7 @@ const FaultyHandlers = HttpApiBuilder.group(FaultyApi, "faulty", (handlers) =>
     .handle("lockTimeout", () => Effect.die(failing("canceling statement due to lock timeout", "55P03")))
     .handle("commitUnknown", () => Effect.die(new CommitOutcomeUnknown({ cause: lost })))
     .handle("duplicate", () => Effect.die(failing("duplicate key value violates unique constraint", "23505")))
+    .handle("workspaceGone", () => Effect.die(failing('relation "ws_acme.records" does not exist', "42P01")))
     .handle("bug", () => Effect.die(failing('relation "nowhere" does not exist', "42P01")))
 )
 
@@ -106,6 +108,18 @@ layer(FaultyServer, { excludeTestServices: true })("the one answer to database f
       expect(response.status).toBe(503)
       expect(response.body).toMatchObject({ _tag: "ServiceUnavailable" })
       expect(JSON.stringify(response.body)).toContain("outcome is unknown")
+    })
+  )
+
+  it.effect("a statement on a workspace dropped meanwhile is a 404 saying it has been removed, never a 500", () =>
+    Effect.gen(function* () {
+      const response = yield* request(`${yield* baseUrl}/workspace-gone`)
+      expect(response.status).toBe(404)
+      expect(response.body).toEqual({
+        _tag: "NotFound",
+        message: "the workspace no longer exists: it has been removed",
+        requestId: expect.any(String)
+      })
     })
   )
 

@@ -146,7 +146,7 @@ export const AdminSocketLive = Layer.effectDiscard(
     const readiness = yield* Readiness
     const oneAtATime = yield* Semaphore.make(1)
 
-    const run = ({ args, cwd, secret }: AdminRequest) =>
+    const run = ({ args, confirmed, cwd, secret }: AdminRequest) =>
       Effect.gen(function* () {
         if (args.includes("--wizard"))
           return refused("--wizard asks on a terminal, which the server has none of: give the command in full")
@@ -155,11 +155,11 @@ export const AdminSocketLive = Layer.effectDiscard(
           Effect.gen(function* () {
             if (yield* readiness.isDraining) return draining
             const started = Date.now()
-            const ran = yield* runCaptured(args, cwd, secret)
+            const ran = yield* runCaptured(args, cwd, { secret, confirmed })
             yield* Effect.logInfo("admin command").pipe(
               Effect.annotateLogs({
                 command: commandName(args),
-                exitCode: ran.exitCode,
+                ...(ran._tag === "Ran" ? { exitCode: ran.exitCode } : { outcome: "needs confirmation" }),
                 durationMs: Date.now() - started
               })
             )

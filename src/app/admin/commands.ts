@@ -42,6 +42,26 @@ const workspaceList = command("list", {}, () => run((handlers) => handlers.works
   Command.withDescription("List the workspaces")
 )
 
+const workspaceDrop = command(
+  "drop",
+  {
+    slug: Argument.String("slug"),
+    exportTo: Flag.String("export").pipe(
+      Flag.optional,
+      Flag.withDescription("first write the workspace's whole change feed to this file as NDJSON (overwritten)")
+    ),
+    yes: Flag.Boolean("yes").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("go ahead without asking (no terminal needed)")
+    )
+  },
+  (input) => run((handlers) => handlers.workspaceDrop(input))
+).pipe(
+  Command.withDescription(
+    "Drop a workspace for good, after confirming (type its slug, or --yes); --export writes its change feed to a file first"
+  )
+)
+
 const userList = command("list", {}, () => run((handlers) => handlers.userList)).pipe(
   Command.withDescription("List the users and the workspaces each belongs to")
 )
@@ -158,7 +178,9 @@ export const adminCommand = Command.make("admin").pipe(
     "Set up workspaces, users, roles, API keys and agents; look after failed jobs; export the change feed"
   ),
   Command.withSubcommands([
-    group("workspace", "Workspaces").pipe(Command.withSubcommands([workspaceList, workspaceCreate, workspaceSeed])),
+    group("workspace", "Workspaces").pipe(
+      Command.withSubcommands([workspaceList, workspaceCreate, workspaceSeed, workspaceDrop])
+    ),
     group("user", "Users").pipe(Command.withSubcommands([userList, userCreate, userSignOut])),
     group("member", "Workspace members").pipe(
       Command.withSubcommands([memberList, memberAdd, memberRemove, memberSetRole])

@@ -1,18 +1,10 @@
-import { FileSystem } from "effect"
 import { Console, Effect, Option, Schema, SchemaIssue } from "effect"
 import { BadRequest } from "../../api/errors"
 import { FeedParams } from "../../api/Feed"
-import { Feed, feedLine } from "../../audit/Feed"
+import { Feed } from "../../audit/Feed"
 import { decodeFeedCursor, encodeFeedCursor, feedStart } from "../../audit/FeedCursor"
 import { Workspaces } from "../../tenancy/Workspaces"
-import { resolve } from "node:path"
-import { AdminInvocation } from "./AdminInvocation"
-import { progressLine } from "./progressBar"
-
-/** Rows per query: what the export holds in memory at a time. */
-const batchRows = 2_000
-/** The bar is redrawn at most this often. */
-const redrawMs = 200
+import { exportedLine, writeFeedFile } from "./feedFile"
 
 const decodeParams = Schema.decodeUnknownEffect(FeedParams)
 const issuesOf = SchemaIssue.makeFormatterStandardSchemaV1()
@@ -32,9 +24,8 @@ export interface FeedExportOptions {
 
 /**
  * `admin feed export`: the workspace feed (every business object: the admin
- * reads all) as NDJSON into a file, the same lines as the HTTP export, in
- * keyset batches written one after the other (memory: one batch). A progress
- * bar on standard error; the last line names the cursor to go on from.
+ * reads all), or the part the filters keep, as NDJSON into a file
+ * (`writeFeedFile`); the last line names the cursor to go on from.
  */
 export const feedExport = (options: FeedExportOptions) =>
   Effect.gen(function* () {
@@ -54,42 +45,15 @@ export const feedExport = (options: FeedExportOptions) =>
             onSome: Effect.succeed
           })
     const workspace = yield* (yield* Workspaces).get(options.workspace)
-    const feed = yield* Feed
-    const fs = yield* FileSystem.FileSystem
-    const filter = { ...params, readable: "all" as const }
     const filtered = Object.keys(given).some((name) => name !== "workspace" && name !== "out" && name !== "cursor")
     // Unfiltered, the total is one index-only count; filtered, it would cost as much as the export.
-    const total = filtered ? undefined : yield* feed.countAfter(workspace, start)
-    const invocation = yield* AdminInvocation
-    const tty = invocation.progress
-    const out = resolve(invocation.cwd, options.out)
-    const started = Date.now()
-    let drawn = 0
-    const draw = (rows: number, last: boolean) =>
-      Effect.sync(() => {
-        if (!tty || (!last && Date.now() - drawn < redrawMs)) return
-        drawn = Date.now()
-        process.stderr.write(`\r${progressLine(rows, total, Date.now() - started)}${last ? "\n" : ""}`)
-      })
-
-    const encoder = new TextEncoder()
-    let rows = 0
-    let at = start
-    yield* Effect.scoped(
-      Effect.gen(function* () {
-        const file = yield* fs.open(out, { flag: "w" })
-        for (;;) {
-          const batch = yield* feed.batch(workspace, at, filter, batchRows)
-          if (batch.rows.length > 0) yield* file.write(encoder.encode(batch.rows.map(feedLine).join("")))
-          rows += batch.rows.length
-          at = batch.next
-          yield* draw(rows, !batch.more)
-          if (!batch.more) return
-        }
-      })
-    )
-    yield* Console.error(
-      `exported ${rows.toLocaleString("en-US")} rows to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
-        `go on with --cursor ${encodeFeedCursor(at)}`
-    )
+    const total = filtered ? undefined : yield* (yield* Feed).countAfter(workspace, start)
+    const written = yield* writeFeedFile({
+      workspace,
+      out: options.out,
+      start,
+      filter: { ...params, readable: "all" },
+      total
+    })
+    yield* Console.error(`${exportedLine(written)}; go on with --cursor ${encodeFeedCursor(written.at)}`)
   })

@@ -1,4 +1,7 @@
 import { Console, Effect, Option, Redacted } from "effect"
+import type { Workspace } from "../../api/Workspace"
+import { Feed } from "../../audit/Feed"
+import { feedStart } from "../../audit/FeedCursor"
 import { Agents } from "../../agents/Agents"
 import { ApiKeys } from "../../auth/ApiKeys"
 import { NotFound } from "../../api/errors"
@@ -12,6 +15,8 @@ import { Seeders } from "../../seeding/Seeders"
 import type { SeedResult } from "../../seeding/Seeders"
 import { Workspaces } from "../../tenancy/Workspaces"
 import { requiredSecret } from "./CommandSecret"
+import { confirm } from "./confirmation"
+import { exportedLine, writeFeedFile } from "./feedFile"
 import { table } from "./table"
 
 /**
@@ -57,6 +62,54 @@ export const workspaceList = Effect.gen(function* () {
     all.map((workspace) => [workspace.slug, workspace.name, workspace.schema, workspace.id])
   )
 })
+
+const dropQuestion = (workspace: Workspace, exportTo: Option.Option<string>) =>
+  [
+    `This drops workspace ${workspace.slug} (${workspace.name}, schema ${workspace.schema}) for good:`,
+    "its records, their timelines and its change feed, its members' access, API keys and agents.",
+    "Its queued jobs and workflow runs are discarded; its sessions and open streams end on every instance.",
+    ...Option.match(exportTo, {
+      onNone: () => [],
+      onSome: (file) => [`Its change feed is first exported to ${file}; if that fails, nothing is dropped.`]
+    })
+  ].join("\n")
+
+/**
+ * `admin workspace drop <slug>`: a customer leaving. Confirmed first (the
+ * slug typed on a terminal, or `--yes`); with `--export`, the workspace's
+ * whole change feed is written to a file next (`writeFeedFile`, as `feed
+ * export` writes it), and a failed export drops nothing; then
+ * `Workspaces.drop` (docs/decisions.md, "Dropping a workspace").
+ */
+export const workspaceDrop = ({
+  exportTo,
+  slug,
+  yes
+}: {
+  readonly slug: string
+  readonly exportTo: Option.Option<string>
+  readonly yes: boolean
+}) =>
+  Effect.gen(function* () {
+    const workspaces = yield* Workspaces
+    const workspace = yield* workspaces.get(slug)
+    yield* confirm({ question: dropQuestion(workspace, exportTo), expected: workspace.slug }, yes)
+    if (Option.isSome(exportTo)) {
+      const total = yield* (yield* Feed).countAfter(workspace, feedStart)
+      const written = yield* writeFeedFile({
+        workspace,
+        out: exportTo.value,
+        start: feedStart,
+        filter: { readable: "all" },
+        total
+      })
+      yield* Console.error(exportedLine(written))
+    }
+    yield* workspaces.drop(workspace)
+    yield* Console.log(
+      `workspace ${workspace.slug} dropped (schema ${workspace.schema}; its queued work discarded, its sessions and streams ended)`
+    )
+  })
 
 export const userList = Effect.gen(function* () {
   const users = yield* (yield* Users).list

@@ -39,14 +39,23 @@ const singlesOf = (
       ? singlesOf(param.param)
       : []
 
+/** A boolean flag takes no value and is false when left out: `[--yes]`. */
+const isSwitch = (single: Param.Single<Param.ParamKind, unknown>) =>
+  single.kind === "flag" && single.primitiveType._tag === "Boolean"
+
 const paramUsage = (param: Param.Param<Param.ParamKind, unknown>): string => {
-  const text = singlesOf(param)
-    .filter((single) => !single.hidden)
+  const singles = singlesOf(param).filter((single) => !single.hidden)
+  const text = singles
     .map((single) =>
-      single.kind === "argument" ? `<${single.name}>` : `--${single.name} ${typeOf(single.primitiveType)}`
+      single.kind === "argument"
+        ? `<${single.name}>`
+        : isSwitch(single)
+          ? `--${single.name}`
+          : `--${single.name} ${typeOf(single.primitiveType)}`
     )
     .join(" ")
-  return param._tag === "Optional" && text !== "" ? `[${text}]` : text
+  if (text === "") return text
+  return param._tag === "Optional" || singles.every(isSwitch) ? `[${text}]` : text
 }
 
 /** The usage of a command's parameters (its `Command.make` config). */

@@ -78,7 +78,7 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
             )
           }
           if (accept.includes("application/x-ndjson")) {
-            return responses.ndjsonResponse(responses.ndjson(workspace, start, filter))
+            return responses.ndjsonResponse(yield* responses.ndjson(workspace, start, filter))
           }
           if (query.wait !== undefined && query.wait > 0) {
             const recheck = yield* captureAccessRecheck

@@ -14,6 +14,12 @@ import {
   SchemaIssue
 } from "effect"
 
+/** One `host:port` of `REDIS_CLUSTER_NODES`. */
+export interface RedisNode {
+  readonly host: string
+  readonly port: number
+}
+
 /** How the session cookie's Secure flag is chosen. `auto`: when the request came over HTTPS. */
 export type CookieSecure = "auto" | "always" | "never"
 
@@ -32,8 +38,10 @@ export interface AppConfigShape {
   readonly databaseAcquireTimeout: Duration.Duration
   /** Names this instance's connections in `pg_stat_activity` (suffixed `/write`, `/read`, `/health`). */
   readonly databaseApplicationName: string
-  /** Redis URL; none means the in-process broadcast bus and presence store (single instance only). */
+  /** Redis URL; none (and no cluster) means the in-process broadcast bus and presence store (single instance only). */
   readonly redisUrl: Option.Option<Redacted.Redacted>
+  /** `REDIS_CLUSTER_NODES`: some nodes of a Redis Cluster, which then takes every Redis use (never with `redisUrl`). */
+  readonly redisClusterNodes: Option.Option<ReadonlyArray<RedisNode>>
   readonly host: string
   readonly port: number
   /** Where the embedded database keeps its files. */
@@ -243,6 +251,34 @@ const optionalUrl = (name: string, schemes: ReadonlyArray<string>, example: stri
     )
   )
 
+/** `host:port` (a bracketed IPv6 address as host: `[::1]:7000`); none when malformed. */
+const redisNodeOf = (entry: string): Option.Option<RedisNode> => {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:,[\]]+):(\d{1,5})$/.exec(entry)
+  const host = match?.[1]
+  const port = Number(match?.[2])
+  return host !== undefined && port >= 1 && port <= 65535
+    ? Option.some({ host: host.replace(/^\[(.*)\]$/, "$1"), port })
+    : Option.none()
+}
+
+/** The cluster's nodes, when set; never together with `REDIS_URL` (which of the two would win is not obvious). */
+const redisClusterNodes = Config.all({
+  nodes: Config.option(
+    decoded("REDIS_CLUSTER_NODES", "a comma-separated list of host:port, e.g. 10.0.0.1:7000,10.0.0.2:7000", (text) => {
+      const nodes = Option.all(originsOf(text).map(redisNodeOf))
+      return Option.filter(nodes, (list) => list.length > 0)
+    })
+  ),
+  url: Config.option(Config.String("REDIS_URL"))
+}).pipe(
+  checked(
+    undefined,
+    "REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis server, or REDIS_CLUSTER_NODES for a Redis Cluster, not both",
+    ({ nodes, url }) => Option.isNone(nodes) || Option.isNone(url)
+  ),
+  Config.map(({ nodes }) => nodes)
+)
+
 /** `LOG_LEVEL`: read by src/main.ts with the rest, before the logger is set up. */
 export const logLevelConfig: Config.Config<LogLevel.LogLevel> = decoded("LOG_LEVEL", "a log level", (text) =>
   Option.fromUndefinedOr(logLevelNames[text.toUpperCase()])
@@ -269,6 +305,7 @@ const variables = {
     Config.withDefault("audit-broadcast-service")
   ),
   redisUrl: optionalUrl("REDIS_URL", ["redis:", "rediss:"], "redis://127.0.0.1:6379"),
+  redisClusterNodes,
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
   port: port("PORT").pipe(Config.withDefault(3000)),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault(".data/pglite")),

@@ -26,9 +26,14 @@ export type CookieSecure = "auto" | "always" | "never"
 export interface AppConfigShape {
   /** PostgreSQL URL; none means the embedded PGlite database. */
   readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /**
+   * `DATABASE_READ_URL`: a streaming replica of `databaseUrl` that serves timelines, lists, the feed and
+   * history (docs/scale-out.md, "Read replicas"); none: every read on the primary. Never without `databaseUrl`.
+   */
+  readonly databaseReadUrl: Option.Option<Redacted.Redacted>
   /** Pool size for a real PostgreSQL: the write pool (units of work, sign-in, migrations). */
   readonly databasePoolSize: number
-  /** Pool size of the read pool (record and timeline reads, credential checks). */
+  /** Pool size of the read pool (record and timeline reads, credential checks), and of the replica's pool. */
   readonly databaseReadPoolSize: number
   /** How long a statement waits for a lock (row, table) before it fails: bounds a write stuck behind another. */
   readonly databaseLockTimeout: Duration.Duration
@@ -279,6 +284,19 @@ const redisClusterNodes = Config.all({
   Config.map(({ nodes }) => nodes)
 )
 
+/** The replica, when set; only beside `DATABASE_URL` (the embedded database has no replica). */
+const databaseReadUrl = Config.all({
+  read: optionalUrl("DATABASE_READ_URL", ["postgres:", "postgresql:"], "postgres://user:pass@replica:5432/db"),
+  primary: Config.option(Config.String("DATABASE_URL"))
+}).pipe(
+  checked(
+    undefined,
+    "DATABASE_READ_URL is set without DATABASE_URL: the embedded database (PGlite) has no replica; set DATABASE_URL to the primary, or unset DATABASE_READ_URL",
+    ({ primary, read }) => Option.isNone(read) || Option.isSome(primary)
+  ),
+  Config.map(({ read }) => read)
+)
+
 /** `LOG_LEVEL`: read by src/main.ts with the rest, before the logger is set up. */
 export const logLevelConfig: Config.Config<LogLevel.LogLevel> = decoded("LOG_LEVEL", "a log level", (text) =>
   Option.fromUndefinedOr(logLevelNames[text.toUpperCase()])
@@ -293,6 +311,7 @@ const between = (name: string, minimum: number, maximum: number, message: string
 /** Every variable of `AppConfigShape`, each read on its own (see `appConfig`). */
 const variables = {
   databaseUrl: optionalUrl("DATABASE_URL", ["postgres:", "postgresql:"], "postgres://user:pass@host:5432/db"),
+  databaseReadUrl,
   databasePoolSize: between("DATABASE_POOL_SIZE", 1, 100, "must be between 1 and 100", 10),
   databaseReadPoolSize: between("DATABASE_READ_POOL_SIZE", 1, 100, "must be between 1 and 100", 5),
   databaseLockTimeout: positiveMillis("DATABASE_LOCK_TIMEOUT_MS", 2_000),

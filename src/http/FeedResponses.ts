@@ -9,6 +9,7 @@ import type { FeedFilter } from "../audit/Feed"
 import { encodeFeedCursor } from "../audit/FeedCursor"
 import type { FeedPosition } from "../audit/FeedCursor"
 import { FeedWake } from "../audit/FeedWake"
+import { readingPrimary } from "../db/ReadPlacement"
 import { Readiness } from "../health/Readiness"
 import type { AccessRecheck } from "./AccessRecheck"
 import { makeFeedWaiterCap } from "./FeedWaiterCap"
@@ -26,7 +27,9 @@ const retryMs = 2_000
  * The three ways the feed answers besides one JSON page: long-poll (a page
  * once something is there or `wait` is over), an SSE stream, and the NDJSON
  * export. None holds a database connection while it waits: it waits on the
- * commit hints of its workspace (`FeedWake`) and queries again.
+ * commit hints of its workspace (`FeedWake`) and queries again. The two that
+ * wait read the primary: a hint comes right after a commit, which a replica
+ * may not have replayed yet (the wait would then last until the next hint).
  */
 export class FeedResponses extends Context.Service<FeedResponses>()("FeedResponses", {
   make: Effect.gen(function* () {
@@ -64,7 +67,7 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
               return yield* feed.toPage({ rows: [], next: at, more: false })
             }
             yield* signal.clear
-            const batch = yield* feed.batch(workspace, at, filter, limit)
+            const batch = yield* readingPrimary(feed.batch(workspace, at, filter, limit))
             const left = deadline - Date.now()
             if (batch.rows.length > 0 || batch.more || left <= 0 || (yield* readiness.isDraining)) {
               return yield* feed.toPage(batch)
@@ -114,7 +117,7 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
                 return [[last], Option.some({ ...state, ended: true })] as const
               }
               yield* signal.clear
-              const batch = yield* feed.batch(workspace, state.at, filter, limit)
+              const batch = yield* readingPrimary(feed.batch(workspace, state.at, filter, limit))
               let text = ""
               for (const row of batch.rows) {
                 const line = feedLine(row)

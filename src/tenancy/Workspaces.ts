@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { Context, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/cacheTags"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient } from "../db/Database"
 import { isContention } from "../db/DatabaseFault"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { BadRequest, Conflict, NotFound } from "../api/errors"
@@ -29,7 +29,7 @@ const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Sc
 export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
+    const read = yield* PrimaryReadSqlClient
     const work = yield* WorkspaceWork
     const workspaces = sql(`${platformSchema}.workspaces`)
     const caches = yield* Caches

@@ -86,8 +86,17 @@ export const makeReplicaTracker = (positions: {
     }
 
     /** The primary's position first, then the replica's: a sample the replica has passed was caught up with. */
-    const check = Effect.gen(function* () {
-      const primary = yield* Effect.option(positions.primary)
+    const health = (): ReplicaHealthShape => ({
+      status,
+      lagMs: status === "down" ? null : lagMs,
+      replayLsn: status === "down" || replayed < 0n ? null : formatLsn(replayed)
+    })
+
+    const compare = Effect.gen(function* () {
+      const primary = yield* positions.primary.pipe(
+        Effect.asSome,
+        Effect.catchCause(() => Effect.succeedNone)
+      )
       const at = Date.now()
       seen(yield* replicaPosition)
       if (status === "down") return
@@ -97,6 +106,18 @@ export const makeReplicaTracker = (positions: {
       status = lagMs > Duration.toMillis(maxLag) ? "lagging" : "up"
       settle()
     })
+
+    /** The state last logged: a read that finds the replica gone changes the state between two checks. */
+    let logged: ReplicaHealthShape["status"] | undefined
+    /** `compare`, then a log line when the state is not the one last logged. */
+    const check = Effect.ensuring(
+      compare,
+      Effect.suspend(() => {
+        if (logged === status) return Effect.void
+        logged = status
+        return Effect.logWarning(`read replica: ${status}`).pipe(Effect.annotateLogs({ ...health() }))
+      })
+    )
 
     const poll = Effect.gen(function* () {
       yield* Queue.take(wanted)
@@ -128,11 +149,7 @@ export const makeReplicaTracker = (positions: {
           )
         })
       },
-      health: (): ReplicaHealthShape => ({
-        status,
-        lagMs: status === "down" ? null : lagMs,
-        replayLsn: status === "down" || replayed < 0n ? null : formatLsn(replayed)
-      })
+      health
     } as const
   })
 

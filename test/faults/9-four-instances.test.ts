@@ -32,11 +32,22 @@ const presenceEvent = (id: string): SseEvent => ({
   data: { businessObject: deal, businessObjectId: id }
 })
 const sameEvent = (a: SseEvent, b: SseEvent) => a.event === b.event && JSON.stringify(a.data) === JSON.stringify(b.data)
+/** Every one of `streams` receives `event`, each within 10 s; a stream that does not is named with its instance. */
 const has = (streams: ReadonlyArray<Sent<SseStream>>, event: SseEvent) =>
-  Effect.forEach(streams, (s) => s.value.waitFor((events) => events.some((e) => sameEvent(e, event))), {
-    concurrency: "unbounded",
-    discard: true
-  })
+  Effect.forEach(
+    streams,
+    (s) =>
+      s.value
+        .waitFor((events) => events.some((e) => sameEvent(e, event)), "30 seconds")
+        .pipe(
+          Effect.timeoutOrElse({
+            duration: "10 seconds",
+            orElse: () =>
+              Effect.die(new Error(`the stream on instance ${s.instance} got no ${JSON.stringify(event)} within 10 s`))
+          })
+        ),
+    { concurrency: "unbounded", discard: true }
+  )
 const endedWith = (streams: ReadonlyArray<Sent<SseStream>>, reason: string) =>
   Effect.forEach(
     streams,
@@ -132,6 +143,16 @@ describe("fault 9: four instances behind nginx", () => {
         expect([...aliceStreams].some((s) => s.instance !== aliceSession.instance && s.instance !== writtenAt)).toBe(
           true
         )
+        // A write served by each instance is heard on every stream of every instance (the fan-out over Redis).
+        const heardFrom = new Map<number, string>()
+        for (let tries = 0; heardFrom.size < instanceCount; tries++) {
+          if (tries === instanceCount * 3) return yield* Effect.die(new Error("writes did not reach every instance"))
+          const made = yield* records("create-on-each", company, (r) => r.create({ name: `Made ${tries}` }))
+          if (!heardFrom.has(made.instance)) heardFrom.set(made.instance, made.value.body.id)
+        }
+        yield* Effect.forEach(heardFrom.values(), (id) => has([...aliceStreams, ...bobStreams], changed(company, id)), {
+          discard: true
+        })
         const archivedInFeed = (events: ReadonlyArray<SseEvent>) =>
           events.some(
             (e) => e.event === "entry" && hintId(e) === dealId && JSON.stringify(e.data).includes('"archived"')

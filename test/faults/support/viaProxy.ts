@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { Scope } from "effect"
 import { clientFor } from "../../support/api"
+import { Refusal } from "../../support/apiCaller"
 import type { Client } from "../../support/api"
 import { sessionCookieOf } from "../../support/http"
 import { login } from "../../support/login"
@@ -50,7 +51,12 @@ export const viaProxy = (base: string, instances: ReadonlyArray<Instance>, runId
     Effect.gen(function* () {
       const id = nextId(step)
       const answer = yield* login(base, credentials, { "x-request-id": id })
-      if (answer.status !== 200) return yield* Effect.die(new Error(`${step}: sign-in answered ${answer.status}`))
+      if (answer.status !== 200)
+        return yield* Effect.die(
+          new Error(
+            `${step}: sign-in answered ${answer.status}: ${JSON.stringify(answer instanceof Refusal ? answer.body : "")}`
+          )
+        )
       return { value: sessionCookieOf(answer), instance: yield* record(step, id) }
     })
 

@@ -1,17 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Schedule } from "effect"
-import type { Duration } from "effect"
+import { Effect } from "effect"
 import { UpdateRecord } from "../../src/api/RecordsApi"
-import { changed, ended, hintId } from "../broadcast/streamHelpers"
+import { changed, hintId } from "../broadcast/streamHelpers"
 import { recordsOf, timelineOf } from "../support/api"
 import type { Client } from "../support/api"
 import { recordPath, refusal, settled } from "../support/apiCaller"
-import type { SseEvent, SseStream } from "../support/sse"
+import type { SseEvent } from "../support/sse"
 import { deploymentNames, provisionDeployment } from "./support/deployment"
 import { startInstances } from "./support/instances"
 import { nginxBinary, startNginx } from "./support/nginx"
+import { endedWith, has, presenceEvent, until } from "./support/streamChecks"
 import { viaProxy } from "./support/viaProxy"
-import type { Sent } from "./support/viaProxy"
 
 /**
  * Four compiled instances of one deployment (one database, one Redis prefix,
@@ -27,45 +26,6 @@ const company = "crm/company"
 const activity = "crm/activity"
 const instanceCount = 4
 
-const presenceEvent = (id: string): SseEvent => ({
-  event: "presence",
-  data: { businessObject: deal, businessObjectId: id }
-})
-const sameEvent = (a: SseEvent, b: SseEvent) => a.event === b.event && JSON.stringify(a.data) === JSON.stringify(b.data)
-/** Every one of `streams` receives `event`, each within 10 s; a stream that does not is named with its instance. */
-const has = (streams: ReadonlyArray<Sent<SseStream>>, event: SseEvent) =>
-  Effect.forEach(
-    streams,
-    (s) =>
-      s.value
-        .waitFor((events) => events.some((e) => sameEvent(e, event)), "30 seconds")
-        .pipe(
-          Effect.timeoutOrElse({
-            duration: "10 seconds",
-            orElse: () =>
-              Effect.die(new Error(`the stream on instance ${s.instance} got no ${JSON.stringify(event)} within 10 s`))
-          })
-        ),
-    { concurrency: "unbounded", discard: true }
-  )
-const endedWith = (streams: ReadonlyArray<Sent<SseStream>>, reason: string) =>
-  Effect.forEach(
-    streams,
-    (s) =>
-      Effect.gen(function* () {
-        yield* s.value.ended
-        expect((yield* s.value.events).at(-1)).toEqual(ended(reason))
-      }),
-    { concurrency: "unbounded", discard: true }
-  )
-/** Repeats `check` (spaced) until `done` holds for its value; fails the test past `timeout`. */
-const until = <A, E>(what: string, check: Effect.Effect<A, E>, done: (value: A) => boolean, timeout: Duration.Input) =>
-  Effect.repeat(check, { until: done, schedule: Schedule.spaced("100 millis") }).pipe(
-    Effect.timeoutOrElse({
-      duration: timeout,
-      orElse: () => Effect.die(new Error(`${what}: not within ${String(timeout)}`))
-    })
-  )
 const instancesOf = (sent: ReadonlyArray<{ readonly instance: number }>) => new Set(sent.map((s) => s.instance))
 const editorPath = (id: string, editor: string) => ({ ...recordPath(deal, id), editor })
 const editorsOn = (client: Client, id: string) =>
@@ -161,7 +121,7 @@ describe("fault 9: four instances behind nginx", () => {
 
         // Read on a third: the timeline and the feed hold every write, wherever it was made.
         const timeline = yield* proxy.readElsewhere("timeline", asAlice, [aliceSession.instance, writtenAt], (c) =>
-          Effect.map(timelineOf(c, deal, dealId), (page) => page)
+          timelineOf(c, deal, dealId)
         )
         expect(timeline.value.entries.map((e) => e.operation)).toEqual(["archived", "updated", "updated", "created"])
         const feed = yield* proxy.readElsewhere("feed", asAlice, [aliceSession.instance, writtenAt], (c) =>
@@ -205,28 +165,16 @@ describe("fault 9: four instances behind nginx", () => {
         // A save on a version another instance moved on from is refused (If-Match, 412).
         const read = yield* records("conflict-read", deal, (r) => r.get(once))
         const etag = read.value.headers.get("etag") ?? ""
-        const save = (step: string, title: string) =>
-          proxy.send(step, asAlice, (c) =>
-            c.call((api) =>
-              api.records.update({
-                params: recordPath(deal, once),
-                payload: new UpdateRecord({ values: { title } }),
-                headers: { "if-match": etag }
-              })
-            )
+        const save = (title: string) => (c: Client) =>
+          c.call((api) =>
+            api.records.update({
+              params: recordPath(deal, once),
+              payload: new UpdateRecord({ values: { title } }),
+              headers: { "if-match": etag }
+            })
           )
-        const saved = yield* save("conflict-save", "Twice")
-        const stale = yield* proxy.send("conflict-stale", asAlice, (c) =>
-          refusal(
-            c.call((api) =>
-              api.records.update({
-                params: recordPath(deal, once),
-                payload: new UpdateRecord({ values: { title: "Stale" } }),
-                headers: { "if-match": etag }
-              })
-            )
-          )
-        )
+        const saved = yield* proxy.send("conflict-save", asAlice, save("Twice"))
+        const stale = yield* proxy.send("conflict-stale", asAlice, (c) => refusal(save("Stale")(c)))
         expect(saved.value.status).toBe(200)
         expect(stale.instance).not.toBe(saved.instance)
         expect(stale.value.status).toBe(412)
@@ -238,7 +186,7 @@ describe("fault 9: four instances behind nginx", () => {
         yield* proxy.send("presence-bob", asBob, (c) =>
           c.call((api) => api.presence.heartbeat({ params: editorPath(once, "bob-form") }))
         )
-        yield* has(aliceStreams, presenceEvent(once))
+        yield* has([...aliceStreams, ...bobStreams], presenceEvent(deal, once))
         const together = [alice.name, bob.name].sort()
         for (let i = 0; i < instanceCount; i++) {
           const who = i % 2 === 0 ? asAlice : asBob

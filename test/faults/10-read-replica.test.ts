@@ -58,7 +58,7 @@ const replicaStatus = (base: string) =>
     typeof body === "object" && body !== null && "replica" in body ? JSON.stringify(body.replica) : "none"
   )
 
-describe("fault 9: a read replica", () => {
+describe("fault 10: a read replica", () => {
   it.live(
     "1,000 saves each read back at once through the typed client: none stale (without the position some are); the replica stopped: every read on the primary, no 5xx",
     () =>

@@ -10,11 +10,25 @@ export const ComponentHealth = Schema.Struct({
   kind: Schema.String
 })
 
+/**
+ * The read replica (`DATABASE_READ_URL`), when there is one. Its state never
+ * makes the service unhealthy or not ready: while it is `down` or `lagging`
+ * the reads it would serve go to the primary.
+ */
+export const ReplicaHealth = Schema.Struct({
+  status: Schema.Literals(["up", "lagging", "down"]),
+  /** How long the replica has been missing WAL the primary had written, at its last check (about every second). */
+  lagMs: Schema.NullOr(Schema.Number),
+  /** Its last replayed WAL position. */
+  replayLsn: Schema.NullOr(Schema.String)
+})
+
 const report = {
   database: ComponentHealth,
   pubsub: ComponentHealth,
   /** The broadcast subscription's outages and the hints dropped, since start-up. */
-  broadcast: BroadcastStatus
+  broadcast: BroadcastStatus,
+  replica: Schema.optionalKey(ReplicaHealth)
 }
 
 export class HealthReport extends Schema.Class<HealthReport>("HealthReport")(report) {}

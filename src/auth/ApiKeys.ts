@@ -3,7 +3,7 @@ import { Context, Data, Effect, Layer, Option, Schema } from "effect"
 import { timingSafeEqual } from "node:crypto"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/cacheTags"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient } from "../db/Database"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { BadRequest, NotFound } from "../api/errors"
 import type { Workspace } from "../api/Workspace"
@@ -75,7 +75,7 @@ const sameHash = (a: string, b: string) => {
 export class ApiKeys extends Context.Service<ApiKeys>()("ApiKeys", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
+    const read = yield* PrimaryReadSqlClient
     const roles = yield* Roles
     const caches = yield* Caches
 

@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import type { Redis } from "ioredis"
+import type { RedisClient } from "../redis/clientLifecycle"
 import { AppConfig } from "../config/AppConfig"
 import { luaScript } from "../redis/luaScript"
 import { RedisConnection } from "../redis/RedisConnection"
@@ -47,7 +47,7 @@ return 0
 
 const script = (source: string) => {
   const run = luaScript(source)
-  return (client: Redis, key: string, args: ReadonlyArray<string | number>) =>
+  return (client: RedisClient, key: string, args: ReadonlyArray<string | number>) =>
     Effect.tryPromise(() => run(client, [key], args))
 }
 

@@ -7,7 +7,7 @@ import type { Workspace } from "../api/Workspace"
 import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { revokeStreams } from "../broadcast/revokeStreams"
 import { Caches } from "../cache/Caches"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient } from "../db/Database"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { excerpt } from "../messages/inputExcerpt"
 import { platformSchema } from "../tenancy/migrations/platform"
@@ -37,7 +37,7 @@ const MemberRow = Schema.Struct({
 export class Members extends Context.Service<Members>()("Members", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
+    const read = yield* PrimaryReadSqlClient
     const sessions = yield* Sessions
     const bus = yield* BroadcastBus
     const caches = yield* Caches

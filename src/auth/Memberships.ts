@@ -1,5 +1,5 @@
 import { SqlClient } from "effect/sql"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient } from "../db/Database"
 import { Context, Effect, Layer } from "effect"
 import { platformSchema } from "../tenancy/migrations/platform"
 
@@ -7,7 +7,7 @@ import { platformSchema } from "../tenancy/migrations/platform"
 export class Memberships extends Context.Service<Memberships>()("Memberships", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
+    const read = yield* PrimaryReadSqlClient
     const memberships = sql(`${platformSchema}.memberships`)
 
     const add = (workspaceId: string, userId: string) =>

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "effect/sql"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient } from "../db/Database"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { Context, Data, Effect, Layer, Schema } from "effect"
 import { Caches } from "../cache/Caches"
@@ -30,7 +30,7 @@ class GrantsKey extends Data.Class<{
 export class Roles extends Context.Service<Roles>()("Roles", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
+    const read = yield* PrimaryReadSqlClient
     const caches = yield* Caches
 
     /**

@@ -2,7 +2,7 @@ import { SqlClient, SqlSchema } from "effect/sql"
 import { Clock, Context, Duration, Effect, Layer, Option, Schema } from "effect"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/cacheTags"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient } from "../db/Database"
 import { platformSchema } from "../tenancy/migrations/platform"
 import { hashToken, randomToken } from "./Tokens"
 
@@ -26,7 +26,7 @@ const ExpiryRow = Schema.Struct({ expiresAt: Schema.Date })
 export class Sessions extends Context.Service<Sessions>()("Sessions", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
+    const read = yield* PrimaryReadSqlClient
     const sessions = sql(`${platformSchema}.sessions`)
     const caches = yield* Caches
 

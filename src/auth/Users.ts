@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "effect/sql"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient } from "../db/Database"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { BadRequest, Conflict, NotFound } from "../api/errors"
 import { platformSchema } from "../tenancy/migrations/platform"
@@ -29,7 +29,7 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 export class Users extends Context.Service<Users>()("Users", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
+    const read = yield* PrimaryReadSqlClient
     const users = sql(`${platformSchema}.users`)
 
     /** The new user; none when the email is taken (a duplicate the caller can act on, told by the statement). */

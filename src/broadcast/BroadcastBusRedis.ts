@@ -10,10 +10,13 @@ import { StreamRevocationJson } from "./StreamRevocation"
 import type { StreamRevocation } from "./StreamRevocation"
 import { CacheInvalidationJson } from "./CacheInvalidation"
 import type { CacheInvalidation } from "./CacheInvalidation"
+import { subscribeCluster } from "./clusterSubscription"
+import type { Deliver } from "./hintTransport"
+import { subscribeSingle } from "./singleSubscription"
 
 /**
  * The deployment's channels: `hints`, the one every instance publishes to and
- * subscribes to, `control`, where stream revocations go, and `caches`, where
+ * subscribes to (on one server; a cluster has `hintPartitions` instead), `control`, where stream revocations go, and `caches`, where
  * cache invalidations go (channels of their own, so each channel's messages keep one shape).
  */
 export const channelsOf = (prefix: string) => ({
@@ -33,8 +36,9 @@ const decodeInvalidation = Schema.decodeUnknownResult(CacheInvalidationJson)
 const encodeInvalidation = Schema.encodeEffect(CacheInvalidationJson)
 
 const make = Effect.gen(function* () {
-  const { command, prefix, subscriber } = yield* RedisConnection
-  const { caches: cachesChannel, control: controlChannel, hints: channel } = channelsOf(prefix)
+  const redis = yield* RedisConnection
+  const { command, prefix } = redis
+  const { caches: cachesChannel, control: controlChannel } = channelsOf(prefix)
   const hub = yield* BroadcastHub.make()
   const inbox = yield* makeInbox(hub)
   const revocations = yield* Effect.acquireRelease(PubSub.unbounded<StreamRevocation>(), PubSub.shutdown)
@@ -45,62 +49,40 @@ const make = Effect.gen(function* () {
   // From the ioredis callback straight into the bounded inbox; each stream bounds its own lag.
   const malformed = (error: string) =>
     run(Effect.logWarning("broadcast bus: dropped a malformed message").pipe(Effect.annotateLogs("error", error)))
-  const onMessage = (from: string, message: string) => {
-    if (from === channel) {
+  const deliver: Deliver = (carried, message) => {
+    if (carried === "hints") {
       const decoded = decode(message)
       return Result.isSuccess(decoded) ? inbox.offer(decoded.success) : malformed(decoded.failure.message)
     }
-    if (from === cachesChannel) {
+    if (carried === "caches") {
       const invalidation = decodeInvalidation(message)
       if (Result.isFailure(invalidation)) return malformed(invalidation.failure.message)
       // Unbounded: never suspends.
       return Effect.runSync(PubSub.publish(invalidations, invalidation.success))
     }
-    if (from !== controlChannel) return
     const revocation = decodeRevocation(message)
     if (Result.isFailure(revocation)) return malformed(revocation.failure.message)
     // Unbounded: never suspends.
     Effect.runSync(PubSub.publish(revocations, revocation.success))
   }
-  yield* Effect.acquireRelease(
-    Effect.sync(() => subscriber.on("message", onMessage)),
-    () => Effect.sync(() => subscriber.off("message", onMessage))
-  )
 
-  // Subscribed once per instance; ioredis re-subscribes by itself after a reconnect.
-  yield* Effect.acquireRelease(
-    Effect.tryPromise({ try: () => subscriber.subscribe(channel, controlChannel, cachesChannel), catch: unavailable }),
-    () => Effect.tryPromise(() => subscriber.unsubscribe(channel, controlChannel, cachesChannel)).pipe(Effect.ignore)
-  )
-
-  // The subscription's outages. Lost when the subscriber's connection closes (again and again while
-  // ioredis retries: counted once); restored once SUBSCRIBE is acknowledged on the new connection
-  // (ioredis sends its own after "ready"; asking again is harmless and tells us when it holds).
   const health = yield* makeSubscriptionHealth
-  const onClose = () => void run(health.lost)
-  const onReady = () =>
-    void run(
-      Effect.tryPromise(() => subscriber.subscribe(channel, controlChannel, cachesChannel)).pipe(
-        Effect.andThen(health.restored),
-        Effect.ignore
-      )
-    )
-  yield* Effect.acquireRelease(
-    Effect.sync(() => subscriber.on("close", onClose).on("ready", onReady)),
-    () => Effect.sync(() => subscriber.off("close", onClose).off("ready", onReady))
-  )
+  const transport =
+    redis.kind === "single"
+      ? yield* subscribeSingle(redis, channelsOf(prefix), health, deliver)
+      : yield* subscribeCluster(redis, { control: controlChannel, caches: cachesChannel }, health, deliver)
 
   const ready = Effect.suspend(() =>
-    command.status === "ready" && subscriber.status === "ready"
-      ? Effect.void
-      : Effect.fail(new PubSubUnavailable({ message: "redis: not connected" }))
+    transport.connected() ? Effect.void : Effect.fail(new PubSubUnavailable({ message: "redis: not connected" }))
   )
 
   return BroadcastBus.of({
     publish: (envelope) =>
       encode(envelope).pipe(
         Effect.orDie,
-        Effect.flatMap((json) => Effect.tryPromise({ try: () => command.publish(channel, json), catch: unavailable })),
+        Effect.flatMap((json) =>
+          Effect.tryPromise({ try: () => transport.publishHint(envelope.workspace, json), catch: unavailable })
+        ),
         Effect.tapError(() => health.publishFailed),
         Effect.asVoid
       ),
@@ -137,5 +119,8 @@ const make = Effect.gen(function* () {
   })
 })
 
-/** The bus across instances: PUBLISH on the deployment's channel, one SUBSCRIBE per instance. */
+/**
+ * The bus across instances: PUBLISH on the deployment's channel and one SUBSCRIBE per instance on one
+ * server; SPUBLISH on the workspace's partition and SSUBSCRIBE to every partition on a cluster.
+ */
 export const layer: Layer.Layer<BroadcastBus, PubSubUnavailable, RedisConnection> = Layer.effect(BroadcastBus, make)

@@ -5,6 +5,7 @@ import type { ApiClient } from "./apiClient"
 import { rejectionOf } from "./rejection"
 import type { SentRequest } from "./rejection"
 import type { RetryOptions } from "./retry"
+import { trackingCommitPositions } from "./commitPosition"
 import { sendingFetch } from "./sendingFetch"
 
 /** The part of the browser's `EventSource` the client uses; the global `EventSource` is one. */
@@ -54,7 +55,9 @@ export const makeTransport = (options: ClientOptions = {}): Transport => {
   const base = (options.baseUrl ?? "").replace(/\/+$/, "")
   const api = makeApiClient(base)
   // Looked up per call, never as `window.fetch` detached from `window` (an "Illegal invocation").
-  const send = sendingFetch(options.fetch ?? ((input, init) => globalThis.fetch(input, init)), options.retry)
+  const rawFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+  // Each attempt of a retried write sends the highest commit position too, and every answer's is kept.
+  const send = sendingFetch(trackingCommitPositions(base, rawFetch), options.retry)
 
   return {
     url: (path) => `${base}${path}`,

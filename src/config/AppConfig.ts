@@ -14,15 +14,26 @@ import {
   SchemaIssue
 } from "effect"
 
+/** One `host:port` of `REDIS_CLUSTER_NODES`. */
+export interface RedisNode {
+  readonly host: string
+  readonly port: number
+}
+
 /** How the session cookie's Secure flag is chosen. `auto`: when the request came over HTTPS. */
 export type CookieSecure = "auto" | "always" | "never"
 
 export interface AppConfigShape {
   /** PostgreSQL URL; none means the embedded PGlite database. */
   readonly databaseUrl: Option.Option<Redacted.Redacted>
+  /**
+   * `DATABASE_READ_URL`: a streaming replica of `databaseUrl` that serves timelines, lists, the feed and
+   * history (docs/scale-out.md, "Read replicas"); none: every read on the primary. Never without `databaseUrl`.
+   */
+  readonly databaseReadUrl: Option.Option<Redacted.Redacted>
   /** Pool size for a real PostgreSQL: the write pool (units of work, sign-in, migrations). */
   readonly databasePoolSize: number
-  /** Pool size of the read pool (record and timeline reads, credential checks). */
+  /** Pool size of the read pool (record and timeline reads, credential checks), and of the replica's pool. */
   readonly databaseReadPoolSize: number
   /** How long a statement waits for a lock (row, table) before it fails: bounds a write stuck behind another. */
   readonly databaseLockTimeout: Duration.Duration
@@ -32,8 +43,10 @@ export interface AppConfigShape {
   readonly databaseAcquireTimeout: Duration.Duration
   /** Names this instance's connections in `pg_stat_activity` (suffixed `/write`, `/read`, `/health`). */
   readonly databaseApplicationName: string
-  /** Redis URL; none means the in-process broadcast bus and presence store (single instance only). */
+  /** Redis URL; none (and no cluster) means the in-process broadcast bus and presence store (single instance only). */
   readonly redisUrl: Option.Option<Redacted.Redacted>
+  /** `REDIS_CLUSTER_NODES`: some nodes of a Redis Cluster, which then takes every Redis use (never with `redisUrl`). */
+  readonly redisClusterNodes: Option.Option<ReadonlyArray<RedisNode>>
   readonly host: string
   readonly port: number
   /** Where the embedded database keeps its files. */
@@ -243,6 +256,47 @@ const optionalUrl = (name: string, schemes: ReadonlyArray<string>, example: stri
     )
   )
 
+/** `host:port` (a bracketed IPv6 address as host: `[::1]:7000`); none when malformed. */
+const redisNodeOf = (entry: string): Option.Option<RedisNode> => {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[^\s:,[\]]+):(\d{1,5})$/.exec(entry)
+  const host = match?.[1]
+  const port = Number(match?.[2])
+  return host !== undefined && port >= 1 && port <= 65535
+    ? Option.some({ host: host.replace(/^\[(.*)\]$/, "$1"), port })
+    : Option.none()
+}
+
+/** The cluster's nodes, when set; never together with `REDIS_URL` (which of the two would win is not obvious). */
+const redisClusterNodes = Config.all({
+  nodes: Config.option(
+    decoded("REDIS_CLUSTER_NODES", "a comma-separated list of host:port, e.g. 10.0.0.1:7000,10.0.0.2:7000", (text) => {
+      const nodes = Option.all(originsOf(text).map(redisNodeOf))
+      return Option.filter(nodes, (list) => list.length > 0)
+    })
+  ),
+  url: Config.option(Config.String("REDIS_URL"))
+}).pipe(
+  checked(
+    undefined,
+    "REDIS_URL and REDIS_CLUSTER_NODES are both set: set REDIS_URL for one Redis server, or REDIS_CLUSTER_NODES for a Redis Cluster, not both",
+    ({ nodes, url }) => Option.isNone(nodes) || Option.isNone(url)
+  ),
+  Config.map(({ nodes }) => nodes)
+)
+
+/** The replica, when set; only beside `DATABASE_URL` (the embedded database has no replica). */
+const databaseReadUrl = Config.all({
+  read: optionalUrl("DATABASE_READ_URL", ["postgres:", "postgresql:"], "postgres://user:pass@replica:5432/db"),
+  primary: Config.option(Config.String("DATABASE_URL"))
+}).pipe(
+  checked(
+    undefined,
+    "DATABASE_READ_URL is set without DATABASE_URL: the embedded database (PGlite) has no replica; set DATABASE_URL to the primary, or unset DATABASE_READ_URL",
+    ({ primary, read }) => Option.isNone(read) || Option.isSome(primary)
+  ),
+  Config.map(({ read }) => read)
+)
+
 /** `LOG_LEVEL`: read by src/main.ts with the rest, before the logger is set up. */
 export const logLevelConfig: Config.Config<LogLevel.LogLevel> = decoded("LOG_LEVEL", "a log level", (text) =>
   Option.fromUndefinedOr(logLevelNames[text.toUpperCase()])
@@ -257,6 +311,7 @@ const between = (name: string, minimum: number, maximum: number, message: string
 /** Every variable of `AppConfigShape`, each read on its own (see `appConfig`). */
 const variables = {
   databaseUrl: optionalUrl("DATABASE_URL", ["postgres:", "postgresql:"], "postgres://user:pass@host:5432/db"),
+  databaseReadUrl,
   databasePoolSize: between("DATABASE_POOL_SIZE", 1, 100, "must be between 1 and 100", 10),
   databaseReadPoolSize: between("DATABASE_READ_POOL_SIZE", 1, 100, "must be between 1 and 100", 5),
   databaseLockTimeout: positiveMillis("DATABASE_LOCK_TIMEOUT_MS", 2_000),
@@ -269,6 +324,7 @@ const variables = {
     Config.withDefault("audit-broadcast-service")
   ),
   redisUrl: optionalUrl("REDIS_URL", ["redis:", "rediss:"], "redis://127.0.0.1:6379"),
+  redisClusterNodes,
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
   port: port("PORT").pipe(Config.withDefault(3000)),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault(".data/pglite")),

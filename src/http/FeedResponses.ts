@@ -11,6 +11,7 @@ import { encodeFeedCursor } from "../audit/FeedCursor"
 import type { FeedPosition } from "../audit/FeedCursor"
 import { FeedWake } from "../audit/FeedWake"
 import { isWorkspaceGone } from "../db/DatabaseFault"
+import { readingPrimary } from "../db/ReadPlacement"
 import { Readiness } from "../health/Readiness"
 import type { AccessRecheck } from "./AccessRecheck"
 import { makeFeedWaiterCap } from "./FeedWaiterCap"
@@ -36,7 +37,9 @@ const retryMs = 2_000
  * The three ways the feed answers besides one JSON page: long-poll (a page
  * once something is there or `wait` is over), an SSE stream, and the NDJSON
  * export. None holds a database connection while it waits: it waits on the
- * commit hints of its workspace (`FeedWake`) and queries again.
+ * commit hints of its workspace (`FeedWake`) and queries again. The two that
+ * wait read the primary: a hint comes right after a commit, which a replica
+ * may not have replayed yet (the wait would then last until the next hint).
  */
 export class FeedResponses extends Context.Service<FeedResponses>()("FeedResponses", {
   make: Effect.gen(function* () {
@@ -76,7 +79,7 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
               return yield* feed.toPage({ rows: [], next: at, more: false })
             }
             yield* signal.clear
-            const batch = yield* feed.batch(workspace, at, filter, limit)
+            const batch = yield* readingPrimary(feed.batch(workspace, at, filter, limit))
             const left = deadline - Date.now()
             if (batch.rows.length > 0 || batch.more || left <= 0 || (yield* readiness.isDraining)) {
               return yield* feed.toPage(batch)
@@ -124,7 +127,9 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
               const ended = yield* recheck
               if (Option.isSome(ended)) return [[endOf(ended.value)], Option.some({ ...state, ended: true })] as const
               yield* signal.clear
-              const read = yield* feed.batch(workspace, state.at, filter, limit).pipe(workspaceRemovedAsNone)
+              const read = yield* readingPrimary(feed.batch(workspace, state.at, filter, limit)).pipe(
+                workspaceRemovedAsNone
+              )
               if (Option.isNone(read))
                 return [[endOf("workspace-removed")], Option.some({ ...state, ended: true })] as const
               const batch = read.value

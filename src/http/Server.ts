@@ -26,6 +26,7 @@ import { errorResponses } from "./ErrorResponses"
 import { requestGuard } from "./RequestGuard"
 import { drainHttpServer } from "./HttpDrain"
 import { edge } from "./Edge"
+import { readYourWrites } from "./ReadYourWrites"
 import { FastHeartbeatLive } from "./FastHeartbeat"
 import { nodeServerLayer } from "./NodeServer"
 import { MetricsRouteLive } from "./MetricsRoute"
@@ -74,15 +75,17 @@ export const ApiLive = Layer.unwrap(
 
 /**
  * What wraps every route, unknown ones included, outermost first: the edge
- * (`Edge.ts`: request id, headers, log line, metrics), the error answers
- * (`ErrorResponses.ts`) and the request guard (`RequestGuard.ts`: paths,
+ * (`Edge.ts`: request id, headers, log line, metrics), read-your-writes over
+ * a replica (`ReadYourWrites.ts`: only with `DATABASE_READ_URL`), the error
+ * answers (`ErrorResponses.ts`) and the request guard (`RequestGuard.ts`: paths,
  * origins, content types, body limits, body parsing), before the router.
  */
 const EdgeLive = HttpRouter.middleware(
   Effect.map(AppConfig, (config) => {
     const outer = edge({ hstsMaxAge: config.hstsMaxAge })
     const guard = requestGuard(config)
-    return (app) => outer(errorResponses(guard(app)))
+    const reads = readYourWrites(Option.isSome(config.databaseReadUrl))
+    return (app) => outer(reads(errorResponses(guard(app))))
   }),
   { global: true }
 )

@@ -81,3 +81,14 @@ export const databaseConnections = Metric.gauge("db_connections", {
 export const databasePoolMax = Metric.gauge("db_pool_max_connections", {
   description: "Connections each pool of this instance may open"
 })
+
+/**
+ * Tagged `target` (`replica`, `primary`) and `route`: why a routed read went there (`replica`: no commit position;
+ * `replayed`: the replica had replayed the caller's; `behind`: it had not within the wait; `unusable`: the replica
+ * is down or lagging; `primary`: the reader asked for the primary; `fault`: the replica failed it, run on the primary).
+ * Only with `DATABASE_READ_URL`.
+ */
+export const replicaReads = Metric.counter("db_replica_reads_total", {
+  description: "Routed reads (timelines, lists, feed, history) by where they ran and why",
+  incremental: true
+})

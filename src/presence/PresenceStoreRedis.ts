@@ -1,5 +1,5 @@
 import { Effect, Layer, Schema } from "effect"
-import type { Redis } from "ioredis"
+import type { RedisClient } from "../redis/clientLifecycle"
 import { PubSubUnavailable } from "../api/errors"
 import { luaScript } from "../redis/luaScript"
 import { RedisConnection } from "../redis/RedisConnection"
@@ -114,7 +114,7 @@ const unavailable = (error: unknown) =>
 
 const script = (source: string) => {
   const run = luaScript(source)
-  return (client: Redis, keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>) =>
+  return (client: RedisClient, keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>) =>
     Effect.tryPromise({ try: () => run(client, keys, args), catch: unavailable })
 }
 

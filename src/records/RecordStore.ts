@@ -1,6 +1,6 @@
 import { SqlClient } from "effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient, ReadSqlClient } from "../db/Database"
 import { executeFixed, quotedName } from "../db/fixedStatement"
 import type { RecordValues } from "../api/Json"
 import { RecordState, StoredRecord } from "../api/StoredRecord"
@@ -62,6 +62,8 @@ export interface StatesLookup {
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const read = yield* ReadSqlClient
+  // Presence asks for record states right after a record is made, without the maker's commit position.
+  const primaryRead = yield* PrimaryReadSqlClient
   const table = (workspace: Workspace) => sql(workspace.table("records"))
   const records = (workspace: Workspace) => quotedName(workspace.table("records"))
 
@@ -145,13 +147,13 @@ const make = Effect.gen(function* () {
       return valid.length === 0
         ? []
         : [
-            read`SELECT ${index}::int AS lookup, id::text AS id, state FROM ${table(lookup.workspace)}
+            primaryRead`SELECT ${index}::int AS lookup, id::text AS id, state FROM ${table(lookup.workspace)}
               WHERE business_object = ${lookup.businessObject} AND id IN ${sql.in(valid)}`
           ]
     })
     const found: Array<Array<LinkedRecord>> = lookups.map(() => [])
     if (branches.length === 0) return Effect.succeed<ReadonlyArray<ReadonlyArray<LinkedRecord>>>(found)
-    return read`${read.join(" UNION ALL ", false)(branches)}`.pipe(
+    return primaryRead`${primaryRead.join(" UNION ALL ", false)(branches)}`.pipe(
       Effect.flatMap(decodeStates),
       Effect.map((rows) => {
         for (const { lookup, id, state } of rows) found[lookup]?.push({ id, state })

@@ -1,15 +1,32 @@
-import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
+import type { Duration } from "effect"
+import type { Cluster } from "ioredis"
 import { Redis } from "ioredis"
-import { PubSubUnavailable } from "../api/errors"
+import type { PubSubUnavailable } from "../api/errors"
+import { acquireClient, reconnectDelay } from "./clientLifecycle"
+import type { ClusterNode } from "./clusterConnection"
+import { makeClusterClients } from "./clusterConnection"
 
-export interface RedisConnectionShape {
+interface Connections<Client> {
   /** Runs commands; fails fast (no offline queue) while Redis is unreachable. */
-  readonly command: Redis
-  /** Dedicated to SUBSCRIBE: a subscribed connection cannot run other commands. */
-  readonly subscriber: Redis
+  readonly command: Client
+  /** Dedicated to (S)SUBSCRIBE: a subscribed connection cannot run other commands. */
+  readonly subscriber: Client
   /** Starts every key and channel this deployment uses (`REDIS_PREFIX`). */
   readonly prefix: string
 }
+
+/** One Redis server (`REDIS_URL`). */
+export interface SingleRedis extends Connections<Redis> {
+  readonly kind: "single"
+}
+
+/** A Redis Cluster (`REDIS_CLUSTER_NODES`): commands routed by slot, hints on sharded pub/sub. */
+export interface ClusterRedis extends Connections<Cluster> {
+  readonly kind: "cluster"
+}
+
+export type RedisConnectionShape = SingleRedis | ClusterRedis
 
 export interface RedisConnectionOptions {
   /** How long building the layer waits for each client to be ready. Default 5 s. */
@@ -28,85 +45,60 @@ const describe = (url: string): string => {
   }
 }
 
-const unavailable = (message: string) => new PubSubUnavailable({ message })
-
-/** Resolves once the client is ready; never fails by itself (ioredis keeps reconnecting). */
-const awaitReady = (client: Redis) =>
-  Effect.callback<void>((resume) => {
-    if (client.status === "ready") return resume(Effect.void)
-    const onReady = () => resume(Effect.void)
-    client.once("ready", onReady)
-    return Effect.sync(() => client.off("ready", onReady))
-  })
-
-const acquireClient = (url: string, role: string, timeout: Duration.Input) =>
-  Effect.gen(function* () {
-    const log = Effect.runForkWith(yield* Effect.context<never>())
-    const target = describe(url)
-    const client = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const client = new Redis(url, {
-          // Fail fast while disconnected: callers answer 503 instead of hanging.
-          maxRetriesPerRequest: 1,
-          enableOfflineQueue: false,
-          commandTimeout: 2_000,
-          connectionName: `audit-broadcast:${role}`,
-          // Commands issued in one tick go out in one write (heartbeats arrive many at a time).
-          enableAutoPipelining: role === "command"
-        })
-        // One warning per outage, not one per reconnect attempt.
-        let down = false
-        client.on("error", (error: Error) => {
-          if (down) return
-          down = true
-          log(Effect.logWarning(`redis ${role}: ${error.message}`).pipe(Effect.annotateLogs("redis", target)))
-        })
-        client.on("ready", () => {
-          if (!down) return
-          down = false
-          log(Effect.logInfo(`redis ${role}: ready again`).pipe(Effect.annotateLogs("redis", target)))
-        })
-        return client
+const single = (url: string, role: string, timeout: Duration.Input) =>
+  acquireClient(
+    () =>
+      new Redis(url, {
+        // Fail fast while disconnected: callers answer 503 instead of hanging.
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        commandTimeout: 2_000,
+        retryStrategy: reconnectDelay,
+        connectionName: `audit-broadcast:${role}`,
+        // Commands issued in one tick go out in one write (heartbeats arrive many at a time).
+        enableAutoPipelining: role === "command"
       }),
-      (client) =>
-        Effect.tryPromise(() => client.quit()).pipe(
-          Effect.timeout("1 second"),
-          Effect.ignore,
-          Effect.ensuring(Effect.sync(() => client.disconnect()))
-        )
-    )
-    // Waited for outside the (uninterruptible) acquire, so the timeout can cut it short.
-    yield* awaitReady(client).pipe(
-      Effect.timeoutOrElse({
-        duration: timeout,
-        orElse: () =>
-          Effect.fail(
-            unavailable(
-              `redis ${role} at ${target} not ready after ${Duration.format(Duration.fromInputUnsafe(timeout))}`
-            )
-          )
-      })
-    )
-    return client
-  })
+    role,
+    describe(url),
+    timeout
+  )
 
 const make = (url: string | Redacted.Redacted<string>, options: RedisConnectionOptions = {}) =>
   Effect.gen(function* () {
     const plain = Redacted.isRedacted(url) ? Redacted.value(url) : url
     const timeout = options.readyTimeout ?? "5 seconds"
     const [command, subscriber] = yield* Effect.all(
-      [acquireClient(plain, "command", timeout), acquireClient(plain, "subscriber", timeout)],
+      [single(plain, "command", timeout), single(plain, "subscriber", timeout)],
       { concurrency: 2 }
     )
-    return { command, subscriber, prefix: options.prefix ?? "" } satisfies RedisConnectionShape
+    return { kind: "single", command, subscriber, prefix: options.prefix ?? "" } satisfies SingleRedis
   })
 
-/** Two ioredis clients on one URL, and the deployment's prefix; the clients quit when the layer's scope closes. */
+/** Two ioredis clients (one server, or one cluster), and the deployment's prefix; they quit when the layer's scope closes. */
 export class RedisConnection extends Context.Service<RedisConnection, RedisConnectionShape>()("RedisConnection") {
   static layer(
     url: string | Redacted.Redacted<string>,
     options?: RedisConnectionOptions
   ): Layer.Layer<RedisConnection, PubSubUnavailable> {
     return Layer.effect(RedisConnection, make(url, options))
+  }
+
+  /** The same on a Redis Cluster, reached through any of `nodes` (`REDIS_CLUSTER_NODES`). */
+  static layerCluster(
+    nodes: ReadonlyArray<ClusterNode>,
+    options?: RedisConnectionOptions
+  ): Layer.Layer<RedisConnection, PubSubUnavailable> {
+    return Layer.effect(
+      RedisConnection,
+      Effect.map(
+        makeClusterClients(nodes, options?.readyTimeout ?? "5 seconds"),
+        ([command, subscriber]): ClusterRedis => ({
+          kind: "cluster",
+          command,
+          subscriber,
+          prefix: options?.prefix ?? ""
+        })
+      )
+    )
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import type { Redis } from "ioredis"
+import type { RedisClient } from "./clientLifecycle"
 
 /**
  * A Lua script run by its SHA (EVALSHA), sent whole (EVAL) only when the
@@ -7,7 +7,7 @@ import type { Redis } from "ioredis"
  */
 export const luaScript = (source: string) => {
   const sha = createHash("sha1").update(source).digest("hex")
-  return (client: Redis, keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>): Promise<unknown> =>
+  return (client: RedisClient, keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>): Promise<unknown> =>
     client.evalsha(sha, keys.length, ...keys, ...args).catch((error: unknown) => {
       if (error instanceof Error && error.message.startsWith("NOSCRIPT"))
         return client.eval(source, keys.length, ...keys, ...args)

@@ -4,7 +4,7 @@ import { BroadcastBus } from "../broadcast/BroadcastBus"
 import { revokeStreams } from "../broadcast/revokeStreams"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/cacheTags"
-import { ReadSqlClient } from "../db/Database"
+import { PrimaryReadSqlClient } from "../db/Database"
 import { isContention } from "../db/DatabaseFault"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { BadRequest, Conflict, NotFound } from "../api/errors"
@@ -31,7 +31,7 @@ const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Sc
 export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const read = yield* ReadSqlClient
+    const read = yield* PrimaryReadSqlClient
     const work = yield* WorkspaceWork
     const workspaces = sql(`${platformSchema}.workspaces`)
     const caches = yield* Caches

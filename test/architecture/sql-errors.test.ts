@@ -45,7 +45,7 @@ const handlesFaults = (code: string) =>
   )
 
 /** A file that runs statements of its own. */
-const runsSql = (code: string) => /\b(SqlClient\.SqlClient|ReadSqlClient|SqlSchema)\b/.test(code)
+const runsSql = (code: string) => /\b(SqlClient\.SqlClient|ReadSqlClient|PrimaryReadSqlClient|SqlSchema)\b/.test(code)
 
 /** The SqlError an Effect may fail with; never when none. */
 type SqlErrorOf<T> =

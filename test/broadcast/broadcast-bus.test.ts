@@ -2,7 +2,7 @@ import { subscribeQueue } from "../support/hintQueue"
 import { randomUUID } from "node:crypto"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Queue, Scope } from "effect"
-import type { Redis } from "ioredis"
+import type { RedisClient } from "../../src/redis/clientLifecycle"
 import { BroadcastEnvelope } from "../../src/broadcast/Broadcast"
 import type { Broadcast } from "../../src/api/Broadcast"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
@@ -106,7 +106,7 @@ const redisBus = () => BroadcastBusRedis.layer.pipe(Layer.provideMerge(RedisConn
 busSuite("BroadcastBus (redis)", redisBus())
 
 /** Drops a client's connection for good and waits until ioredis reports it. */
-const closed = (client: Redis) =>
+const closed = (client: RedisClient) =>
   Effect.callback<void>((resume) => {
     client.once("end", () => resume(Effect.void))
     client.disconnect()

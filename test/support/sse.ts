@@ -14,6 +14,8 @@ export interface SseStream {
   /** Everything received so far (comments included, as raw text). */
   readonly raw: Effect.Effect<string>
   readonly events: Effect.Effect<ReadonlyArray<SseEvent>>
+  /** When each of `events` arrived (`Date.now()`), in the same order. */
+  readonly arrivedAt: Effect.Effect<ReadonlyArray<number>>
   /** Waits (up to `timeout`) until `predicate` holds for the events received so far. */
   readonly waitFor: (
     predicate: (events: ReadonlyArray<SseEvent>) => boolean,
@@ -39,6 +41,7 @@ export const openSse = (
     yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
     const response = yield* Effect.promise(() => fetch(url, { headers, signal: controller.signal }))
     const events = yield* Ref.make<ReadonlyArray<SseEvent>>([])
+    const arrivals: Array<number> = []
     const raw = yield* Ref.make("")
     const changed = yield* Ref.make(yield* Deferred.make<void>())
     const endedByServer = yield* Deferred.make<void>()
@@ -56,6 +59,7 @@ export const openSse = (
       } catch {
         // not JSON: keep the text
       }
+      arrivals.push(Date.now())
       Effect.runSync(Ref.update(events, (all) => [...all, { event: event.event, data }]))
     })
     const body = response.body
@@ -102,6 +106,7 @@ export const openSse = (
       headers: response.headers,
       raw: Ref.get(raw),
       events: Ref.get(events),
+      arrivedAt: Effect.sync(() => [...arrivals]),
       waitFor,
       close: Effect.sync(() => controller.abort()),
       ended: Deferred.await(endedByServer).pipe(

@@ -1,7 +1,7 @@
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { BroadcastBus } from "../../broadcast/BroadcastBus"
-import { DatabaseInfo, DatabaseProbe } from "../../db/Database"
+import { DatabaseInfo, DatabaseProbe, ReplicaStatus } from "../../db/Database"
 import { ServedApi } from "../ServedApi"
 import { HealthReport, Liveness, NotReady, ReadinessReport, Unhealthy } from "../../api/HealthApi"
 import { Readiness } from "../../health/Readiness"
@@ -18,6 +18,7 @@ export const HealthHttp = HttpApiBuilder.group(ServedApi, "health", (handlers) =
     const database = yield* DatabaseInfo
     const bus = yield* BroadcastBus
     const readiness = yield* Readiness
+    const replica = yield* ReplicaStatus
 
     // A probe over its budget is left to end in the background: the answer does not wait for it.
     const pubsubUp = Effect.gen(function* () {
@@ -32,10 +33,12 @@ export const HealthHttp = HttpApiBuilder.group(ServedApi, "health", (handlers) =
 
     const components = Effect.gen(function* () {
       const [db, pubsub] = yield* Effect.all([probe.answers, pubsubUp], { concurrency: 2 })
+      const standby = yield* replica.health
       return {
         database: { status: db ? "up" : "down", kind: database.kind },
         pubsub: { status: pubsub ? "up" : "down", kind: bus.kind },
-        broadcast: yield* bus.status
+        broadcast: yield* bus.status,
+        ...(Option.isSome(standby) ? { replica: standby.value } : {})
       } as const
     })
 

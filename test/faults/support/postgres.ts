@@ -6,7 +6,7 @@ import { freePort } from "../../support/freePort"
 import { childrenOf, isAlive, onProcessExit, runOk, signalPid, waitUntil } from "./processes"
 
 /** The highest PostgreSQL version installed under /usr/lib/postgresql. */
-const binDir = () => {
+export const binDir = () => {
   const versions = readdirSync("/usr/lib/postgresql")
     .filter((v) => existsSync(`/usr/lib/postgresql/${v}/bin/pg_ctl`))
     .sort((a, b) => Number(b) - Number(a))
@@ -17,7 +17,7 @@ const binDir = () => {
 }
 
 /** The uid and gid of the `postgres` user, from /etc/passwd. */
-const postgresUser = () => {
+export const postgresUser = () => {
   const line = readFileSync("/etc/passwd", "utf8")
     .split("\n")
     .find((l) => l.startsWith("postgres:"))
@@ -27,10 +27,10 @@ const postgresUser = () => {
   return { uid: Number(uid), gid: Number(gid) }
 }
 
-const isRoot = () => process.getuid?.() === 0
+export const isRoot = () => process.getuid?.() === 0
 
 /** initdb and pg_ctl refuse root: run them as `postgres` then. */
-const asPostgres = (binary: string, args: ReadonlyArray<string>) =>
+export const asPostgres = (binary: string, args: ReadonlyArray<string>) =>
   isRoot() ? (["runuser", ["-u", "postgres", "--", binary, ...args]] as const) : ([binary, args] as const)
 
 export interface TestPostgres {

@@ -7,7 +7,7 @@ import { keySlot } from "../../src/redis/keySlot"
 import { awaitHint, hintId, isResubscribed } from "../broadcast/streamHelpers"
 import { clientFor, createRecord, signedInMember } from "../support/api"
 import { signIn } from "../support/http"
-import { ownRedisCluster } from "../support/ownRedisCluster"
+import { clusterNodesOf, ownRedisCluster } from "../support/ownRedisCluster"
 import type { OwnRedisCluster } from "../support/ownRedisCluster"
 import { openSse } from "../support/sse"
 import type { SseStream } from "../support/sse"
@@ -80,11 +80,7 @@ describe("fault 8: broadcast on a Redis Cluster", () => {
         const startedAt = Date.now()
         const cluster: OwnRedisCluster = yield* ownRedisCluster
         const clusterUpMs = Date.now() - startedAt
-        const nodes = cluster.startupNodes.split(",").map((address) => {
-          const [host = "", port = ""] = address.split(":")
-          return { host, port: Number(port) }
-        })
-        const overrides = { redisUrl: Option.none(), redisClusterNodes: Option.some(nodes) }
+        const overrides = { redisUrl: Option.none(), redisClusterNodes: Option.some(clusterNodesOf(cluster)) }
         const a = yield* Layer.build(testApp(overrides))
         const b = yield* Layer.build(testApp(overrides))
         const busA = Context.get(a, BroadcastBus)

@@ -81,6 +81,14 @@ const rows = (r: Results): ReadonlyArray<Row> => {
         const cpu = s.service === undefined ? undefined : r.cpu[s.service.phase]
         return cpu === undefined ? "-" : `${cpu.redis} % / ${cpu.machineBusy} % of ${r.machine.cores * 100} %`
       })
+    ),
+    named(
+      "other processes' CPU (not the bench's) during the floor's / the service's spread",
+      both((s) => {
+        const others = (step: SavesResult | undefined) =>
+          step === undefined ? "-" : `${r.cpu[step.phase]?.others ?? "?"} %`
+        return `${others(s.floor)} / ${others(s.service)}`
+      })
     )
   ]
 }

@@ -174,7 +174,8 @@ export const ownRedisCluster: Effect.Effect<OwnRedisCluster, Error, Scope.Scope>
     const live = livePorts()[0]
     return live === undefined ? Effect.fail(new Error("no live cluster node")) : Effect.succeed(live[0])
   }
-  const members = anyLive().pipe(
+  // Suspended: the live node is picked at each call (the first one may be the node a test killed).
+  const members = Effect.suspend(anyLive).pipe(
     Effect.flatMap((port) => cli(port, "cluster", "nodes")),
     Effect.map(parseMembers)
   )

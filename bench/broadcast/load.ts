@@ -13,14 +13,14 @@
  *   (COMMIT has been acknowledged, the publish has just been handed off), on
  *   the clock the receipts use: commit -> receipt is measured in one process.
  * - Presence: PUT heartbeats over a keep-alive agent, `concurrency` in flight.
- * - Floor: a bare PUBLISH -> SUBSCRIBE round trip between two ioredis clients.
+ * - Floor: a bare PUBLISH -> SUBSCRIBE round trip between two ioredis clients
+ *   (SPUBLISH -> SSUBSCRIBE on a cluster: floorLink.ts).
  */
 import { readFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { Worker } from "node:worker_threads"
 import { Schema } from "effect"
-import { Redis } from "ioredis"
 import type {
   Command,
   DoneResult,
@@ -32,6 +32,7 @@ import type {
   Target
 } from "./protocol"
 import { Command as CommandSchema, PlanJson } from "./protocol"
+import { makeFloorLink } from "./floorLink"
 import { makeSaver } from "./saver"
 import type { SaverEvent, SaverRun } from "./saver"
 import type { ReaderCommand, ReaderReply } from "./readerProtocol"
@@ -138,22 +139,14 @@ const closeStreams = async (target: Target) => {
 }
 
 // ---------------------------------------------------------------------------
-// Redis floor: PUBLISH on one client, receipt on another, one at a time
+// Redis floor: PUBLISH (SPUBLISH on a cluster) on one client, receipt on another, one at a time
 
-const floorChannel = `bench-b:floor:${process.pid}`
-const floorPublisher = new Redis(plan.redisUrl, { lazyConnect: true })
-const floorSubscriber = new Redis(plan.redisUrl, { lazyConnect: true })
+// Hash-tagged: on a cluster, a sharded channel of one slot.
+const floorLink = makeFloorLink(plan.redis, `bench-b:floor:{${process.pid}}`)
 let floorWaiting: ((at: number) => void) | undefined
 let floorReady: Promise<void> | undefined
 
-const floorConnect = () =>
-  (floorReady ??= (async () => {
-    await Promise.all([floorPublisher.connect(), floorSubscriber.connect()])
-    floorSubscriber.on("message", (channel: string) => {
-      if (channel === floorChannel) floorWaiting?.(now())
-    })
-    await floorSubscriber.subscribe(floorChannel)
-  })())
+const floorConnect = () => (floorReady ??= floorLink.connect(() => floorWaiting?.(now())))
 
 const floorPing = async (): Promise<number> => {
   await floorConnect()
@@ -165,7 +158,7 @@ const floorPing = async (): Promise<number> => {
     }
   })
   const sent = now()
-  await floorPublisher.publish(floorChannel, "ping")
+  await floorLink.publish()
   const at = await received
   floorWaiting = undefined
   return at - sent
@@ -509,8 +502,7 @@ const shutdown = async (code: number) => {
   hardStop.unref()
   // Ending a reader thread closes its sockets.
   await Promise.all(readers.map((reader) => reader.terminate())).catch(() => undefined)
-  floorPublisher.disconnect()
-  floorSubscriber.disconnect()
+  floorLink.disconnect()
   await saver.then((s) => s.dispose()).catch(() => undefined)
   process.exit(code)
 }

@@ -9,7 +9,13 @@
  * through the domain services (setup.ts) and dropped at the end, also after a
  * failure or Ctrl-C.
  *
- * Options: `--only=floor,rss,sweep,spread,presence,hot` runs a subset;
+ * Then the cluster pass: a Redis Cluster of the bench's own (benchCluster.ts: 3 masters, 3 replicas),
+ * a fresh service with `REDIS_CLUSTER_NODES`, the bare server SSUBSCRIBEd to the 16 partition
+ * channels, a load generator saving through the bus on the cluster: the floor, the bare spread and
+ * the spread again, printed beside the single Redis's (sideBySide.ts).
+ *
+ * Options: `--only=floor,rss,bare-spread,sweep,spread,presence,hot,cluster` runs a subset (`cluster`:
+ * the cluster pass; `--only=cluster` runs it alone);
  * `--sweep-rates=10,25` sets the save rates of the capacity sweep; `--cpu-prof`
  * starts the service with `--cpu-prof` (profile written to the run's
  * directory and summarized); `--quick` scales everything down (a smoke test);
@@ -29,13 +35,18 @@ import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { Effect, Option, Redacted, Schema } from "effect"
 import { channelsOf } from "../../src/broadcast/BroadcastBusRedis"
+import { partitionChannels } from "../../src/broadcast/hintPartitions"
 import { redisPrefixOf } from "../../src/config/AppConfig"
-import type { DoneResult, FloorResult, OpenResult, Plan, PresenceResult, SavesResult } from "./protocol"
+import { closeBenchClusters, startBenchCluster } from "./benchCluster"
+import type { BenchRedis, DoneResult, FloorResult, OpenResult, Plan, PresenceResult, SavesResult } from "./protocol"
 import { PlanJson, Reply } from "./protocol"
 import type { Command } from "./protocol"
 import { summarizeProfile } from "./profile"
+import { describeRedis, redisEnv } from "./redisTarget"
 import { ResultsJson, writeReport } from "./report"
 import type { CpuShare, QuietCheck, Results, RssStep } from "./report"
+import { sideBySide } from "./sideBySide"
+import type { BenchWorkspace } from "./setup"
 import { businessObject, createBenchData, dropBenchData, emailOf, makeRuntime, password, slugPrefix } from "./setup"
 import { cpuTicks, describePercentiles, machineTicks, now, pidsByComm, rssKiB, sleep, ticksPerSecond } from "./stats"
 import { freePort } from "../freePort"
@@ -49,8 +60,10 @@ const argv = process.argv.slice(2)
 const flag = (name: string) => argv.includes(`--${name}`)
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length)
 const phases = new Set(
-  onlyArg === undefined ? ["floor", "rss", "bare-spread", "sweep", "spread", "hot"] : onlyArg.split(",")
+  onlyArg === undefined ? ["floor", "rss", "bare-spread", "sweep", "spread", "hot", "cluster"] : onlyArg.split(",")
 )
+/** What the cluster pass measures, on a Redis Cluster of the bench's own, beside the same phases on the single Redis. */
+const clusterPhases = new Set(["floor", "bare-spread", "spread"])
 const quick = flag("quick")
 const sweepRatesArg = argv.find((a) => a.startsWith("--sweep-rates="))?.slice("--sweep-rates=".length)
 const cpuProfile = flag("cpu-prof")
@@ -58,10 +71,14 @@ const rssStepsArg = argv.find((a) => a.startsWith("--rss-steps="))?.slice("--rss
 const heapSnapshots = flag("heap-snapshots")
 const memoryDetail = flag("memory-detail")
 const fromSource = flag("source")
-/** The service's hint channel (its default Redis prefix for this database), which the bare server subscribes to. */
-const hintsChannel = channelsOf(
-  redisPrefixOf({ redisPrefix: Option.none(), databaseUrl: Option.some(Redacted.make(databaseUrl)) })
-).hints
+/** The service's default Redis prefix for this database: its hint channels, which the bare server subscribes to. */
+const servicePrefix = redisPrefixOf({
+  redisPrefix: Option.none(),
+  databaseUrl: Option.some(Redacted.make(databaseUrl))
+})
+const hintChannelsOf = (redis: BenchRedis) =>
+  redis._tag === "Single" ? [channelsOf(servicePrefix).hints] : partitionChannels(servicePrefix)
+const singleRedis: BenchRedis = { _tag: "Single", url: redisUrl }
 const writesReport =
   onlyArg === undefined && sweepRatesArg === undefined && rssStepsArg === undefined && !quick && !cpuProfile
 
@@ -108,8 +125,8 @@ const serviceArgs = fromSource
   ? ["--expose-gc", "--import", "tsx", "--import", hooks, "src/main.ts"]
   : ["--expose-gc", "--max-semi-space-size=4", "--import", hooks, "dist/server/main.js"]
 
-const startServer = (port: number) => {
-  const logFile = openSync(join(runDir, "server.log"), "a")
+const startServer = (port: number, redis: BenchRedis, logName: string) => {
+  const logFile = openSync(join(runDir, logName), "a")
   const child = spawn(
     process.execPath,
     [...(cpuProfile ? ["--cpu-prof", `--cpu-prof-dir=${runDir}`] : []), ...serviceArgs],
@@ -118,7 +135,7 @@ const startServer = (port: number) => {
       env: {
         ...process.env,
         DATABASE_URL: databaseUrl,
-        REDIS_URL: redisUrl,
+        ...redisEnv(redis),
         HOST: "127.0.0.1",
         PORT: String(port),
         // Effect's labels (ALL, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, NONE): "Warning" is refused at start-up.
@@ -136,13 +153,17 @@ const startServer = (port: number) => {
   return child
 }
 
-const startBare = () =>
+const startBare = (redis: BenchRedis) =>
   new Promise<{ child: ChildProcess; port: number }>((resolveBare, reject) => {
     const child = fork(join(import.meta.dirname, "bare.ts"), [], {
       cwd: repo,
       execArgv: bareFlags,
       stdio: "inherit",
-      env: { ...process.env, BENCH_REDIS_URL: redisUrl, BENCH_HINTS_CHANNEL: hintsChannel }
+      env: {
+        ...process.env,
+        ...(redis._tag === "Single" ? { BENCH_REDIS_URL: redis.url } : { BENCH_REDIS_CLUSTER_NODES: redis.nodes }),
+        BENCH_HINTS_CHANNELS: hintChannelsOf(redis).join(",")
+      }
     })
     children.push(child)
     const timer = setTimeout(() => reject(new Error("bare server did not start within 30 s")), 30_000)
@@ -155,11 +176,10 @@ const startBare = () =>
     child.once("exit", (code) => reject(new Error(`bare server exited (${code})`)))
   })
 
-const waitHealthy = async (port: number, child: ChildProcess) => {
+const waitHealthy = async (port: number, child: ChildProcess, logName: string) => {
   const deadline = now() + 90_000
   while (now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`the service exited (${child.exitCode}); see ${join(runDir, "server.log")}`)
+    if (child.exitCode !== null) throw new Error(`the service exited (${child.exitCode}); see ${join(runDir, logName)}`)
     try {
       const response = await fetch(`http://127.0.0.1:${port}/api/health`)
       if (response.status === 200) return
@@ -381,36 +401,38 @@ const describeCpu = (cpu: CpuShare) =>
 
 // ---------------------------------------------------------------------------
 
+const emptyResults = (started: Date): Results => ({
+  date: started.toISOString(),
+  machine: {
+    cores: cpus().length,
+    cpuModel: cpus()[0]?.model ?? "unknown",
+    memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
+    node: process.version
+  },
+  settings: {
+    workspaces: settings.workspaces,
+    streamsPerWorkspace: settings.streamsPerWorkspace,
+    spreadRate: settings.spreadRate,
+    hotStreams: settings.hotStreams,
+    hotRate: settings.hotRate,
+    warmupMs: settings.warmupMs,
+    spreadMeasureMs: settings.spreadMeasureMs,
+    hotMeasureMs: settings.hotMeasureMs,
+    sweepMeasureMs: settings.sweepMeasureMs,
+    presenceConcurrency: settings.presenceConcurrency,
+    presenceMeasureMs: settings.presenceMeasureMs
+  },
+  rss: [],
+  sweep: [],
+  churn: [],
+  cpu: {},
+  quiet: [],
+  durationSeconds: 0
+})
+
 const runBench = async (): Promise<Results> => {
   const started = new Date()
-  const results: Results = {
-    date: started.toISOString(),
-    machine: {
-      cores: cpus().length,
-      cpuModel: cpus()[0]?.model ?? "unknown",
-      memoryGiB: Math.round((totalmem() / 1024 ** 3) * 10) / 10,
-      node: process.version
-    },
-    settings: {
-      workspaces: settings.workspaces,
-      streamsPerWorkspace: settings.streamsPerWorkspace,
-      spreadRate: settings.spreadRate,
-      hotStreams: settings.hotStreams,
-      hotRate: settings.hotRate,
-      warmupMs: settings.warmupMs,
-      spreadMeasureMs: settings.spreadMeasureMs,
-      hotMeasureMs: settings.hotMeasureMs,
-      sweepMeasureMs: settings.sweepMeasureMs,
-      presenceConcurrency: settings.presenceConcurrency,
-      presenceMeasureMs: settings.presenceMeasureMs
-    },
-    rss: [],
-    sweep: [],
-    churn: [],
-    cpu: {},
-    quiet: [],
-    durationSeconds: 0
-  }
+  const results = emptyResults(started)
 
   if (!fromSource) {
     const built = spawnSync(process.execPath, ["scripts/build-if-stale.mjs"], { cwd: repo, stdio: "inherit" })
@@ -433,22 +455,60 @@ const runBench = async (): Promise<Results> => {
     )
     .finally(() => setupRuntime.dispose())
 
-  // 2. The service and the bare server. The service is restarted between groups of phases
-  // (see below), always on the same port: an overloaded phase leaves a backlog behind that
-  // would otherwise spill into the next one.
+  if (phases.size > (phases.has("cluster") ? 1 : 0)) await runPass(results, results, created, "", singleRedis, phases)
+  if (phases.has("cluster")) {
+    log("cluster pass: starting a Redis Cluster of 3 masters and 3 replicas (test/support/ownRedisCluster.ts)")
+    const cluster = await startBenchCluster()
+    const into = emptyResults(started)
+    const redis: BenchRedis = { _tag: "Cluster", nodes: cluster.startupNodes }
+    try {
+      await runPass(results, into, created, "cluster ", redis, clusterPhases)
+    } finally {
+      await cluster.close()
+    }
+    results.cluster = {
+      startSeconds: cluster.startSeconds,
+      floorIdle: into.floorIdle,
+      bareSpread: into.bareSpread,
+      spread: into.spread,
+      serverLogLines: into.serverLogLines
+    }
+    for (const line of sideBySide(results)) log(line)
+  }
+  results.durationSeconds = Math.round((Date.now() - started.getTime()) / 1000)
+  return results
+}
+
+/**
+ * One pass over `redis`: the service and the bare server on it, the load generator, then `passPhases`.
+ * Measurements go to `into`, CPU shares and quiet checks to `results` (under phase names starting with
+ * `label`). The service is restarted between groups of phases (see below), always on the same port: an
+ * overloaded phase leaves a backlog behind that would otherwise spill into the next one.
+ */
+const runPass = async (
+  results: Results,
+  into: Results,
+  created: ReadonlyArray<BenchWorkspace>,
+  label: string,
+  redis: BenchRedis,
+  passPhases: ReadonlySet<string>
+) => {
+  const logName = `server${label === "" ? "" : `-${label.trim()}`}.log`
   const serverPort = await freePort()
-  let server = startServer(serverPort)
-  await waitHealthy(serverPort, server)
+  let server = startServer(serverPort, redis, logName)
+  await waitHealthy(serverPort, server, logName)
   const pids = { server: server.pid ?? 0, load: 0 }
-  log(`service pid ${pids.server} on port ${serverPort} (log: ${join(runDir, "server.log")})`)
-  const bare = await startBare()
+  log(
+    `${label}service pid ${pids.server} on port ${serverPort}, ${describeRedis(redis)} (log: ${join(runDir, logName)})`
+  )
+  const bare = await startBare(redis)
   const barePid = bare.child.pid ?? 0
   log(`bare node:http SSE server pid ${barePid} on port ${bare.port}`)
 
   const cookies = await Promise.all(created.map((entry, i) => signIn(serverPort, entry.workspace.slug, emailOf(i + 1))))
   const plan: Plan = {
     databaseUrl,
-    redisUrl,
+    redis,
     serverPort,
     barePort: bare.port,
     businessObject,
@@ -461,7 +521,7 @@ const runBench = async (): Promise<Results> => {
       recordIds: entry.recordIds
     }))
   }
-  const planPath = join(runDir, "plan.json")
+  const planPath = join(runDir, `plan${label === "" ? "" : "-cluster"}.json`)
   writeFileSync(planPath, Schema.encodeSync(PlanJson)(plan), { mode: 0o600 })
 
   // 3. The load generator; CPU shares are taken between its window edges.
@@ -486,7 +546,7 @@ const runBench = async (): Promise<Results> => {
     const cpuSeconds = (cpuTicks(pidOf(target)) - ticks) / ticksPerSecond
     if (result.failed > 0) log(`${target}: ${result.failed} streams failed to open (${result.firstError ?? "?"})`)
     if (result.opened >= 1_000) {
-      results.churn.push({ target, action: "open", streams: result.opened, seconds: result.seconds, cpuSeconds })
+      into.churn.push({ target, action: "open", streams: result.opened, seconds: result.seconds, cpuSeconds })
       log(
         `${target}: opening ${result.opened} streams took ${result.seconds.toFixed(1)} s and ${cpuSeconds.toFixed(1)} s of its CPU`
       )
@@ -502,7 +562,7 @@ const runBench = async (): Promise<Results> => {
     const seconds = (now() - started) / 1000
     const cpuSeconds = (cpuTicks(pidOf(target)) - ticks) / ticksPerSecond
     if (streams >= 1_000) {
-      results.churn.push({ target, action: "close", streams, seconds, cpuSeconds })
+      into.churn.push({ target, action: "close", streams, seconds, cpuSeconds })
       log(
         `${target}: closing ${streams} streams took ${seconds.toFixed(1)} s and ${cpuSeconds.toFixed(1)} s of its CPU`
       )
@@ -512,10 +572,10 @@ const runBench = async (): Promise<Results> => {
   const restartServer = async () => {
     await load.run({ _tag: "CloseAll", id: nextId(), target: "server" })
     await stopChild(server, "SIGTERM", 10_000)
-    server = startServer(serverPort)
-    await waitHealthy(serverPort, server)
+    server = startServer(serverPort, redis, logName)
+    await waitHealthy(serverPort, server, logName)
     pids.server = server.pid ?? 0
-    log(`service restarted: pid ${pids.server}`)
+    log(`${label}service restarted: pid ${pids.server}`)
   }
   const spreadEvenly = (total: number) =>
     Array.from(
@@ -552,14 +612,14 @@ const runBench = async (): Promise<Results> => {
   /** The floor of the spread load: the same saves over the same number of streams, on the bare server. */
   const bareSpread = async () => {
     await open("bare", spreadEvenly(fullSpread))
-    results.quiet.push(await waitForQuiet("bare spread"))
-    log(`bare spread: ${fullSpread} streams open on the bare server; ${settings.spreadRate} saves/s`)
+    results.quiet.push(await waitForQuiet(`${label}bare spread`))
+    log(`${label}bare spread: ${fullSpread} streams open on the bare server; ${settings.spreadRate} saves/s`)
     // The CPU column "service" is the bare server's during this phase.
     const servicePid = pids.server
     pids.server = barePid
     try {
       const result = await saves(
-        "bare spread",
+        `${label}bare spread`,
         settings.spreadRate,
         allWorkspaces,
         settings.warmupMs,
@@ -567,29 +627,31 @@ const runBench = async (): Promise<Results> => {
         settings.floorRateUnderLoad,
         "bare"
       )
-      results.bareSpread = result
+      into.bareSpread = result
       printSaves(result)
     } finally {
       pids.server = servicePid
     }
-    const cpu = results.cpu["bare spread"]
-    if (cpu !== undefined) log(`bare spread: ${describeCpu(cpu).replace("server", "bare server")}`)
+    const cpu = results.cpu[`${label}bare spread`]
+    if (cpu !== undefined) log(`${label}bare spread: ${describeCpu(cpu).replace("server", "bare server")}`)
   }
 
   // 4. Floor, idle.
-  if (phases.has("floor")) {
-    results.quiet.push(await waitForQuiet("floor"))
+  if (passPhases.has("floor")) {
+    results.quiet.push(await waitForQuiet(`${label}floor`))
     const floor: FloorResult = expectResult(
       await load.run({ _tag: "Floor", id: nextId(), count: settings.floorPings }),
       "Floor"
     ).value
-    results.floorIdle = floor.latencyMs
-    log(`Redis PUBLISH -> SUBSCRIBE round trip, idle: ${describePercentiles(floor.latencyMs)}`)
+    into.floorIdle = floor.latencyMs
+    log(
+      `${label}Redis ${redis._tag === "Single" ? "PUBLISH -> SUBSCRIBE" : "SPUBLISH -> SSUBSCRIBE"} round trip, idle: ${describePercentiles(floor.latencyMs)}`
+    )
   }
 
   // 5. RSS per idle stream: bare server first (its sockets are closed before the service's are opened).
-  if (phases.has("rss")) {
-    results.quiet.push(await waitForQuiet("rss"))
+  if (passPhases.has("rss")) {
+    results.quiet.push(await waitForQuiet(`${label}rss`))
     /** Asks `target` (hooks.mjs) for `request`; its answer's `key`. */
     const ask = (target: "server" | "bare", request: object, key: string) => {
       const child = target === "server" ? server : bare.child
@@ -642,10 +704,10 @@ const runBench = async (): Promise<Results> => {
     }
     const bareRss = await measure("bare", barePid)
     // Its streams are open: the spread floor runs on them now, before the service holds any.
-    if (phases.has("bare-spread")) await bareSpread()
+    if (passPhases.has("bare-spread")) await bareSpread()
     await closeAll("bare", 0)
     const serverRss = await measure("server", pids.server)
-    results.rss = serverRss.steps.map((step, i): RssStep => {
+    into.rss = serverRss.steps.map((step, i): RssStep => {
       const bareStep = bareRss.steps[i]
       return {
         streams: step.streams,
@@ -658,18 +720,18 @@ const runBench = async (): Promise<Results> => {
         bareAtOnceKiB: bareStep?.atOnceKiB ?? 0
       }
     })
-    results.rssBaseline = { serverKiB: serverRss.baseline, bareKiB: bareRss.baseline }
+    into.rssBaseline = { serverKiB: serverRss.baseline, bareKiB: bareRss.baseline }
   }
-  if (phases.has("bare-spread") && !phases.has("rss")) {
+  if (passPhases.has("bare-spread") && !passPhases.has("rss")) {
     await bareSpread()
     await closeAll("bare", 0)
   }
   await stopChild(bare.child)
 
   // 6. Capacity sweep over the spread layout, lowest rate first, on the streams of the RSS phase.
-  if (phases.has("sweep")) {
+  if (passPhases.has("sweep")) {
     await open("server", spreadEvenly(fullSpread))
-    results.quiet.push(await waitForQuiet("sweep"))
+    results.quiet.push(await waitForQuiet(`${label}sweep`))
     for (const rate of settings.sweepRates) {
       await waitIdle(pids.server)
       const step = await saves(
@@ -680,45 +742,45 @@ const runBench = async (): Promise<Results> => {
         settings.sweepMeasureMs,
         0
       )
-      results.sweep.push(step)
+      into.sweep.push(step)
       log(
         `sweep: ${rate} saves/s over ${step.streams} streams: ${step.deliveriesPerSecond.toFixed(0)} deliveries/s arrived, ` +
           `${step.lostDeliveries} of ${step.expectedDeliveries} lost; commit -> receipt ${describePercentiles(step.commitToReceiptMs)}`
       )
       const cpu = results.cpu[`sweep ${rate}/s`]
-      if (cpu !== undefined) log(`sweep ${rate}/s: ${describeCpu(cpu)}`)
+      if (cpu !== undefined) log(`${label}sweep ${rate}/s: ${describeCpu(cpu)}`)
     }
   }
 
   // 7. Spread load on a fresh service: every workspace, streamsPerWorkspace streams each.
-  if (phases.has("spread")) {
-    if (phases.has("sweep")) await restartServer()
+  if (passPhases.has("spread")) {
+    if (passPhases.has("sweep")) await restartServer()
     await open("server", spreadEvenly(fullSpread))
-    results.quiet.push(await waitForQuiet("spread"))
+    results.quiet.push(await waitForQuiet(`${label}spread`))
     log(
-      `spread: ${fullSpread} streams open; ${settings.spreadRate} saves/s for ${settings.warmupMs / 1000} s warm-up + ${settings.spreadMeasureMs / 1000} s`
+      `${label}spread: ${fullSpread} streams open; ${settings.spreadRate} saves/s for ${settings.warmupMs / 1000} s warm-up + ${settings.spreadMeasureMs / 1000} s`
     )
     const spread = await saves(
-      "spread",
+      `${label}spread`,
       settings.spreadRate,
       allWorkspaces,
       settings.warmupMs,
       settings.spreadMeasureMs,
       settings.floorRateUnderLoad
     )
-    results.spread = spread
+    into.spread = spread
     printSaves(spread)
-    const cpu = results.cpu.spread
-    if (cpu !== undefined) log(`spread: ${describeCpu(cpu)}`)
+    const cpu = results.cpu[`${label}spread`]
+    if (cpu !== undefined) log(`${label}spread: ${describeCpu(cpu)}`)
   }
 
   // 8. A fresh service for presence (no streams), then the hot workspace.
-  if (phases.has("presence") || phases.has("hot")) {
-    if (phases.has("sweep") || phases.has("spread")) await restartServer()
+  if (passPhases.has("presence") || passPhases.has("hot")) {
+    if (passPhases.has("sweep") || passPhases.has("spread")) await restartServer()
     else await closeAll("server", 0)
   }
-  if (phases.has("presence")) {
-    results.quiet.push(await waitForQuiet("presence"))
+  if (passPhases.has("presence")) {
+    results.quiet.push(await waitForQuiet(`${label}presence`))
     const presence: PresenceResult = expectResult(
       await load.run({
         _tag: "Presence",
@@ -730,48 +792,47 @@ const runBench = async (): Promise<Results> => {
       }),
       "Presence"
     ).value
-    results.presence = presence
+    into.presence = presence
     log(
       `presence: ${presence.perSecond.toFixed(0)} heartbeats/s sustained (${presence.concurrency} in flight, ` +
         `${presence.editors} editors, ${presence.failed} failed${presence.firstError ? `: ${presence.firstError}` : ""}); ` +
         `latency ${describePercentiles(presence.latencyMs)}; ${presence.left} editors left afterwards`
     )
-    const cpu = results.cpu.presence
-    if (cpu !== undefined) log(`presence: ${describeCpu(cpu)}`)
+    const cpu = results.cpu[`${label}presence`]
+    if (cpu !== undefined) log(`${label}presence: ${describeCpu(cpu)}`)
   }
-  if (phases.has("hot")) {
+  if (passPhases.has("hot")) {
     await open(
       "server",
       Array.from({ length: settings.workspaces }, (_, i) => (i === 0 ? settings.hotStreams : 0))
     )
-    results.quiet.push(await waitForQuiet("hot"))
-    log(`hot: ${settings.hotStreams} streams open in ${slugPrefix}1; ${settings.hotRate} saves/s`)
+    results.quiet.push(await waitForQuiet(`${label}hot`))
+    log(`${label}hot: ${settings.hotStreams} streams open in ${slugPrefix}1; ${settings.hotRate} saves/s`)
     const hot = await saves(
-      "hot",
+      `${label}hot`,
       settings.hotRate,
       [0],
       settings.warmupMs,
       settings.hotMeasureMs,
       settings.floorRateUnderLoad
     )
-    results.hot = hot
+    into.hot = hot
     printSaves(hot)
-    const cpu = results.cpu.hot
-    if (cpu !== undefined) log(`hot: ${describeCpu(cpu)}`)
+    const cpu = results.cpu[`${label}hot`]
+    if (cpu !== undefined) log(`${label}hot: ${describeCpu(cpu)}`)
   }
 
   await load.run({ _tag: "Exit", id: nextId() }).catch(() => undefined)
   await stopChild(load.child)
   await stopChild(server, "SIGTERM", 10_000)
-  const serverLog = readFileSync(join(runDir, "server.log"), "utf8")
+  rmSync(planPath, { force: true })
+  const serverLog = readFileSync(join(runDir, logName), "utf8")
     .split("\n")
     .filter((line) => line.trim().length > 0)
-  results.serverLogLines = serverLog.length
+  into.serverLogLines = serverLog.length
   if (serverLog.length > 0) {
-    log(`the service logged ${serverLog.length} warning/error lines; the first: ${serverLog[0]?.slice(0, 300)}`)
+    log(`${label}the service logged ${serverLog.length} warning/error lines; the first: ${serverLog[0]?.slice(0, 300)}`)
   }
-  results.durationSeconds = Math.round((Date.now() - started.getTime()) / 1000)
-  return results
 }
 
 const printSaves = (r: SavesResult) => {
@@ -786,7 +847,7 @@ const printSaves = (r: SavesResult) => {
       `${r.droppedStreams} streams dropped`
   )
   log(`${r.phase}: save BEGIN..COMMIT ${describePercentiles(r.saveDurationMs)}`)
-  log(`${r.phase}: Redis PUBLISH -> SUBSCRIBE round trip meanwhile: ${describePercentiles(r.floorUnderLoadMs)}`)
+  log(`${r.phase}: Redis publish -> message round trip meanwhile: ${describePercentiles(r.floorUnderLoadMs)}`)
   log(`${r.phase}: reader threads' event-loop utilization ${r.readerUtilization.map((u) => `${u} %`).join(", ")}`)
   log(
     `${r.phase}: load generator event-loop delay p50 ${r.loopDelayMs.p50.toFixed(1)} ms, p99 ${r.loopDelayMs.p99.toFixed(1)} ms, max ${r.loopDelayMs.max.toFixed(1)} ms`
@@ -796,11 +857,18 @@ const printSaves = (r: SavesResult) => {
 // ---------------------------------------------------------------------------
 // Clean-up, whatever happened
 
+/** The plans hold session cookies: never left behind. */
+const removePlans = () => {
+  for (const file of readdirSync(runDir).filter((f) => f.startsWith("plan")))
+    rmSync(join(runDir, file), { force: true })
+}
+
 let cleaning: Promise<void> | undefined
 let succeeded = false
 const cleanUp = () =>
   (cleaning ??= (async () => {
     for (const child of [...children].reverse()) await stopChild(child).catch(() => undefined)
+    await closeBenchClusters().catch(() => undefined)
     const runtime = makeRuntime(databaseUrl, redisUrl, 2)
     try {
       const removed = await runtime.runPromise(dropBenchData)
@@ -817,14 +885,14 @@ const cleanUp = () =>
         log(`CPU profile of the service: ${join(runDir, file)}`)
         console.log(summarizeProfile(readFileSync(join(runDir, file), "utf8"), 30))
       }
-      rmSync(join(runDir, "plan.json"), { force: true })
+      removePlans()
     } else if (heapSnapshots) {
-      rmSync(join(runDir, "plan.json"), { force: true })
+      removePlans()
       log(`kept the heap snapshots: ${runDir}`)
     } else if (succeeded) {
       rmSync(runDir, { recursive: true, force: true })
     } else {
-      rmSync(join(runDir, "plan.json"), { force: true })
+      removePlans()
       log(`kept the service's log: ${join(runDir, "server.log")}`)
     }
   })())
@@ -838,16 +906,19 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 const overall = setTimeout(
   () => {
-    log("the run exceeded 15 minutes: stopping")
+    log("the run exceeded 20 minutes: stopping")
     void cleanUp().finally(() => process.exit(1))
   },
-  15 * 60 * 1000
+  // A full run takes about 10 minutes on a quiet machine, the cluster pass 3 of them; a busy one takes longer.
+  20 * 60 * 1000
 )
 overall.unref()
 
 const reportFrom = argv.find((a) => a.startsWith("--report-from="))?.slice("--report-from=".length)
 /** The last full run's results, outside the repository, so that the section can be re-rendered (`--report-from=<file>`). */
 const lastResults = join(tmpdir(), "bench-broadcast-results.json")
+/** A partial run's, apart from the full run's. */
+const partialResults = join(tmpdir(), "bench-broadcast-results-partial.json")
 
 if (reportFrom !== undefined) {
   const results = Schema.decodeUnknownSync(ResultsJson)(readFileSync(reportFrom, "utf8"))
@@ -867,7 +938,8 @@ try {
     const file = writeReport(results)
     log(`wrote the Broadcast section of ${file}`)
   } else {
-    log("partial, quick or profiling run: BENCHMARKS.md left as it is")
+    writeFileSync(partialResults, JSON.stringify(results, null, 2))
+    log(`partial, quick or profiling run: BENCHMARKS.md left as it is; results: ${partialResults}`)
   }
   process.exit(0)
 } catch (error) {

@@ -18,9 +18,16 @@ export const PlanWorkspace = Schema.Struct({
 })
 export type PlanWorkspace = typeof PlanWorkspace.Type
 
+/** The Redis a pass runs on: one server (`REDIS_URL`), or a cluster (`REDIS_CLUSTER_NODES`, `host:port,...`). */
+export const BenchRedis = Schema.Union([
+  Schema.TaggedStruct("Single", { url: Schema.String }),
+  Schema.TaggedStruct("Cluster", { nodes: Schema.String })
+])
+export type BenchRedis = typeof BenchRedis.Type
+
 export const Plan = Schema.Struct({
   databaseUrl: Schema.String,
-  redisUrl: Schema.String,
+  redis: BenchRedis,
   serverPort: Schema.Number,
   barePort: Schema.Number,
   businessObject: Schema.String,

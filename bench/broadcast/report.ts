@@ -5,6 +5,7 @@
 import { Schema, Struct } from "effect"
 import { benchmarksFile, writeBenchmarkSection } from "../benchmarksFile"
 import { Percentiles as PercentilesSchema, PresenceResult, SavesResult } from "./protocol"
+import { sideBySideMarkdown } from "./sideBySide"
 
 export const CpuShare = Schema.Struct({
   /** Percent of one core over the measuring window. */
@@ -79,6 +80,16 @@ export const Results = Schema.Struct({
   hot: Schema.optional(SavesResult),
   presence: Schema.optional(PresenceResult),
   bareSpread: Schema.optional(SavesResult),
+  /** The cluster pass (main.ts): the same spread load, its floor and the Redis round trip on a Redis Cluster. */
+  cluster: Schema.optional(
+    Schema.Struct({
+      startSeconds: Schema.Number,
+      floorIdle: Schema.optional(PercentilesSchema),
+      bareSpread: Schema.optional(SavesResult),
+      spread: Schema.optional(SavesResult),
+      serverLogLines: Schema.optional(Schema.Number)
+    })
+  ),
   cpu: Schema.Record(Schema.String, Schema.mutableKey(CpuShare)),
   quiet: Schema.mutable(Schema.Array(QuietCheck)),
   churn: Schema.mutable(Schema.Array(Churn)),
@@ -257,6 +268,7 @@ export const renderSection = (r: Results): string => {
     misses.length === 0 ? "Every target is met." : `**Missed**: ${misses.join("; ")}. See "Reading the results".`,
     "",
     ...floorTable(r),
+    ...sideBySideMarkdown(r),
     ...(sweepRows.length === 0
       ? []
       : [

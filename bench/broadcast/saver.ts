@@ -48,7 +48,7 @@ export interface Saver {
 /** Builds the services (pool, Redis clients) the saves run on. */
 export const makeSaver = async (plan: Plan, post: (event: SaverEvent) => void): Promise<Saver> => {
   const workspaces = plan.workspaces.map((w) => new Workspace({ id: w.id, slug: w.slug, name: w.name }))
-  const runtime = makeRuntime(plan.databaseUrl, plan.redisUrl, 10)
+  const runtime = makeRuntime(plan.databaseUrl, plan.redis, 10)
   const { store, bus } = await runtime.runPromise(
     Effect.gen(function* () {
       return { store: yield* RecordStore, bus: yield* BroadcastBus }

@@ -21,29 +21,38 @@ import { platformSchema } from "../../src/tenancy/migrations/platform"
 import type { Workspace } from "../../src/api/Workspace"
 import { Workspaces } from "../../src/tenancy/Workspaces"
 import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
+import type { BenchRedis } from "./protocol"
+import { clusterNodes } from "./redisTarget"
 
 export const slugPrefix = "bench-b-"
 export const emailOf = (n: number) => `${slugPrefix}${n}@example.com`
 export const password = "bench-broadcast-password"
 export const businessObject = "crm/company"
 
-/** The domain services over the real PostgreSQL and Redis, as the service builds them, quiet. */
-export const servicesLayer = (databaseUrl: string, redisUrl: string, poolSize: number) =>
-  Layer.mergeAll(ServicesLive, RedisConnection.layer(redisUrl)).pipe(
+/** The domain services over the real PostgreSQL and Redis (one server or a cluster), as the service builds them, quiet. */
+export const servicesLayer = (databaseUrl: string, redis: BenchRedis, poolSize: number) =>
+  Layer.mergeAll(
+    ServicesLive,
+    redis._tag === "Single" ? RedisConnection.layer(redis.url) : RedisConnection.layerCluster(clusterNodes(redis.nodes))
+  ).pipe(
     Layer.provideMerge(PluginRegistry.layer),
     Layer.provideMerge(StorageLive),
     Layer.provideMerge(
       AppConfig.make({
         databaseUrl: Option.some(Redacted.make(databaseUrl)),
-        redisUrl: Option.some(Redacted.make(redisUrl)),
+        redisUrl: redis._tag === "Single" ? Option.some(Redacted.make(redis.url)) : Option.none(),
+        redisClusterNodes: redis._tag === "Cluster" ? Option.some(clusterNodes(redis.nodes)) : Option.none(),
         databasePoolSize: poolSize
       })
     ),
     Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
   )
 
-export const makeRuntime = (databaseUrl: string, redisUrl: string, poolSize = 10) =>
-  ManagedRuntime.make(servicesLayer(databaseUrl, redisUrl, poolSize))
+/** `redis`: a single server's URL, or either kind. */
+export const makeRuntime = (databaseUrl: string, redis: string | BenchRedis, poolSize = 10) =>
+  ManagedRuntime.make(
+    servicesLayer(databaseUrl, typeof redis === "string" ? { _tag: "Single", url: redis } : redis, poolSize)
+  )
 
 export interface BenchWorkspace {
   readonly workspace: Workspace

@@ -19,6 +19,10 @@ const commandClient = (nodes: ReadonlyArray<ClusterNode>) =>
       // Fail fast while a slot has no reachable master: callers answer 503 instead of hanging.
       enableOfflineQueue: false,
       enableAutoPipelining: true,
+      // An auto-pipeline holds every command for one master; when one of them is answered MOVED (its slot
+      // has moved) and another succeeds, ioredis rejects the MOVED one instead of following it. A hint
+      // publish goes out on its own, so a moved partition is followed (and the slot map refreshed) at once.
+      autoPipeliningIgnoredCommands: ["spublish"],
       clusterRetryStrategy: reconnectDelay,
       redisOptions: {
         maxRetriesPerRequest: 1,

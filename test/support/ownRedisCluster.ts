@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { Duration, Effect, Schedule } from "effect"
 import type { Scope } from "effect"
+import type { ClusterNode as StartupNode } from "../../src/redis/clusterConnection"
 import { freePort } from "./freePort"
 
 // A Redis Cluster of the test's own: 3 masters with a replica each, on free loopback ports.
@@ -40,6 +41,13 @@ export interface OwnRedisCluster {
   /** Moves one slot (and its keys) to the master on `toPort`: CLUSTER SETSLOT IMPORTING/MIGRATING, MIGRATE, NODE. */
   readonly migrateSlot: (slot: number, toPort: number) => Effect.Effect<void, Error>
 }
+
+/** A cluster's startup nodes as `RedisConnection.layerCluster` takes them (`REDIS_CLUSTER_NODES` parsed). */
+export const clusterNodesOf = (cluster: OwnRedisCluster): ReadonlyArray<StartupNode> =>
+  cluster.startupNodes.split(",").map((address) => {
+    const [host = "", port = ""] = address.split(":")
+    return { host, port: Number(port) }
+  })
 
 const run = (command: string, args: ReadonlyArray<string>, timeoutMs: number) =>
   Effect.callback<string, Error>((resume) => {
@@ -166,7 +174,8 @@ export const ownRedisCluster: Effect.Effect<OwnRedisCluster, Error, Scope.Scope>
     const live = livePorts()[0]
     return live === undefined ? Effect.fail(new Error("no live cluster node")) : Effect.succeed(live[0])
   }
-  const members = anyLive().pipe(
+  // Suspended: the live node is picked at each call (the first one may be the node a test killed).
+  const members = Effect.suspend(anyLive).pipe(
     Effect.flatMap((port) => cli(port, "cluster", "nodes")),
     Effect.map(parseMembers)
   )

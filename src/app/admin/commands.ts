@@ -13,6 +13,7 @@ import { Seeders } from "../../seeding/Seeders"
 import type { SeedResult } from "../../seeding/Seeders"
 import { Workspaces } from "../../tenancy/Workspaces"
 import packageJson from "../../../package.json" with { type: "json" }
+import { auditGroup } from "./audit"
 import { feedExport } from "./feedExport"
 import { command, presenterFor } from "./presenter"
 import { table } from "./table"
@@ -281,7 +282,8 @@ export const adminCommand = Command.make("admin").pipe(
     group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyList, apiKeyCreate, apiKeyRevoke])),
     group("agent", "Agents").pipe(Command.withSubcommands([agentList, agentCreate])),
     group("jobs", "Background jobs and workflow runs").pipe(Command.withSubcommands([failedList, failedRetry])),
-    group("feed", "The workspace change feed").pipe(Command.withSubcommands([feedExport]))
+    group("feed", "The workspace change feed").pipe(Command.withSubcommands([feedExport])),
+    auditGroup
   ])
 )
 

@@ -24,9 +24,11 @@ const issuesOf = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /**
  * `admin feed export`: the workspace feed (every business object: the admin
- * reads all) as NDJSON into a file, the same lines as the HTTP export, in
- * keyset batches written one after the other (memory: one batch). A progress
- * bar on standard error; the last line names the cursor to go on from.
+ * reads all) as NDJSON into a file, in keyset batches written one after the
+ * other (memory: one batch). Each line is the HTTP export's with the row's
+ * ledger fields (LedgerFeedEntry), so an auditor can recompute the chain from
+ * the file alone (scripts/verify-ledger-export.mjs). A progress bar on
+ * standard error; the last line names the cursor to go on from.
  */
 export const feedExport = command(
   "export",
@@ -84,7 +86,7 @@ export const feedExport = command(
         Effect.gen(function* () {
           const file = yield* fs.open(out, { flag: "w" })
           for (;;) {
-            const batch = yield* feed.batch(workspace, at, filter, batchRows)
+            const batch = yield* feed.batch(workspace, at, filter, batchRows, "ledger")
             if (batch.rows.length > 0) yield* file.write(encoder.encode(batch.rows.map(feedLine).join("")))
             rows += batch.rows.length
             at = batch.next
@@ -98,4 +100,8 @@ export const feedExport = command(
           `go on with --cursor ${encodeFeedCursor(at)}`
       )
     })
-).pipe(Command.withDescription("Write a workspace's change feed (or a filtered part) to a file as NDJSON"))
+).pipe(
+  Command.withDescription(
+    "Write a workspace's change feed (or a filtered part) to a file as NDJSON, with each row's ledger fields"
+  )
+)

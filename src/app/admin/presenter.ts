@@ -1,4 +1,4 @@
-import { Console, Context, Effect, Predicate } from "effect"
+import { Console, Context, Effect, Option, Predicate } from "effect"
 import { type CliError, CliOutput, Command, Param, type Primitive } from "effect/cli"
 
 /**
@@ -43,8 +43,17 @@ const paramUsage = (param: Param.Param<Param.ParamKind, unknown>): string => {
       single.kind === "argument" ? `<${single.name}>` : `--${single.name} ${typeOf(single.primitiveType)}`
     )
     .join(" ")
+  if (param._tag === "Variadic") return `${repeatedAtLeastOnce(param) ? text : `[${text}]`}...`
   return param._tag === "Optional" ? `[${text}]` : text
 }
+
+/** Whether a repeated parameter (`Flag.atLeast(n)`) must be given at least once. */
+const repeatedAtLeastOnce = (param: Param.Param<Param.ParamKind, unknown>): boolean =>
+  Predicate.hasProperty(param, "min") &&
+  Option.isOption(param.min) &&
+  Option.isSome(param.min) &&
+  typeof param.min.value === "number" &&
+  param.min.value > 0
 
 /** The usage of a command's parameters (its `Command.make` config). */
 export const usageOf = (config: Readonly<Record<string, Param.Param<Param.ParamKind, unknown>>>): string => {

@@ -6,6 +6,10 @@
  *  1. the commit latency of a single-record update unit with the audit
  *     listener against the same path without it, each beside the raw
  *     node-postgres floor (`--only=commit` stops here, writing nothing);
+ *  1a. the ledger's hash chain in that unit (the floor with the service's
+ *     chained audit INSERT against the INSERT before the ledger), per row in
+ *     Node, and by unit size (bench/ledger.ts; `--only=ledger` stops here,
+ *     writing the Ledger section alone);
  *  1b. one read statement through `@effect/sql` against node-postgres
  *     (`--only=statement` stops here);
  *  2. how many INSERT statements reach audit_entries per unit of 1, 10 and
@@ -13,8 +17,8 @@
  *  3. the latency of timeline page 1 and page 200 (limit 50) of one record
  *     with 1,000,000 rows, through `Timeline.page` (what the endpoint calls),
  *     beside a bare 50-row index range scan as the floor.
- * Prints every result as a line and rewrites the "Audit" section of
- * BENCHMARKS.md (other sections are kept).
+ * Prints every result as a line and rewrites the "Audit" and "Ledger"
+ * sections of BENCHMARKS.md (other sections are kept).
  *
  * Database: DATABASE_URL, else TEST_DATABASE_URL, else
  * postgres://postgres@127.0.0.1:5432/test. No Redis needed (in-process bus).
@@ -32,6 +36,7 @@ import { AppConfig } from "../src/config/AppConfig"
 import type { Actor } from "../src/api/Actor"
 import { withActor } from "../src/context/Frames"
 import { field } from "../src/api/Field"
+import { crm } from "../src/plugins/crm"
 import type { Plugin } from "../src/plugins/Plugin"
 import { PluginRecords } from "../src/plugins/PluginRecords"
 import { PluginRegistry } from "../src/plugins/PluginRegistry"
@@ -44,6 +49,9 @@ import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
 import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
 import { pg, prepared } from "./http/pg"
 import { statementsOf, timelinePage, updateUnit } from "./http/statements"
+import type { AuditInsert, AuditTiming } from "./http/statements"
+import { chainCost, chainInUnit, chainShareTarget, ledgerSection, percent } from "./ledger"
+import { randomOrder } from "./order"
 
 // ---------------------------------------------------------------- settings
 
@@ -101,7 +109,8 @@ const actor: Actor = { kind: "system", name: "seeder:bench" }
 
 // Tracing as the service has it: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const BenchLive = ServicesLive.pipe(
-  Layer.provideMerge(PluginRegistry.layerWith([benchPlugin])),
+  // crm: the ledger rows hash real crm/deal rows (bench/ledger.ts).
+  Layer.provideMerge(PluginRegistry.layerWith([benchPlugin, crm])),
   Layer.provideMerge(StorageLive),
   Layer.provideMerge(TracingLive),
   Layer.provideMerge(
@@ -215,6 +224,7 @@ const commitLatency = (workspace: Workspace) =>
     const unaudited = yield* inUnit(records.create(item, { name: "draft", n: 0 }, { draft: true }))
     const rawAudited = yield* inUnit(records.create(item, { name: "raw, operational", n: 0 }))
     const rawUnaudited = yield* inUnit(records.create(item, { name: "raw, draft", n: 0 }, { draft: true }))
+    const rawUnchained = yield* inUnit(records.create(item, { name: "raw, operational, no chain", n: 0 }))
     const update = (id: string, n: number) => inUnit(records.update(item, id, { n }))
     // The floor: the same statements on node-postgres, one transaction, nothing around them.
     const pool = yield* Effect.acquireRelease(
@@ -222,13 +232,29 @@ const commitLatency = (workspace: Workspace) =>
       (p) => Effect.promise(() => p.end())
     )
     const statements = statementsOf(workspace.schema)
-    const raw = (id: string, n: number, audit: boolean) =>
-      Effect.promise(() => updateUnit(pool, statements, { businessObject: item, id, patch: { n }, actor, audit }))
+    // The audit INSERT's timings of the two floors with audit, per iteration (paired: same iteration, same machine).
+    const ledgerInserts: Array<AuditTiming> = []
+    const unchainedInserts: Array<AuditTiming> = []
+    let measuring = false
+    const raw = (id: string, n: number, audit: AuditInsert, timings?: Array<AuditTiming>) =>
+      Effect.promise(() =>
+        updateUnit(pool, statements, {
+          businessObject: item,
+          id,
+          patch: { n },
+          actor,
+          audit,
+          onAudit: (timing) => {
+            if (measuring) timings?.push(timing)
+          }
+        })
+      )
     const paths: ReadonlyArray<Path> = [
       { name: "service, with audit", run: (n) => update(audited.id, n) },
-      { name: "floor, with audit", run: (n) => raw(rawAudited.id, n, true) },
+      { name: "floor, with audit", run: (n) => raw(rawAudited.id, n, "ledger", ledgerInserts) },
       { name: "service, without audit", run: (n) => update(unaudited.id, n) },
-      { name: "floor, without audit", run: (n) => raw(rawUnaudited.id, n, false) }
+      { name: "floor, without audit", run: (n) => raw(rawUnaudited.id, n, "none") },
+      { name: "floor, audit without chain", run: (n) => raw(rawUnchained.id, n, "withoutChain", unchainedInserts) }
     ]
 
     yield* say(
@@ -237,9 +263,9 @@ const commitLatency = (workspace: Workspace) =>
     const times = paths.map((): Array<number> => [])
     const cpu = paths.map(() => 0)
     for (let i = 1; i <= commit.warmUp + commit.iterations; i++) {
-      // The order rotates every iteration: drift and ordering effects hit every path alike.
-      for (let k = 0; k < paths.length; k++) {
-        const index = (i + k) % paths.length
+      measuring = i > commit.warmUp
+      // A fresh random order every iteration: drift and ordering effects hit every path alike (bench/order.ts).
+      for (const index of randomOrder(paths.length)) {
         const path = paths[index]
         if (path === undefined) continue
         const before = process.cpuUsage()
@@ -261,8 +287,8 @@ const commitLatency = (workspace: Workspace) =>
       ...summarize(times[index] ?? []),
       cpuUs: (cpu[index] ?? 0) / commit.iterations
     }))
-    const [withAudit, floorWithAudit, withoutAudit, floorWithoutAudit] = results
-    if (!withAudit || !floorWithAudit || !withoutAudit || !floorWithoutAudit)
+    const [withAudit, floorWithAudit, withoutAudit, floorWithoutAudit, floorWithoutChain] = results
+    if (!withAudit || !floorWithAudit || !withoutAudit || !floorWithoutAudit || !floorWithoutChain)
       return yield* Effect.die(new Error("no paths"))
     for (const r of results) {
       yield* say(
@@ -277,11 +303,28 @@ const commitLatency = (workspace: Workspace) =>
     yield* say(
       `[commit] audit rows written: operational records ${int(auditRows(audited.id))} + ${int(auditRows(rawAudited.id))} (floor), draft records ${auditRows(unaudited.id) + auditRows(rawUnaudited.id)}`
     )
+    const chain = chainInUnit({
+      ledgerUnits: times[1] ?? [],
+      unchainedUnits: times[4] ?? [],
+      ledgerInserts,
+      unchainedInserts,
+      serviceUnitMs: withAudit.p50,
+      ledgerCpuUs: floorWithAudit.cpuUs,
+      unchainedCpuUs: floorWithoutChain.cpuUs
+    })
+    yield* say(
+      `[commit] the chain in a unit on node-postgres (paired medians): unit +${ms(chain.unitMs)} ms (95 % ${ms(chain.unitIntervalMs[0])} to ${ms(chain.unitIntervalMs[1])}), ` +
+        `INSERT +${ms(chain.statementMs)} ms, its parameters +${int(chain.parametersUs)} µs, CPU +${int(chain.cpuUs)} µs; ` +
+        `of the service's unit (p50 ${ms(withAudit.p50)} ms): whole unit ${percent(chain.share)}, parts ${percent(chain.partsShare)}, ` +
+        `target <= ${percent(chainShareTarget)}: ${verdict(chain.share <= chainShareTarget)} / ${verdict(chain.partsShare <= chainShareTarget)}`
+    )
     return {
       withAudit,
       floorWithAudit,
       withoutAudit,
       floorWithoutAudit,
+      floorWithoutChain,
+      chain,
       auditRatio,
       plainRatio,
       auditedRows: auditRows(audited.id),
@@ -578,11 +621,13 @@ no plugin listeners), setting one number field, timed from the start of the unit
 against its **floor**: the same statements on node-postgres (each prepared once per connection, as the service's
 driver prepares its statements) in one transaction on a pooled connection
 (bench/http/statements.ts: BEGIN, \`SELECT ... FOR UPDATE\`, \`UPDATE ... RETURNING\`, the audit
-\`INSERT ... jsonb_populate_recordset\`, COMMIT), with nothing around them. **With audit**: an operational record
+\`INSERT ... jsonb_populate_recordset\` with the ledger's chain, the service's own text and parameters, salts and content
+hashes built in the floor as the service builds them, COMMIT), with nothing around them. **With audit**: an operational record
 (the update dispatches an \`updated\` event: outbox, the audit listener's diff and staging, the one audit INSERT
 before COMMIT, the no-wait hand-off to the in-process broadcast bus after it). **Without audit**: a draft record
 (no event, no INSERT), and a floor without the INSERT. ${int(commit.warmUp)} warm-up units each, then
-${int(commit.iterations)} each, the four paths interleaved (the order rotates every iteration). CPU: this process's
+${int(commit.iterations)} each, the paths interleaved (in a random order each iteration; the fifth, the floor whose audit INSERT
+is the one before the ledger, is the Ledger section's). CPU: this process's
 user + system time per unit (\`process.cpuUsage\`), PostgreSQL's not included.
 
 | path | service p50 / p99 ms | floor p50 / p99 ms | ratio (p50) | CPU per unit: service / floor | target | |
@@ -658,30 +703,44 @@ const main = Effect.gen(function* () {
   const commitResult = yield* commitLatency(workspace)
   // `--only=commit`: the commit rows alone (profiling, quick checks); BENCHMARKS.md is not written.
   if (process.argv.includes("--only=commit")) return
+  const chain = yield* chainCost(workspace, databaseUrl, actor, item)
+  const environment = {
+    date: new Date().toISOString().slice(0, 10),
+    postgres: version?.version ?? "PostgreSQL",
+    database: redactedUrl(databaseUrl)
+  }
+  const writeLedger = Effect.sync(() =>
+    writeBenchmarkSection(
+      "Ledger",
+      ledgerSection(
+        environment,
+        {
+          iterations: commit.iterations,
+          service: commitResult.withAudit,
+          floor: commitResult.floorWithAudit,
+          floorWithoutChain: commitResult.floorWithoutChain,
+          chain: commitResult.chain
+        },
+        chain
+      )
+    )
+  )
+  // `--only=ledger`: the commit and ledger rows; writes the Ledger section alone.
+  if (process.argv.includes("--only=ledger")) {
+    yield* writeLedger
+    return yield* say(`[bench] wrote the Ledger section of ${benchmarksFile}`)
+  }
   const oneRead = yield* oneStatement(workspace)
   if (process.argv.includes("--only=statement")) return
   const statements = yield* statementsPerUnit(workspace)
   const pages = yield* timelinePages(workspace)
 
   const seconds = (performance.now() - runStart) / 1000
+  yield* writeLedger
   yield* Effect.sync(() =>
-    writeBenchmarkSection(
-      "Audit",
-      auditSection(
-        {
-          date: new Date().toISOString().slice(0, 10),
-          postgres: version?.version ?? "PostgreSQL",
-          database: redactedUrl(databaseUrl),
-          seconds
-        },
-        commitResult,
-        oneRead,
-        statements,
-        pages
-      )
-    )
+    writeBenchmarkSection("Audit", auditSection({ ...environment, seconds }, commitResult, oneRead, statements, pages))
   )
-  yield* say(`[bench] wrote the Audit section of ${benchmarksFile} (${seconds.toFixed(0)} s)`)
+  yield* say(`[bench] wrote the Audit and Ledger sections of ${benchmarksFile} (${seconds.toFixed(0)} s)`)
 }).pipe(Effect.scoped)
 
 NodeRuntime.runMain(main.pipe(Effect.provide(BenchLive), Effect.orDie))

@@ -7,11 +7,14 @@
  *    answers the record as JSON with its ETag;
  *  - GET /timeline/<namespace>/<name>/<id>?limit=50[&after=<seq>]: the keyset
  *    query; answers { entries, nextCursor }.
- * Env: PORT, DATABASE_URL, SCHEMA (the workspace schema), POOL (default 10). A PATCH with an
- * `x-bench-schema` header works on that workspace schema instead.
+ * Env: PORT, DATABASE_URL, SCHEMA (the workspace schema), POOL (default 10), AUDIT (`ledger`, the
+ * default: the service's chained INSERT; `withoutChain`: the INSERT as it was before the ledger). A PATCH
+ * with an `x-bench-schema` header works on that workspace schema instead.
  */
 import { createServer } from "node:http"
 import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Actor } from "../../src/api/Actor"
+import type { RecordValues } from "../../src/api/Json"
 import { pg } from "./pg"
 import { statementsOf, timelinePage, updateUnit } from "./statements"
 
@@ -33,7 +36,12 @@ const statementsFor = (request: IncomingMessage) => {
   }
   return found
 }
-const actor = { kind: "system", name: "bench:bare" }
+const actor: Actor = { kind: "system", name: "bench:bare" }
+const audit = process.env.AUDIT === "withoutChain" ? "withoutChain" : "ledger"
+
+/** A parsed JSON body's `values`: an object (its members came from JSON.parse, so they are JSON). */
+const isValues = (value: unknown): value is RecordValues =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const readBody = (request: IncomingMessage) =>
   new Promise<string>((resolve, reject) => {
@@ -68,17 +76,14 @@ const handle = async (request: IncomingMessage, response: ServerResponse) => {
   const businessObject = `${namespace}/${name}`
   if (request.method === "PATCH" && kind === "records" && id !== undefined) {
     const body: unknown = JSON.parse(await readBody(request))
-    const values =
-      typeof body === "object" && body !== null && "values" in body && typeof body.values === "object"
-        ? body.values
-        : null
-    if (values === null) return send(response, 400, { message: "values" })
+    const values = typeof body === "object" && body !== null && "values" in body ? body.values : null
+    if (!isValues(values)) return send(response, 400, { message: "values" })
     const row = await updateUnit(pool, statementsFor(request), {
       businessObject,
       id,
-      patch: { ...values },
+      patch: values,
       actor,
-      audit: true
+      audit
     })
     return send(response, 200, camel({ ...row, version: Number(row.version) }), { etag: `"${row.version}"` })
   }

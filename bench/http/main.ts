@@ -11,7 +11,12 @@
  *  - sustained PATCH from 32 clients on 32 distinct records of one workspace,
  *    and from 32 clients on one record each of 32 different workspaces (each
  *    client signed in to its own workspace): throughput;
- *  - timeline page 1 and page 200 (limit 50) of a record with 20,000 rows: p50.
+ *  - timeline page 1 and page 200 (limit 50) of a record with 20,000 rows: p50;
+ *  - the ledger's chain (docs/ledger.md): a second floor, the same bare
+ *    server sending the audit INSERT as it was before the ledger, in the
+ *    1-client PATCH loop and the one-workspace 32-client row; the chain's cost
+ *    is the floor's figure minus that one's, its share the cost over the
+ *    service's figure (the service cannot run without the chain).
  * The service and the floor are measured interleaved (one request each in
  * turn; the 32-client windows alternate A B B A), so drift and other load on
  * the machine hit both alike. CPU per request: the server's (utime + stime
@@ -45,6 +50,8 @@ import { UnitOfWork } from "../../src/unitOfWork/UnitOfWork"
 import { summarizeProfile } from "../broadcast/profile"
 import { benchmarksFile, writeBenchmarkSection } from "../benchmarksFile"
 import { freePort } from "../freePort"
+import { pairedMedian, pairedMedianInterval, percent } from "../ledger"
+import { randomOrder } from "../order"
 
 const repo = join(import.meta.dirname, "..", "..")
 const databaseUrl =
@@ -62,7 +69,7 @@ const settings = {
   workspaces: 32,
   timeline: { rows: 20_000, limit: 50, page: 200, warmUp: quick ? 50 : 200, samples: quick ? 200 : 1_500 }
 }
-const goals = { patchRatio: 1.3, pageRatio: 1.3, page200OverPage1: 1.1, throughputShare: 0.8 }
+const goals = { patchRatio: 1.3, pageRatio: 1.3, page200OverPage1: 1.1, throughputShare: 0.8, chainShare: 0.05 }
 const businessObject = "crm/company"
 const password = "bench-http-password"
 const ticksPerSecond = 100
@@ -119,7 +126,7 @@ const email = `${slug}@example.com`
 const recordsPerTarget = settings.concurrent.clients + 1
 
 /**
- * A workspace with an admin user, 2 × 33 crm/company records (one set per server) and a timeline of 20,000 rows;
+ * A workspace with an admin user, 3 × 33 crm/company records (one set per server) and a timeline of 20,000 rows;
  * then 32 more workspaces (the same user an admin of each), with 2 records each (one per server).
  */
 const setup = Effect.gen(function* () {
@@ -142,7 +149,7 @@ const setup = Effect.gen(function* () {
   const created = yield* units
     .run(
       workspace,
-      Effect.forEach(Array.from({ length: 2 * recordsPerTarget + 1 }), (_, i) =>
+      Effect.forEach(Array.from({ length: 3 * recordsPerTarget + 1 }), (_, i) =>
         records.create(businessObject, { name: `Company ${i}`, wonDeals: 0 })
       )
     )
@@ -181,6 +188,7 @@ const setup = Effect.gen(function* () {
     workspace,
     service: ids.slice(0, recordsPerTarget),
     bare: ids.slice(recordsPerTarget, 2 * recordsPerTarget),
+    unchained: ids.slice(2 * recordsPerTarget, 3 * recordsPerTarget),
     timelineId,
     spread
   }
@@ -197,7 +205,7 @@ const teardown = Effect.gen(function* () {
 // ---------------------------------------------------------------- the two servers
 
 interface Target {
-  readonly name: "service" | "floor"
+  readonly name: "service" | "floor" | "floor without the chain"
   readonly child: ChildProcess
   readonly pid: number
   readonly origin: string
@@ -294,17 +302,29 @@ const startService = async (spread: ReadonlyArray<SpreadRecord>): Promise<Target
   }
 }
 
-const startBare = async (schema: string, spread: ReadonlyArray<SpreadRecord>): Promise<Target> => {
+/** The bare server; `withoutChain`: sending the audit INSERT as it was before the ledger (bare.ts, AUDIT). */
+const startBare = async (
+  schema: string,
+  spread: ReadonlyArray<SpreadRecord>,
+  withoutChain = false
+): Promise<Target> => {
   const port = await freePort()
   const child = fork(join(import.meta.dirname, "bare.ts"), [], {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "ignore", "inherit", "ipc"],
-    env: { ...process.env, PORT: String(port), DATABASE_URL: databaseUrl, SCHEMA: schema, POOL: "10" }
+    env: {
+      ...process.env,
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      SCHEMA: schema,
+      POOL: "10",
+      AUDIT: withoutChain ? "withoutChain" : "ledger"
+    }
   })
   const origin = `http://127.0.0.1:${port}`
   await waitForAnswer(child, `${origin}/`)
   return {
-    name: "floor",
+    name: withoutChain ? "floor without the chain" : "floor",
     child,
     pid: child.pid ?? 0,
     origin,
@@ -377,7 +397,7 @@ interface Case {
 }
 
 /**
- * Each case in turn (the order rotating), `warmUp` then `samples` times each;
+ * Each case in turn (in a random order each time: bench/order.ts), `warmUp` then `samples` times each;
  * CPU of each server over its own requests (shared evenly by its cases), and
  * the load generator's over all of them.
  */
@@ -388,8 +408,7 @@ const interleavedCases = async (cases: ReadonlyArray<Case>, warmUp: number, samp
   const ticks = new Map(servers.map((t) => [t, cpuTicks(t.pid)]))
   const ownStart = ownCpuMicros()
   for (let i = 0; i < samples; i++) {
-    for (let k = 0; k < cases.length; k++) {
-      const index = (i + k) % cases.length
+    for (const index of randomOrder(cases.length)) {
       const c = cases[index]
       if (c !== undefined) times[index]?.push(await c.run())
     }
@@ -404,7 +423,7 @@ const interleavedCases = async (cases: ReadonlyArray<Case>, warmUp: number, samp
       serverCpuUs: (usedUs.get(c.target) ?? 0) / (samples * cases.filter((other) => other.target === c.target).length)
     })
   )
-  return { results, loadCpuUs }
+  return { results, loadCpuUs, times }
 }
 
 /** `run(target)` for each target in turn (order alternating): interleavedCases with one case per target. */
@@ -456,16 +475,22 @@ const [pgVersion] = await runtime.runPromise(
   )
 )
 say(
-  `[http] setting up workspace ${slug} (2 × ${recordsPerTarget} records, a timeline of ${int(settings.timeline.rows)} rows)`
+  `[http] setting up workspace ${slug} (3 × ${recordsPerTarget} records, a timeline of ${int(settings.timeline.rows)} rows)`
 )
 const data = await runtime.runPromise(setup)
 const targets: Array<Target> = []
 let exitCode = 0
 try {
-  targets.push(await startService(data.spread), await startBare(data.workspace.schema, data.spread))
-  const [service, floor] = targets
-  if (service === undefined || floor === undefined) throw new Error("no targets")
-  const singleId = (target: Target) => (target === service ? data.service[0] : data.bare[0]) ?? ""
+  targets.push(
+    await startService(data.spread),
+    await startBare(data.workspace.schema, data.spread),
+    await startBare(data.workspace.schema, [], true)
+  )
+  const [service, floor, unchained] = targets
+  if (service === undefined || floor === undefined || unchained === undefined) throw new Error("no targets")
+  const recordsOf = (target: Target) =>
+    target === service ? data.service : target === floor ? data.bare : data.unchained
+  const singleId = (target: Target) => recordsOf(target)[0] ?? ""
 
   // 1. PATCH, one client.
   say(
@@ -499,21 +524,22 @@ try {
 
   // 3. Sustained PATCH, 32 clients; windows A B B A ...: on distinct records of one workspace, then on one record
   // in each of 32 workspaces.
-  const sustainedRow = async (label: string, clientsOf: (target: Target) => ReadonlyArray<Client>) => {
+  const sustainedRow = async (
+    label: string,
+    clientsOf: (target: Target) => ReadonlyArray<Client>,
+    rowTargets: ReadonlyArray<Target> = [service, floor]
+  ) => {
     say(
       `[http] PATCH, ${settings.concurrent.clients} clients ${label}: ${settings.concurrent.rounds} rounds of ${settings.concurrent.windowMs / 1000} s windows each (A B B A)`
     )
-    for (const target of targets) await sustained(target, clientsOf(target), settings.concurrent.warmUpMs)
-    const windows = new Map<Target, Array<Awaited<ReturnType<typeof sustained>>>>([
-      [service, []],
-      [floor, []]
-    ])
+    for (const target of rowTargets) await sustained(target, clientsOf(target), settings.concurrent.warmUpMs)
+    const windows = new Map<Target, Array<Awaited<ReturnType<typeof sustained>>>>(rowTargets.map((t) => [t, []]))
     for (let round = 0; round < settings.concurrent.rounds; round++) {
-      const order = round % 2 === 0 ? [service, floor] : [floor, service]
+      const order = round % 2 === 0 ? rowTargets : [...rowTargets].reverse()
       for (const target of order)
         windows.get(target)?.push(await sustained(target, clientsOf(target), settings.concurrent.windowMs))
     }
-    return [service, floor].map((target) => {
+    return rowTargets.map((target) => {
       const list = windows.get(target) ?? []
       const count = list.reduce((s, w) => s + w.count, 0)
       const elapsed = list.reduce((s, w) => s + w.elapsedMs, 0)
@@ -525,8 +551,13 @@ try {
       }
     })
   }
-  const concurrent = await sustainedRow("on distinct records of one workspace", (target) =>
-    (target === service ? data.service : data.bare).slice(1).map((id) => ({ id, headers: target.headers }))
+  const concurrent = await sustainedRow(
+    "on distinct records of one workspace",
+    (target) =>
+      recordsOf(target)
+        .slice(1)
+        .map((id) => ({ id, headers: target.headers })),
+    [service, floor, unchained]
   )
   const acrossWorkspaces = await sustainedRow(
     `on records of ${settings.workspaces} different workspaces`,
@@ -534,12 +565,21 @@ try {
   )
 
   // ------------------------------------------------------------ report
-  const [sPatch, fPatch] = single.results
+  const [sPatch, fPatch, uPatch] = single.results
   const [sPage1, sPage200, fPage1, fPage200] = pages.results
-  const [sConc, fConc] = concurrent
+  const [sConc, fConc, uConc] = concurrent
   const [sSpread, fSpread] = acrossWorkspaces
-  if ([sPatch, fPatch, sPage1, fPage1, sPage200, fPage200, sConc, fConc, sSpread, fSpread].some((x) => x === undefined))
+  if (
+    [sPatch, fPatch, uPatch, sPage1, fPage1, sPage200, fPage200, sConc, fConc, uConc, sSpread, fSpread].some(
+      (x) => x === undefined
+    )
+  )
     throw new Error("missing results")
+  // The chain: the two floors' PATCHes of the same iterations, paired (same iteration, same machine).
+  const chainMs = pairedMedian(single.times[1] ?? [], single.times[2] ?? [])
+  const [chainLowMs, chainHighMs] = pairedMedianInterval(single.times[1] ?? [], single.times[2] ?? [])
+  const chainShare = chainMs / sPatch!.summary.p50
+  const chainCpuUs = fPatch!.serverCpuUs - uPatch!.serverCpuUs
   const pass = (ok: boolean) => (ok ? "**PASS**" : "**FAIL**")
   const r = (a: number, b: number) => `${(a / b).toFixed(2)}×`
   const patchRatio = sPatch!.summary.p50 / fPatch!.summary.p50
@@ -560,6 +600,10 @@ try {
     `| PATCH, ${settings.concurrent.clients} clients on distinct records of one workspace, throughput | ${int(sConc!.throughput)}/s | ${int(fConc!.throughput)}/s | ${(share * 100).toFixed(0)} % | | |`,
     `| PATCH, ${settings.concurrent.clients} clients on one workspace, p50 / p99 | ${ms(sConc!.latency.p50)} / ${ms(sConc!.latency.p99)} ms | ${ms(fConc!.latency.p50)} / ${ms(fConc!.latency.p99)} ms | ${r(sConc!.latency.p50, fConc!.latency.p50)} | | |`,
     `| PATCH, ${settings.concurrent.clients} clients on one workspace, server CPU per request | ${int(sConc!.serverCpuUs)} µs | ${int(fConc!.serverCpuUs)} µs | ${r(sConc!.serverCpuUs, fConc!.serverCpuUs)} | | |`,
+    `| PATCH, 1 client, p50: the floor without the chain (its audit INSERT as before the ledger) | | ${ms(uPatch!.summary.p50)} ms | | | |`,
+    `| PATCH, 1 client: the chain's cost (floor minus floor without it, paired median; 95 % interval), share of the service's p50 | ${ms(chainMs)} ms (${ms(chainLowMs)} to ${ms(chainHighMs)}) of ${ms(sPatch!.summary.p50)} ms | | ${percent(chainShare)} (${percent(chainLowMs / sPatch!.summary.p50)} to ${percent(chainHighMs / sPatch!.summary.p50)}) | <= ${percent(goals.chainShare)} | ${pass(chainShare <= goals.chainShare)} |`,
+    `| PATCH, 1 client: the chain's server CPU per request (floor minus floor without it), share of the service's | ${int(chainCpuUs)} µs of ${int(sPatch!.serverCpuUs)} µs | ${int(fPatch!.serverCpuUs)} / ${int(uPatch!.serverCpuUs)} µs | ${percent(chainCpuUs / sPatch!.serverCpuUs)} | | |`,
+    `| PATCH, ${settings.concurrent.clients} clients on one workspace, throughput: the floor without the chain | | ${int(uConc!.throughput)}/s (p50 ${ms(uConc!.latency.p50)} ms) | with the chain ${((fConc!.throughput / uConc!.throughput) * 100).toFixed(0)} % of it | | |`,
     `| timeline page 1, p50 | ${ms(sPage1!.summary.p50)} ms | ${ms(fPage1!.summary.p50)} ms | ${page1Ratio.toFixed(2)}× | <= ${goals.pageRatio}× | ${pass(page1Ratio <= goals.pageRatio)} |`,
     `| timeline page ${settings.timeline.page}, p50 | ${ms(sPage200!.summary.p50)} ms | ${ms(fPage200!.summary.p50)} ms | ${page200Ratio.toFixed(2)}× | <= ${goals.pageRatio}× | ${pass(page200Ratio <= goals.pageRatio)} |`,
     `| timeline page ${settings.timeline.page} / page 1, p50 | ${pageSpread.toFixed(2)}× | ${(fPage200!.summary.p50 / fPage1!.summary.p50).toFixed(2)}× | | <= ${goals.page200OverPage1}× | ${pass(pageSpread <= goals.page200OverPage1)} |`,
@@ -601,12 +645,17 @@ PostgreSQL and Redis on the same machine; the service, the floor, the load gener
 - **floor**: bench/http/bare.ts, a bare \`node:http\` server with node-postgres (pool of 10) sending the same statements, prepared
   (bench/http/statements.ts): PATCH = BEGIN, SELECT ... FOR UPDATE, UPDATE ... RETURNING, the audit INSERT, COMMIT;
   a page = the keyset query. No authentication: the service's session and grant reads are part of what it costs over the floor.
-- Load: undici keep-alive pools from this process; 1-client rows alternate one request to each server
-  (${int(settings.single.samples)} PATCHes, ${int(settings.timeline.samples)} of each page, after a warm-up; pages 1 and 200 in the same loop); the 32-client rows run
+- Load: undici keep-alive pools from this process; 1-client rows send one request to each server in turn, in a random
+  order each time (${int(settings.single.samples)} PATCHes, ${int(settings.timeline.samples)} of each page, after a warm-up; pages 1 and 200 in the same loop); the 32-client rows run
   ${settings.concurrent.rounds} windows of ${settings.concurrent.windowMs / 1000} s per server in the order A B B A, 32 clients each on its own record:
   once all in one workspace (one session; their units serialise on the workspace's feed counter, docs/feed.md),
   once one record in each of ${settings.workspaces} workspaces (one session per workspace; the floor picks the schema per request).
   CPU per request: the server's utime + stime (/proc/<pid>/stat) over its own requests.
+- **the ledger's chain**: the floor sends the service's audit INSERT (its text and parameters from
+  src/unitOfWork/AuditStaging.ts: salts and content hashes built in the floor as in the service); a second bare server,
+  **floor without the chain**, sends the INSERT as it was before the ledger (positions only) and runs in the 1-client
+  PATCH loop and the one-workspace 32-client row. The chain's cost is the floor's figure minus that one's; its share,
+  that cost over the service's figure (the service has no switch for the chain). Details: the Ledger section.
 
 ${rows}
 

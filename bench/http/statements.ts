@@ -2,11 +2,21 @@
  * The statements the service sends for a single-record update with audit and
  * for a timeline page, as text for node-postgres: the floors of
  * `bench:audit` and `bench:http` run exactly these, with the same columns and
- * casts (src/records/RecordStore.ts, src/audit/AuditStaging.ts,
+ * casts (src/records/RecordStore.ts, src/unitOfWork/AuditStaging.ts,
  * src/audit/Timeline.ts). Values are merged and the audit row built in plain
  * JavaScript, as little as a hand-written server would do. Each statement is
  * prepared once per connection (named), as the service's driver does.
+ *
+ * The audit INSERT is the service's own text and parameters
+ * (`ledgerInsertText`, `ledgerInsertParameters`: the salts and content
+ * hashes of docs/ledger.md included), so the floor and the service cannot
+ * drift. The INSERT as it was before the ledger (positions only, no chain) is
+ * kept beside it: the chain's cost is the difference between the two.
  */
+import type { Actor } from "../../src/api/Actor"
+import type { Json, RecordValues } from "../../src/api/Json"
+import { ledgerInsertParameters, ledgerInsertText } from "../../src/unitOfWork/AuditStaging"
+import type { StagedRow } from "../../src/unitOfWork/AuditStaging"
 import { prepared } from "./pg"
 import type { PgClient, PgPool } from "./pg"
 
@@ -17,12 +27,26 @@ const timelineColumns = `e.id::text AS id,
               e.seq::text AS seq, e.actor, e.correlation_id::text AS correlation_id,
               e.business_object, e.business_object_id, e.operation, e.cause, e.record, e.changes`
 
+/** A staged row as the INSERT before the ledger took it: the table's columns, no salt. */
+export const unchainedAuditRow = (row: StagedRow) => ({
+  id: row.id,
+  actor: row.actor,
+  correlation_id: row.correlationId,
+  business_object: row.businessObject,
+  business_object_id: row.businessObjectId,
+  record_version: row.recordVersion,
+  operation: row.operation,
+  cause: row.cause,
+  record: row.record ?? null,
+  changes: row.changes ?? null
+})
+
 export interface RecordRow {
   readonly id: string
   readonly business_object: string
   readonly state: string
   readonly version: string
-  readonly values: Record<string, unknown>
+  readonly values: RecordValues
   readonly created_at: string
   readonly updated_at: string
 }
@@ -36,9 +60,13 @@ export const statementsOf = (schema: string) => {
     update: prepared(`UPDATE ${records} SET values = $1::jsonb, version = version + 1, updated_at = now()
           WHERE business_object = $2 AND id = $3
           RETURNING ${recordColumns}`),
-    // As the service sends it since migration 0008: the CTE takes the unit's feed positions and holds the
-    // workspace's feed lock to COMMIT (docs/feed.md, "Order"), so the floor pays the same serialisation.
-    audit: prepared(`WITH taken AS (
+    // As the service sends it (migration 0009): positions and chain links under the workspace's feed lock;
+    // its text for a unit of one row, and for a unit of more.
+    audit: prepared(ledgerInsertText(schema, 1)),
+    auditRows: prepared(ledgerInsertText(schema, 2)),
+    // As the service sent it from migration 0008 to 0009: the CTE takes the unit's feed positions and holds the
+    // workspace's feed lock to COMMIT (docs/feed.md, "Order"), so the floor pays the same serialisation; no chain.
+    auditWithoutChain: prepared(`WITH taken AS (
       UPDATE "${schema}"."feed_position" SET position = position + jsonb_array_length($1::jsonb)
       RETURNING position - jsonb_array_length($1::jsonb) AS base
     )
@@ -64,10 +92,19 @@ export const statementsOf = (schema: string) => {
 }
 export type Statements = ReturnType<typeof statementsOf>
 
+/** Which audit INSERT a floor's unit sends: the service's (chained), the one before the ledger, or none. */
+export type AuditInsert = "ledger" | "withoutChain" | "none"
+
+/** Where the audit INSERT's time went in one unit: building its parameters (ms), and the statement's round trip (ms). */
+export interface AuditTiming {
+  readonly parametersMs: number
+  readonly statementMs: number
+}
+
 /**
  * One update unit on node-postgres: BEGIN, the locking read, the UPDATE, the
- * audit INSERT (skipped with `audit: false`), COMMIT, on one pooled
- * connection. Gives the written row.
+ * audit INSERT (`audit`), COMMIT, on one pooled connection. Gives the
+ * written row; `onAudit` is told how long the INSERT took.
  */
 export const updateUnit = async (
   pool: PgPool,
@@ -75,9 +112,10 @@ export const updateUnit = async (
   input: {
     readonly businessObject: string
     readonly id: string
-    readonly patch: Record<string, unknown>
-    readonly actor: unknown
-    readonly audit: boolean
+    readonly patch: RecordValues
+    readonly actor: Actor
+    readonly audit: AuditInsert
+    readonly onAudit?: (timing: AuditTiming) => void
   }
 ): Promise<RecordRow> => {
   const client: PgClient = await pool.connect()
@@ -94,22 +132,29 @@ export const updateUnit = async (
       })
     ).rows[0]
     if (updated === undefined) throw new Error(`no record ${input.id}`)
-    if (input.audit) {
-      const changes: Record<string, { from: unknown; to: unknown }> = {}
-      for (const [field, to] of Object.entries(input.patch)) changes[field] = { from: current.values[field], to }
-      const row = {
+    if (input.audit !== "none") {
+      const started = performance.now()
+      const changes: Record<string, { from: Json; to: Json }> = {}
+      for (const [field, to] of Object.entries(input.patch))
+        changes[field] = { from: current.values[field] ?? null, to }
+      const row: StagedRow = {
         id: crypto.randomUUID(),
         actor: input.actor,
-        correlation_id: crypto.randomUUID(),
-        business_object: input.businessObject,
-        business_object_id: input.id,
-        record_version: Number(updated.version),
+        correlationId: crypto.randomUUID(),
+        businessObject: input.businessObject,
+        businessObjectId: input.id,
+        recordVersion: Number(updated.version),
         operation: "updated",
         cause: null,
-        record: null,
         changes
       }
-      await client.query({ ...statements.audit, values: [JSON.stringify([row])] })
+      const statement =
+        input.audit === "ledger"
+          ? { ...statements.audit, values: ledgerInsertParameters([row], null) }
+          : { ...statements.auditWithoutChain, values: [JSON.stringify([unchainedAuditRow(row)])] }
+      const sent = performance.now()
+      await client.query(statement)
+      input.onAudit?.({ parametersMs: sent - started, statementMs: performance.now() - sent })
     }
     await client.query("COMMIT")
     client.release()

@@ -20,6 +20,36 @@ import { queryLimit, queryLimitDocument } from "./QueryLimit"
 
 export const timelineDefaultLimit = 50
 
+/** The name and version of the digest format (docs/ledger.md, "Digests"). */
+export const ledgerDigestFormat = "abs-ledger-digest/v1"
+
+const matching = (pattern: RegExp, message: string) => Schema.String.check(Schema.isPattern(pattern, { message }))
+
+/**
+ * A workspace's ledger head as a digest (docs/ledger.md, "Digests"): signed,
+ * or, where the service has no signing key, the same object without
+ * `publicKey` and `signature`. The lines of a file of digests, the answer of
+ * `GET /api/audit/digest` and what `admin audit digest` prints.
+ */
+export const LedgerDigest = Schema.Struct({
+  format: Schema.Literal(ledgerDigestFormat),
+  workspace: Schema.String,
+  schema: Schema.String,
+  position: matching(/^(0|[1-9][0-9]{0,18})$/u, "a position is a whole number in decimal"),
+  hash: matching(/^[0-9a-f]{64}$/u, "a hash is 64 lower-case hex digits"),
+  at: matching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/u, "an instant is ISO-8601 in UTC, to the millisecond"),
+  publicKey: Schema.optionalKey(matching(/^[A-Za-z0-9+/]{4,}={0,2}$/u, "a public key is its SPKI DER in base64")),
+  signature: Schema.optionalKey(matching(/^[A-Za-z0-9+/]{86}==$/u, "a signature is 64 bytes in base64"))
+})
+  .check(
+    Schema.makeFilter(
+      (digest) =>
+        (digest.publicKey === undefined) === (digest.signature === undefined) || "publicKey and signature come together"
+    )
+  )
+  .annotate({ identifier: "LedgerDigest" })
+export type LedgerDigest = typeof LedgerDigest.Type
+
 export class AuditApi extends HttpApiGroup.make("audit")
   .add(
     HttpApiEndpoint.get("timeline", "/audit/business-object/:businessObject/:id", {
@@ -74,6 +104,16 @@ export class AuditApi extends HttpApiGroup.make("audit")
       "Every row of one unit of work (its correlation id) and of its cascade (the jobs and workflow runs it " +
         "started, and theirs), grouped by unit and cause in commit order, only of business objects the caller " +
         `may read; at most ${correlationMaxRows} rows (\`truncated\` says when more exist).`
+    )
+  )
+  .add(
+    HttpApiEndpoint.get("digest", "/audit/digest", {
+      success: LedgerDigest,
+      error: [...apiErrors, Forbidden]
+    }).annotate(
+      OpenApi.Description,
+      "The workspace ledger's head as a digest (docs/ledger.md, \"Digests\"), signed with the service's key; " +
+        "without `publicKey` and `signature` where the service has none. Admins only (403 otherwise)."
     )
   )
   .middleware(Authenticated) {}

@@ -18,11 +18,14 @@ export type RevertMode = typeof RevertMode.Type
 /**
  * An action cause. A revert (`<ns>/<name>/revert`, docs/history.md) is an
  * action of the service's own: it also names the entry it reverts and how.
+ * So is an erasure (`<ns>/<name>/erase`, docs/ledger.md): it names the
+ * field paths it erased (none: every value of the record), never a value.
  */
 export const ActionCause = Schema.Struct({
   kind: Schema.Literal("action"),
   action: Schema.String,
-  revert: Schema.optionalKey(Schema.Struct({ entry: Schema.String, mode: RevertMode }))
+  revert: Schema.optionalKey(Schema.Struct({ entry: Schema.String, mode: RevertMode })),
+  erase: Schema.optionalKey(Schema.Struct({ fields: Schema.Array(Schema.String) }))
 })
 
 export const JobCause = Schema.Struct({

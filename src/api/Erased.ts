@@ -1,4 +1,4 @@
-import type { JsonObject } from "./Json"
+import type { Json, JsonObject } from "./Json"
 
 /**
  * What an erased value reads as in a snapshot or a diff (docs/ledger.md,
@@ -19,3 +19,14 @@ export const isErased = (value: unknown): value is ErasedValue =>
   Object.keys(value).length === 1
 
 export const erasedValue = (commitment: string): ErasedValue => ({ $erased: commitment })
+
+/**
+ * `value` with every erased marker read as no value (null): what a revert
+ * writes back of a past state, so a marker never reaches a record.
+ */
+export const withoutErased = (value: Json): Json => {
+  if (isErased(value)) return null
+  if (Array.isArray(value)) return value.map(withoutErased)
+  if (value === null || typeof value !== "object") return value
+  return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, withoutErased(member)]))
+}

@@ -19,6 +19,31 @@ export class FeedEntry extends AuditEntry.extend<FeedEntry>("FeedEntry")({
   cursor: Schema.String
 }) {}
 
+const Hex = (bytes?: number) =>
+  Schema.String.check(
+    Schema.isPattern(new RegExp(bytes === undefined ? "^(?:[0-9a-f]{2})+$" : `^[0-9a-f]{${bytes * 2}}$`, "u"), {
+      message: bytes === undefined ? "bytes in hex" : `${bytes} bytes in hex`
+    })
+  )
+
+/**
+ * One line of the admin feed export: the feed entry and the row's place in
+ * the workspace's ledger, all an auditor needs to recompute its content hash
+ * and link (docs/ledger.md, "For an auditor"). `position` is a decimal
+ * integer; `salt` is null once a value of the row was erased, and
+ * `erasedSalts` (JSON Pointer to salt) then holds the salts published for
+ * what is left; `hash` is null only on a row written behind the service's
+ * back. Readers of the HTTP feed never get these fields.
+ */
+export class LedgerFeedEntry extends FeedEntry.extend<LedgerFeedEntry>("LedgerFeedEntry")({
+  position: Schema.String.check(Schema.isPattern(/^[1-9][0-9]*$/u, { message: "a positive integer" })),
+  parentCorrelationId: Schema.NullOr(Schema.String),
+  recordVersion: Schema.NullOr(Schema.Int),
+  salt: Schema.NullOr(Hex(16)),
+  erasedSalts: Schema.NullOr(Schema.Record(Schema.String, Hex())),
+  hash: Schema.NullOr(Hex(32))
+}) {}
+
 /**
  * A page of the feed, oldest first. `nextCursor` is always set: where the
  * next request goes on from (past rows the filters or permissions left out,

@@ -7,6 +7,7 @@ import { Authenticated } from "./AuthMiddleware"
 import { apiErrors, Forbidden, NotFound } from "./errors"
 import { queryParameterSchemas } from "./OpenApiDocument"
 import { queryLimit, queryLimitDocument } from "./QueryLimit"
+import { EraseRecord, ErasedRecord } from "./Erasure"
 import { AsOf, ChangedSince, RecordAsOf, RevertRecord } from "./RecordHistory"
 import { StoredRecord } from "./StoredRecord"
 import { ValuesInput } from "./ValuesInput"
@@ -105,6 +106,17 @@ export class RecordsApi extends HttpApiGroup.make("records")
     }).annotate(
       OpenApi.Summary,
       "Restore the values as of a timeline entry, or undo one update's changes: one update, its cause naming the entry; needs update permission"
+    )
+  )
+  .add(
+    HttpApiEndpoint.post("erase", "/records/:namespace/:name/:id/erase", {
+      params: RecordPath,
+      payload: EraseRecord,
+      success: ErasedRecord,
+      ...conditionalWriteEndpoint()
+    }).annotate(
+      OpenApi.Summary,
+      "Erase values of a record (field paths; none: every value, the record deleted) from every snapshot and diff of its timeline, keeping the ledger verifiable; admins only"
     )
   )
   .add(lifecycle("publish", "Publish a draft: it becomes operational and its timeline opens with created"))

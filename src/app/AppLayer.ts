@@ -20,6 +20,7 @@ import { Presence } from "../presence/Presence"
 import { Readiness } from "../health/Readiness"
 import { Records } from "../records/Records"
 import { RecordHistory } from "../records/RecordHistory"
+import { Erasure } from "../ledger/Erasure"
 import { Seeders } from "../seeding/Seeders"
 import { PubSubLive } from "./PubSubLive"
 import { Idempotency } from "../idempotency/Idempotency"
@@ -53,6 +54,7 @@ const CoreServicesLive = Layer.mergeAll(
   ApiKeys.layer,
   Records.layer,
   RecordHistory.layer,
+  Erasure.layer,
   Timeline.layer,
   Feed.layer,
   FeedWake.layer,

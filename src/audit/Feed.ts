@@ -5,7 +5,7 @@ import { FeedEntry, FeedPage } from "../api/Feed"
 import { ReadSqlClient } from "../db/Database"
 import { encodeFeedCursor } from "./FeedCursor"
 import type { FeedPosition } from "./FeedCursor"
-import { entryJson } from "./entryJson"
+import { entryJson, ledgerEntryJson } from "./entryJson"
 import { pageOfWindow } from "./feedWindow"
 
 /** Which rows a feed request keeps; every filter given must hold. */
@@ -19,6 +19,12 @@ export interface FeedFilter {
   readonly from?: string | undefined
   readonly to?: string | undefined
 }
+
+/**
+ * What each row of a batch is built as: the entry (AuditEntry, what readers get), or the entry with its
+ * ledger fields (LedgerFeedEntry, the admin export's, for an auditor).
+ */
+export type FeedShape = "entry" | "ledger"
 
 /** A row as the feed query returns it: its position and the entry as JSON text, built by PostgreSQL. */
 export interface FeedRow {
@@ -74,10 +80,16 @@ const make = Effect.gen(function* () {
     return clauses
   }
 
-  const entryText = entryJson(sql)
+  const entryText = { entry: entryJson(sql), ledger: ledgerEntryJson(sql) } satisfies Record<FeedShape, unknown>
 
-  /** One statement: the window after `after`, its matches (at most `limit + 1`) as JSON text. */
-  const batch = (workspace: Workspace, after: FeedPosition, filter: FeedFilter, limit: number) =>
+  /** One statement: the window after `after`, its matches (at most `limit + 1`) as JSON text of `shape`. */
+  const batch = (
+    workspace: Workspace,
+    after: FeedPosition,
+    filter: FeedFilter,
+    limit: number,
+    shape: FeedShape = "entry"
+  ) =>
     Effect.gen(function* () {
       const clauses = conditions(filter)
       // Unfiltered, every scanned row is kept: scanning more than the page would be waste.
@@ -96,7 +108,7 @@ const make = Effect.gen(function* () {
         SELECT b.last::text AS last, b.scanned, x.position::text AS position, x.json
         FROM (SELECT max(position) AS last, count(*)::int AS scanned FROM scanned) AS b
         LEFT JOIN LATERAL (
-          SELECT e.position, ${entryText} AS json
+          SELECT e.position, ${entryText[shape]} AS json
           FROM ${table} AS e
           -- A lookup of each kept position on the index (a join here may hash the whole table).
           WHERE e.position = ANY (ARRAY(SELECT position FROM matched))

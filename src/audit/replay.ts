@@ -1,6 +1,7 @@
 import type { Actor } from "../api/Actor"
 import type { Operation } from "../api/Cause"
 import type { Changes } from "../api/Changes"
+import { withoutErased } from "../api/Erased"
 import type { Fields } from "../api/Field"
 import type { RecordValues } from "../api/Json"
 import { own } from "../api/own"
@@ -65,10 +66,11 @@ export const replayStep = (
 /**
  * The values that put every declared field back to `target` (null clears
  * one): the patch of a restore. Fields the business object no longer
- * declares are left as they are.
+ * declares are left as they are. An erased value (docs/ledger.md,
+ * "Erasure") is gone: it is restored as no value.
  */
 export const restorePatch = (fields: Fields, target: RecordValues): RecordValues =>
-  Object.fromEntries(Object.keys(fields).map((name) => [name, own(target, name) ?? null]))
+  Object.fromEntries(Object.keys(fields).map((name) => [name, withoutErased(own(target, name) ?? null)]))
 
 /** What undoing one `updated` entry takes: its fields, which of them changed again since, and the patch. */
 export type UndoPlan =
@@ -88,7 +90,8 @@ export type UndoPlan =
  * Undoing entry `entryId` of a record whose whole timeline is `rows` (oldest
  * first): each field it changed goes back to its value just before it, a
  * collection as a whole. A field a later row changed again is named in
- * `changedSince`: undoing then would also drop that later change.
+ * `changedSince`: undoing then would also drop that later change. A value
+ * erased since goes back as no value.
  */
 export const undoPlan = (fields: Fields, rows: ReadonlyArray<HistoryRow>, entryId: string): UndoPlan => {
   const index = rows.findIndex((row) => row.id === entryId)
@@ -105,6 +108,6 @@ export const undoPlan = (fields: Fields, rows: ReadonlyArray<HistoryRow>, entryI
     _tag: "Plan",
     fields: changed,
     changedSince: changed.filter((name) => later.has(name)),
-    patch: Object.fromEntries(changed.map((name) => [name, own(before, name) ?? null]))
+    patch: Object.fromEntries(changed.map((name) => [name, withoutErased(own(before, name) ?? null)]))
   }
 }

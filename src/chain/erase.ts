@@ -15,7 +15,11 @@ interface Erasing {
 const saltAt = (pointer: Pointer, derived: Uint8Array | undefined, salts: RowSalts) =>
   salts.published.get(pointer) ?? derived
 
-/** Every single value under `value` erased; objects and lists keep their shape, a collection entry its `id`. */
+/**
+ * Every single value under `value` erased; objects and lists keep their
+ * shape, a collection entry its `id`. A null is no value (a field cleared):
+ * it stays, so the timeline still replays to the record as stored.
+ */
 const eraseAll = (
   value: unknown,
   pointer: Pointer,
@@ -23,10 +27,10 @@ const eraseAll = (
   inEntry: boolean,
   state: Erasing
 ): unknown => {
-  if (isErased(value)) return value
+  if (value === null || isErased(value)) return value
   const salt = saltAt(pointer, derived, state.salts)
   const child = (key: string | number) => (salt === undefined ? undefined : childSalt(salt, key))
-  if (value === null || typeof value !== "object") {
+  if (typeof value !== "object") {
     return erasedValue(commit(value, pointer, salt, state.salts.published).toString("hex"))
   }
   if (Array.isArray(value)) {
@@ -219,8 +223,8 @@ export const eraseRow = (
           row.changes
         )
   const published = new Map<Pointer, Uint8Array>()
-  publishFor(record, "/record", rootChild("record"), salts, published)
-  publishFor(changes, "/changes", rootChild("changes"), salts, published)
+  if (record !== null) publishFor(record, "/record", rootChild("record"), salts, published)
+  if (changes !== null) publishFor(changes, "/changes", rootChild("changes"), salts, published)
   return { record, changes, published, erasedNow: countErased(record) + countErased(changes) - before }
 }
 

@@ -36,14 +36,29 @@ export type ChainVerdict =
 
 const same = (a: Uint8Array | null, b: Uint8Array | null) => a !== null && b !== null && Buffer.from(a).equals(b)
 
+/** Whether `row`'s stored hash is its link from `from` at `position`. */
+const chainsFrom = (row: ChainRow, from: Uint8Array | null, position: bigint) =>
+  from !== null && row.content !== null && same(linkHash(from, position, row.atMicros, row.content), row.stored)
+
+/** A row whose stored hash the chain did not reach: the next row tells why. */
+interface Suspect {
+  readonly row: ChainRow
+  /** The chain's link before it. */
+  readonly previous: Uint8Array
+  /** Whether positions were skipped just before it (allowed only among the rows older than the ledger). */
+  readonly afterGap: boolean
+}
+
 /**
  * Recomputes a workspace's chain row by row (docs/ledger.md, "Verification")
  * and stops at the first position that fails. Where a row's stored hash
  * disagrees with the chain, the next row tells what happened: the chain goes
  * on from the row (its content changed), or the next row chains from where
  * this one should (a row was inserted before it), or the two chain in the
- * other order (reordered), or the chain resumes one position on (a row was
- * removed and the rest renumbered). A history rewritten consistently is
+ * other order (reordered), or the chain resumes some positions on (rows
+ * were removed and the rest renumbered); past the last row, the workspace's
+ * counter (its last position and head) tells rows removed from the end or
+ * forged after it. A history rewritten consistently is
  * only caught by a digest signed before: the first digest the recomputed
  * chain disagrees with bounds where it was rewritten.
  */
@@ -51,7 +66,7 @@ export class ChainVerifier {
   private expected = 1n
   private recomputed: Uint8Array
   private rows = 0
-  private suspect: { readonly row: ChainRow; readonly previous: Uint8Array; readonly afterGap: boolean } | null = null
+  private suspect: Suspect | null = null
   private afterGap = false
   private fault: ChainFault | null = null
   private readonly digests: Array<DigestClaim>
@@ -63,7 +78,9 @@ export class ChainVerifier {
     /** The last position the workspace's counter handed out. */
     private readonly headPosition: bigint,
     /** Up to here rows were chained by the migration, as found: their positions may have gaps. */
-    private readonly chainedFrom: bigint = 0n
+    private readonly chainedFrom: bigint = 0n,
+    /** The counter's head: the link of the row at `headPosition` (null: not known). */
+    private readonly headHash: Uint8Array | null = null
   ) {
     this.recomputed = genesis
     this.digests = [...digests].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0))
@@ -128,6 +145,13 @@ export class ChainVerifier {
         }
       }
     }
+    if (this.fault === null && this.headHash !== null && !same(this.recomputed, this.headHash)) {
+      this.fault = {
+        kind: "missing",
+        position: this.expected,
+        detail: `the counter's head is not the link of the last row (${this.expected - 1n}): rows after it were removed and the counter moved back, or the counter was changed`
+      }
+    }
     return this.fault === null
       ? { ok: true, rows: this.rows, head: { position: this.expected - 1n, hash: this.recomputed } }
       : { ok: false, rows: this.rows, fault: this.fault }
@@ -151,40 +175,26 @@ export class ChainVerifier {
     }
   }
 
-  private classify(
-    { afterGap, previous, row }: { readonly row: ChainRow; readonly previous: Uint8Array; readonly afterGap: boolean },
-    next: ChainRow | null
-  ): ChainFault {
+  /**
+   * What happened at a row whose stored hash the chain does not reach, told
+   * by the row after it (or, at the end, by the counter's head).
+   */
+  private classify({ afterGap, previous, row }: Suspect, next: ChainRow | null): ChainFault {
     const p = row.position
     const stored = row.stored
-    const chainsFrom = (candidate: ChainRow, from: Uint8Array | null, at: bigint) =>
-      from !== null &&
-      candidate.content !== null &&
-      same(linkHash(from, at, candidate.atMicros, candidate.content), candidate.stored)
+    const contentDetail =
+      row.content === null
+        ? "a value of the row has no salt left to check it by"
+        : "the row's content no longer matches its hash"
     if (next !== null && next.position === p + 1n) {
       if (chainsFrom(next, previous, p) && chainsFrom(row, next.stored, p + 1n)) {
         return { kind: "reordered", position: p, detail: `the rows at positions ${p} and ${p + 1n} were swapped` }
       }
-      if (next.order < row.order) {
-        return {
-          kind: "reordered",
-          position: p,
-          detail: `the row at position ${p} was inserted after the row at ${p + 1n}: rows were moved`
-        }
-      }
       if (chainsFrom(next, stored, p + 1n) && afterGap) {
         return { kind: "missing", position: p, detail: `the row before position ${p} was removed` }
       }
-      if (chainsFrom(next, stored, p + 1n)) {
-        return {
-          kind: "changed",
-          position: p,
-          detail:
-            row.content === null
-              ? "a value of the row has no salt left to check it by"
-              : "the row's content no longer matches its hash"
-        }
-      }
+      if (chainsFrom(next, stored, p + 1n)) return { kind: "changed", position: p, detail: contentDetail }
+      // Before the order: a forged row is the newest of all, as a row moved back from later would be.
       if (chainsFrom(next, previous, p)) {
         return {
           kind: "inserted",
@@ -192,11 +202,19 @@ export class ChainVerifier {
           detail: `a row was inserted at position ${p} and the rows after it renumbered`
         }
       }
-      if (chainsFrom(next, stored, p + 2n)) {
+      const removed = this.removedBefore(next, stored, p)
+      if (removed > 0n) {
         return {
           kind: "missing",
           position: p,
-          detail: `the row at position ${p} was removed and the rows after it renumbered`
+          detail: `${removed === 1n ? `the row at position ${p} was` : `the rows at positions ${p}-${p + removed - 1n} were`} removed and the rows after renumbered`
+        }
+      }
+      if (next.order < row.order) {
+        return {
+          kind: "reordered",
+          position: p,
+          detail: `the row at position ${p} was inserted after the row at ${p + 1n}: rows were moved`
         }
       }
     }
@@ -207,13 +225,32 @@ export class ChainVerifier {
         detail: `a row past the last position the service handed out (${this.headPosition})`
       }
     }
+    if (next === null && same(stored, this.headHash)) {
+      return p < this.headPosition
+        ? {
+            kind: "missing",
+            position: p,
+            detail: `${p + 1n === this.headPosition ? `the row at position ${p} was` : `the rows at positions ${p}-${this.headPosition - 1n} were`} removed and the last row renumbered into ${p}`
+          }
+        : { kind: "changed", position: p, detail: contentDetail }
+    }
     return {
       kind: "changed",
       position: p,
-      detail:
-        row.content === null
-          ? "a value of the row has no salt left to check it by"
-          : "the row does not chain from the row before it"
+      detail: row.content === null ? contentDetail : "the row does not chain from the row before it"
     }
+  }
+
+  /**
+   * How many rows were removed at `p` with the rows after renumbered down:
+   * the row now after `p` chains from the one at `p` at its old position.
+   * 0 when it does not (a cost of one hash per position left, paid once, on
+   * a fault).
+   */
+  private removedBefore(next: ChainRow, stored: Uint8Array | null, p: bigint): bigint {
+    for (let old = p + 2n; old <= this.headPosition; old++) {
+      if (chainsFrom(next, stored, old)) return old - p - 1n
+    }
+    return 0n
   }
 }

@@ -1,3 +1,4 @@
+import type { LedgerDigest } from "../api/AuditApi"
 import type { AuditEntry } from "../api/AuditEntry"
 import type { CorrelationView, FeedPage } from "../api/Feed"
 import type { Definitions } from "./businessObjects"
@@ -59,6 +60,11 @@ export interface AuditClient {
   readonly feed: (options?: FeedOptions) => Promise<FeedPage>
   /** Every row of one unit of work and of its cascade, grouped by unit and cause. */
   readonly correlation: (correlationId: string) => Promise<CorrelationView>
+  /**
+   * The workspace ledger's head as a signed digest (unsigned where the
+   * service has no key); admins only (an `ApiError` 403 otherwise).
+   */
+  readonly digest: () => Promise<LedgerDigest>
 }
 
 /**
@@ -99,5 +105,6 @@ export const auditClient = (transport: Transport, definitions: Definitions): Aud
   },
   feed: ({ limit, ...filters } = {}) =>
     transport.call((api) => api.audit.feed({ query: { limit: limit ?? feedDefaultLimit, ...filters } })),
-  correlation: (correlationId) => transport.call((api) => api.audit.correlation({ params: { id: correlationId } }))
+  correlation: (correlationId) => transport.call((api) => api.audit.correlation({ params: { id: correlationId } })),
+  digest: () => transport.call((api) => api.audit.digest())
 })

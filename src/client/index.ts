@@ -113,6 +113,7 @@ export type {
   Fields,
   Json,
   JsonObject,
+  LedgerDigest,
   ListedBusinessObject,
   Me,
   Operation,

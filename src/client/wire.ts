@@ -4,7 +4,7 @@
  * these modules touches Node (`tsconfig.client.json` checks it).
  */
 export { AuditEntry } from "../api/AuditEntry"
-export { timelineDefaultLimit } from "../api/AuditApi"
+export { LedgerDigest, timelineDefaultLimit } from "../api/AuditApi"
 export { CorrelationGroup, CorrelationView, FeedEntry, FeedPage, feedDefaultLimit } from "../api/Feed"
 export { Me, SignIn } from "../api/AuthApi"
 export {

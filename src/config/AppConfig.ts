@@ -13,6 +13,8 @@ import {
   Schema,
   SchemaIssue
 } from "effect"
+import type { KeyObject } from "node:crypto"
+import { ed25519PrivateKeyOf, ed25519PublicKeyOf, isPublicKeyOf } from "./ed25519Keys"
 
 /** One `host:port` of `REDIS_CLUSTER_NODES`. */
 export interface RedisNode {
@@ -129,6 +131,18 @@ export interface AppConfigShape {
   readonly otelServiceName: string
   /** `OTEL_BSP_SCHEDULE_DELAY` (OpenTelemetry's name): how often finished spans are sent, in one batch. */
   readonly otelExportInterval: Duration.Duration
+  /**
+   * `LEDGER_SIGNING_KEY`: the Ed25519 key ledger digests are signed with
+   * (docs/ledger.md, "Taking and keeping digests"); none: on the embedded
+   * database, a key kept in the data directory (made on first use), else none at all.
+   */
+  readonly ledgerSigningKey: Option.Option<Redacted.Redacted<KeyObject>>
+  /** `LEDGER_PUBLIC_KEY`: the key digests are verified against; none: the signing key's. */
+  readonly ledgerPublicKey: Option.Option<KeyObject>
+  /** `LEDGER_DIGEST_DIR`: where a digest of each workspace whose ledger moved is appended every interval; none: no such job. */
+  readonly ledgerDigestDir: Option.Option<string>
+  /** `LEDGER_DIGEST_INTERVAL`: how often that job runs, once per deployment. */
+  readonly ledgerDigestInterval: Duration.Duration
 }
 
 /** A wrong value of the variable `name` (none: a check over several variables, whose message names them). */
@@ -308,6 +322,22 @@ const between = (name: string, minimum: number, maximum: number, message: string
     Config.withDefault(fallback)
   )
 
+/** An optional key (a secret's value never printed: the message names only the form it must have). */
+const optionalKey = (name: string, message: string, parse: (text: string) => Option.Option<KeyObject>) =>
+  Config.option(
+    Config.String(name).pipe(
+      Config.mapEffect((text) =>
+        Option.match(parse(text), { onNone: () => Effect.fail(invalid(name, message)), onSome: Effect.succeed })
+      )
+    )
+  )
+
+const ledgerSigningKey = optionalKey(
+  "LEDGER_SIGNING_KEY",
+  "must be an Ed25519 private key: PKCS#8 PEM, or its DER in base64 (openssl genpkey -algorithm ed25519)",
+  ed25519PrivateKeyOf
+)
+
 /** Every variable of `AppConfigShape`, each read on its own (see `appConfig`). */
 const variables = {
   databaseUrl: optionalUrl("DATABASE_URL", ["postgres:", "postgresql:"], "postgres://user:pass@host:5432/db"),
@@ -434,7 +464,36 @@ const variables = {
     checked("OTEL_SERVICE_NAME", "must not be empty", (name) => name.trim().length > 0),
     Config.withDefault("audit-broadcast-service")
   ),
-  otelExportInterval: positiveMillis("OTEL_BSP_SCHEDULE_DELAY", 5_000)
+  otelExportInterval: positiveMillis("OTEL_BSP_SCHEDULE_DELAY", 5_000),
+  ledgerSigningKey: ledgerSigningKey.pipe(Config.map(Option.map(Redacted.make))),
+  // The public key read first: a wrong signing key, reported on its own above, must not hide a wrong public key.
+  ledgerPublicKey: Config.all({
+    verifying: optionalKey(
+      "LEDGER_PUBLIC_KEY",
+      "must be an Ed25519 public key: SPKI PEM, or its DER in base64",
+      ed25519PublicKeyOf
+    ),
+    signing: ledgerSigningKey
+  }).pipe(
+    checked(
+      undefined,
+      "LEDGER_PUBLIC_KEY is not the public key of LEDGER_SIGNING_KEY",
+      ({ signing, verifying }) =>
+        Option.isNone(signing) || Option.isNone(verifying) || isPublicKeyOf(verifying.value, signing.value)
+    ),
+    Config.map(({ verifying }) => verifying)
+  ),
+  ledgerDigestDir: Config.option(
+    Config.String("LEDGER_DIGEST_DIR").pipe(
+      checked("LEDGER_DIGEST_DIR", "must not be empty", (dir) => dir.trim().length > 0)
+    )
+  ),
+  ledgerDigestInterval: duration("LEDGER_DIGEST_INTERVAL").pipe(
+    checked("LEDGER_DIGEST_INTERVAL", "must be between 1 minute and 7 days", (d) =>
+      Duration.between(d, { minimum: Duration.minutes(1), maximum: Duration.days(7) })
+    ),
+    Config.withDefault(Duration.hours(1))
+  )
 }
 
 /**

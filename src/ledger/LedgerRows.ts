@@ -1,5 +1,5 @@
 import { SqlClient } from "effect/sql"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import type { Workspace } from "../api/Workspace"
 import { MissingSalt } from "../chain/commitments"
 import type { RowSalts } from "../chain/rowHash"
@@ -58,7 +58,9 @@ export const readHead = (workspace: Workspace) =>
 
 /**
  * Every audit row of a workspace in feed order, `batch` rows at a time (the
- * memory it takes), each batch handed to `each` before the next is read.
+ * memory it takes: two batches), each batch handed to `each` before the
+ * next is read. The next batch is asked for before `each` runs, so the
+ * database reads it while this process works on the one before.
  */
 export const eachLedgerBatch = <E, R>(
   workspace: Workspace,
@@ -66,16 +68,23 @@ export const eachLedgerBatch = <E, R>(
   each: (rows: ReadonlyArray<StoredChainRow>) => Effect.Effect<boolean, E, R>
 ) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    // The columns are named as they are read: the client's renaming of every row's keys would change none.
+    const sql = (yield* SqlClient.SqlClient).withoutTransforms()
     const columns = sql.literal(`${ledgerRowColumns}, encode(e.salt, 'hex') AS salt, e.erased_salts AS "erasedSalts",
       encode(e.hash, 'hex') AS hash`)
-    let after = "0"
-    for (;;) {
-      const rows = yield* sql<StoredChainRow>`SELECT ${columns} FROM ${sql(workspace.table("audit_entries"))} AS e
-        WHERE e.position > ${after}::bigint ORDER BY e.position LIMIT ${batch}`.pipe(Effect.orDie)
+    const read = (after: string) =>
+      Effect.forkChild(
+        sql<StoredChainRow>`SELECT ${columns} FROM ${sql(workspace.table("audit_entries"))} AS e
+          WHERE e.position > ${after}::bigint ORDER BY e.position LIMIT ${batch}`.pipe(Effect.orDie),
+        { startImmediately: true }
+      )
+    let next: Fiber.Fiber<ReadonlyArray<StoredChainRow>> | undefined = yield* read("0")
+    while (next !== undefined) {
+      const rows: ReadonlyArray<StoredChainRow> = yield* Fiber.join(next)
       const last = rows[rows.length - 1]
-      if (last === undefined) return
-      if (!(yield* each(rows))) return
-      after = last.position
+      // A short batch is the last one: nothing more to ask for.
+      next = last !== undefined && rows.length === batch ? yield* read(last.position) : undefined
+      if (rows.length === 0 || !(yield* each(rows))) break
     }
+    if (next !== undefined) yield* Fiber.interrupt(next)
   })

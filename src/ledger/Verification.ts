@@ -1,5 +1,6 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Option } from "effect"
+import type { Fields } from "../api/Field"
 import type { RecordValues } from "../api/Json"
 import { jsonEquals } from "../api/Json"
 import type { Workspace } from "../api/Workspace"
@@ -9,6 +10,7 @@ import { ChainVerifier } from "../chain/verifyChain"
 import type { HistoryRow, ReplayedState } from "../audit/replay"
 import { replayStep } from "../audit/replay"
 import { applyChanges } from "../diff"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { PluginRegistry } from "../plugins/PluginRegistry"
 import { chainRowOf, eachLedgerBatch, readHead } from "./LedgerRows"
 
@@ -37,7 +39,8 @@ export const verificationPassed = (report: VerificationReport): boolean =>
 
 interface Replaying {
   state: ReplayedState | undefined
-  lastPosition: bigint
+  /** The position of the record's last row, as read (a decimal string). */
+  lastPosition: string
 }
 
 interface StoredRecord {
@@ -50,6 +53,18 @@ interface StoredRecord {
 
 /** Rows read per query: what verification holds of the ledger at a time (besides one replayed state per record). */
 const batchRows = 5_000
+
+/**
+ * One read-only snapshot for the whole run: the counter, the rows and the
+ * records as of one instant, whatever commits meanwhile (a row past the
+ * counter read first would look forged, a record written since would not
+ * match its timeline).
+ */
+const inOneSnapshot = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(effect)).pipe(
+    Effect.provideService(SqlClient.BeginTransaction, "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"),
+    orDieOnSqlError
+  )
 
 /**
  * Verifies a workspace's ledger (docs/ledger.md, "Verification"): recomputes
@@ -70,20 +85,36 @@ export const verifyLedger = (
       genesisHash(workspace.schema),
       digests,
       BigInt(head.position),
-      BigInt(head.chainedFrom)
+      BigInt(head.chainedFrom),
+      Buffer.from(head.hash, "hex")
     )
     const replays = new Map<string, Replaying>()
+    const fieldsByName = new Map<string, Fields>()
+    /** The fields a business object declares now (none: one no plugin declares any more). */
+    const fieldsOf = (businessObject: string): Fields => {
+      let fields = fieldsByName.get(businessObject)
+      if (fields === undefined) {
+        fields = Option.match(registry.find(businessObject), {
+          onNone: () => ({}),
+          onSome: (found) => found.definition.fields
+        })
+        fieldsByName.set(businessObject, fields)
+      }
+      return fields
+    }
     let done = 0
     yield* eachLedgerBatch(workspace, batchRows, (rows) =>
       Effect.gen(function* () {
         for (const row of rows) {
-          verifier.push(chainRowOf(row))
+          // Past the first fault the chain has its verdict: the rows are only replayed.
+          if (!verifier.done) verifier.push(chainRowOf(row))
           const key = `${row.businessObject}\u0000${row.businessObjectId}`
-          const fields = Option.match(registry.find(row.businessObject), {
-            onNone: () => ({}),
-            onSome: (found) => found.definition.fields
-          })
-          const replaying = replays.get(key) ?? { state: undefined, lastPosition: 0n }
+          const fields = fieldsOf(row.businessObject)
+          let replaying = replays.get(key)
+          if (replaying === undefined) {
+            replaying = { state: undefined, lastPosition: "0" }
+            replays.set(key, replaying)
+          }
           const history: HistoryRow = {
             id: row.id,
             at: row.atMicros,
@@ -94,8 +125,7 @@ export const verifyLedger = (
             changes: row.changes ?? undefined
           }
           replaying.state = replayStep(fields, replaying.state, history)
-          replaying.lastPosition = BigInt(row.position)
-          replays.set(key, replaying)
+          replaying.lastPosition = row.position
         }
         done += rows.length
         yield* progress(done, Number(head.position))
@@ -110,14 +140,11 @@ export const verifyLedger = (
       const key = `${record.businessObject}\u0000${record.id}`
       const replaying = replays.get(key)
       replays.delete(key)
-      const fields = Option.match(registry.find(record.businessObject), {
-        onNone: () => ({}),
-        onSome: (found) => found.definition.fields
-      })
+      const fields = fieldsOf(record.businessObject)
       const fault = (detail: string) =>
         recordFaults.push({
           kind: "record",
-          position: replaying?.lastPosition ?? 0n,
+          position: BigInt(replaying?.lastPosition ?? "0"),
           businessObject: record.businessObject,
           id: record.id,
           detail
@@ -137,7 +164,7 @@ export const verifyLedger = (
       const [businessObject = "", id = ""] = key.split("\u0000")
       recordFaults.push({
         kind: "record",
-        position: replaying.lastPosition,
+        position: BigInt(replaying.lastPosition),
         businessObject,
         id,
         detail: "the record is gone, yet its timeline never deleted it"
@@ -151,4 +178,4 @@ export const verifyLedger = (
       chainFault: verdict.ok ? null : verdict.fault,
       recordFaults
     } satisfies VerificationReport
-  })
+  }).pipe(inOneSnapshot)

@@ -30,4 +30,4 @@ export const DurableQueuesLive = Layer.unwrap(
 export const immediateRetry = Schedule.spaced(Duration.zero)
 
 /** The queue of one kind of work for this deployment (see `QUEUE_PREFIX`). */
-export const queueName = (prefix: string, kind: "jobs" | "workflows") => `${prefix}:${kind}`
+export const queueName = (prefix: string, kind: "jobs" | "workflows" | "ledger-digests") => `${prefix}:${kind}`

@@ -84,6 +84,9 @@ interface SqlModules {
   "src/auth/Sessions.ts": typeof import("../../src/auth/Sessions")
   "src/auth/Users.ts": typeof import("../../src/auth/Users")
   "src/idempotency/Idempotency.ts": typeof import("../../src/idempotency/Idempotency")
+  "src/ledger/AuditRowsErasure.ts": typeof import("../../src/ledger/AuditRowsErasure")
+  "src/ledger/ErasedCopies.ts": typeof import("../../src/ledger/ErasedCopies")
+  "src/ledger/Erasure.ts": typeof import("../../src/ledger/Erasure")
   "src/ledger/LedgerRows.ts": typeof import("../../src/ledger/LedgerRows")
   "src/ledger/Verification.ts": typeof import("../../src/ledger/Verification")
   "src/workers/CompletedRuns.ts": typeof import("../../src/workers/CompletedRuns")
@@ -118,6 +121,9 @@ const sqlModules = {
   "src/auth/Sessions.ts": true,
   "src/auth/Users.ts": true,
   "src/idempotency/Idempotency.ts": true,
+  "src/ledger/AuditRowsErasure.ts": true,
+  "src/ledger/ErasedCopies.ts": true,
+  "src/ledger/Erasure.ts": true,
   "src/ledger/LedgerRows.ts": true,
   "src/ledger/Verification.ts": true,
   "src/workers/CompletedRuns.ts": true,

@@ -12,7 +12,7 @@ import { askServer } from "../../src/cli/askServer"
 import { Readiness } from "../../src/health/Readiness"
 import { GracefulShutdown } from "../../src/shutdown/GracefulShutdown"
 import { ended, eventually, opened } from "../broadcast/streamHelpers"
-import { bearerClient, clientFor, healthOf } from "../support/api"
+import { bearerClient, clientFor, createRecord, healthOf } from "../support/api"
 import { signIn } from "../support/http"
 import { login } from "../support/login"
 import { startService } from "../support/service"
@@ -259,6 +259,62 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           const feedLines = readFileSync(join(dataDir, "feed.ndjson"), "utf8").trim().split("\n")
           expect(feedLines.length).toBeGreaterThan(0)
           expect(meaningfulLines(exported.stderr).join("\n")).toContain(`rows to ${join(dataDir, "feed.ndjson")}`)
+
+          // A digest, signed with the key the server makes in its data directory on first use (and says so),
+          // appended to a file named relative to where the command line was typed.
+          ran.add("audit digest")
+          const digested = yield* runProcess(
+            "node",
+            [resolve("dist/server/admin.js"), "audit", "digest", "--workspace", slug, "--out", "acme.digests"],
+            embeddedEnv(dataDir),
+            dataDir
+          )
+          expect(digested.code, digested.stderr).toBe(0)
+          const keyFile = join(dataDir, "ledger-signing-key.pem")
+          const said = meaningfulLines(digested.stderr)
+          expect(said[0]?.startsWith(`made a signing key in ${keyFile} (mode 0600`), said[0]).toBe(true)
+          expect(said[1]).toMatch(/^digest of \S+ at position \d+ appended to /)
+          expect(said[1]?.endsWith(` appended to ${join(dataDir, "acme.digests")}`), said[1]).toBe(true)
+          expect(statSync(keyFile).mode & 0o777).toBe(0o600)
+          expect(statSync(join(dataDir, "acme.digests")).mode & 0o777).toBe(0o600)
+          expect(JSON.parse(readFileSync(join(dataDir, "acme.digests"), "utf8"))).toMatchObject({
+            workspace: slug,
+            signature: expect.any(String)
+          })
+
+          // An erasure, in the server's unit of work, as the operator.
+          const erased = yield* createRecord(clientFor(base, annCookie), "crm/company", {
+            name: "Erased Co",
+            website: "https://erased.example"
+          })
+          expect(
+            yield* admin(
+              "audit",
+              "erase",
+              "--workspace",
+              slug,
+              "--record",
+              `crm/company/${erased.id}`,
+              "--field",
+              "website"
+            )
+          ).toEqual([expect.stringMatching(/^erased website of crm\/company \S+: 2 values in 2 audit rows/)])
+
+          // Verification in the server, against the digest taken before the erasure: it still holds. A digest line
+          // changed after signing refuses the file: exit status 1 and the reason, forwarded.
+          const digests = join(dataDir, "acme.digests")
+          const verified = yield* admin("audit", "verify", "--workspace", slug, "--digest", digests)
+          expect(verified.at(-1)).toBe("verified")
+          expect(verified).toContainEqual(
+            expect.stringMatching(/^ {2}position \d+: matches \(the digest on line 1 of /)
+          )
+          const changed = join(dataDir, "changed.digests")
+          writeFileSync(changed, readFileSync(digests, "utf8").replace(/"position":"\d+"/, '"position":"1"'))
+          const refused = yield* run(["audit", "verify", "--workspace", slug, "--digest", changed])
+          expect(refused.code).toBe(1)
+          expect(meaningfulLines(refused.stderr)).toEqual([
+            `error: ${changed}, line 1: its signature does not match its content: the line was changed after it was signed`
+          ])
 
           // A drop is confirmed on the command line's side: without a terminal and without --yes it is refused there.
           ran.add("workspace drop")

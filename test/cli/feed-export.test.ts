@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
-import { FeedEntry } from "../../src/api/Feed"
+import { FeedEntry, LedgerFeedEntry } from "../../src/api/Feed"
 import { Feed, feedLine } from "../../src/audit/Feed"
 import { feedStart } from "../../src/audit/FeedCursor"
 import { progressLine } from "../../src/app/admin/progressBar"
@@ -21,56 +21,71 @@ const scratch = Effect.acquireRelease(
 )
 
 layer(TestServices, { excludeTestServices: true })("admin feed export", (it) => {
-  it.effect("writes the feed as NDJSON, the same lines as the HTTP export; a filter and a cursor narrow it", () =>
-    Effect.gen(function* () {
-      const workspace = yield* freshWorkspace
-      const records = yield* Records
-      const units = yield* UnitOfWork
-      const feed = yield* Feed
-      for (let i = 0; i < 5; i++) {
-        yield* units.run(workspace, records.create("crm/company", { name: `Exported ${i}` }))
-      }
-      const dir = yield* scratch
-      const all = join(dir, "all.ndjson")
-      const run = yield* runCli("feed", "export", "--workspace", workspace.slug, all)
-      expect(Exit.isSuccess(run.exit), JSON.stringify(run.stderr)).toBe(true)
-      const expected = (yield* feed.batch(workspace, feedStart, { readable: "all" }, 500)).rows.map(feedLine).join("")
-      const written = readFileSync(all, "utf8")
-      expect(written).toBe(expected)
-      for (const line of written.trimEnd().split("\n")) Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line)
-      expect(run.stderr.at(-1)).toMatch(/^exported \d+ rows to .*; go on with --cursor \S+$/)
+  it.effect(
+    "writes the feed as NDJSON, the HTTP export's lines with the ledger fields; a filter and a cursor narrow it",
+    () =>
+      Effect.gen(function* () {
+        const workspace = yield* freshWorkspace
+        const records = yield* Records
+        const units = yield* UnitOfWork
+        const feed = yield* Feed
+        for (let i = 0; i < 5; i++) {
+          yield* units.run(workspace, records.create("crm/company", { name: `Exported ${i}` }))
+        }
+        const dir = yield* scratch
+        const all = join(dir, "all.ndjson")
+        const run = yield* runCli("feed", "export", "--workspace", workspace.slug, all)
+        expect(Exit.isSuccess(run.exit), JSON.stringify(run.stderr)).toBe(true)
+        const lines = (shape: "entry" | "ledger") =>
+          Effect.map(feed.batch(workspace, feedStart, { readable: "all" }, 500, shape), (batch) =>
+            batch.rows.map(feedLine).join("")
+          )
+        const written = readFileSync(all, "utf8")
+        expect(written).toBe(yield* lines("ledger"))
+        const ledgerFields = ["position", "parentCorrelationId", "recordVersion", "salt", "erasedSalts", "hash"]
+        const withoutLedger = written
+          .trimEnd()
+          .split("\n")
+          .map((line) => {
+            const entry = Schema.decodeUnknownSync(Schema.fromJsonString(LedgerFeedEntry))(line)
+            expect(entry.hash).toMatch(/^[0-9a-f]{64}$/)
+            return Object.fromEntries(Object.entries(JSON.parse(line)).filter(([key]) => !ledgerFields.includes(key)))
+          })
+        const httpLines = (yield* lines("entry")).trimEnd().split("\n")
+        expect(withoutLedger).toEqual(httpLines.map((line) => JSON.parse(line)))
+        expect(run.stderr.at(-1)).toMatch(/^exported \d+ rows to .*; go on with --cursor \S+$/)
 
-      // Only companies, after the third company row.
-      const companies = written
-        .trimEnd()
-        .split("\n")
-        .map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line))
-        .filter((entry) => entry.businessObject === "crm/company")
-      const third = companies[2]
-      const part = join(dir, "part.ndjson")
-      const narrowed = yield* runCli(
-        "feed",
-        "export",
-        "--workspace",
-        workspace.slug,
-        "--business-object",
-        "crm/company",
-        "--cursor",
-        third?.cursor ?? "",
-        part
-      )
-      expect(Exit.isSuccess(narrowed.exit)).toBe(true)
-      const ids = readFileSync(part, "utf8")
-        .trimEnd()
-        .split("\n")
-        .map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line).id)
-      expect(ids).toEqual(companies.slice(3).map((entry) => entry.id))
+        // Only companies, after the third company row.
+        const companies = written
+          .trimEnd()
+          .split("\n")
+          .map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line))
+          .filter((entry) => entry.businessObject === "crm/company")
+        const third = companies[2]
+        const part = join(dir, "part.ndjson")
+        const narrowed = yield* runCli(
+          "feed",
+          "export",
+          "--workspace",
+          workspace.slug,
+          "--business-object",
+          "crm/company",
+          "--cursor",
+          third?.cursor ?? "",
+          part
+        )
+        expect(Exit.isSuccess(narrowed.exit)).toBe(true)
+        const ids = readFileSync(part, "utf8")
+          .trimEnd()
+          .split("\n")
+          .map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line).id)
+        expect(ids).toEqual(companies.slice(3).map((entry) => entry.id))
 
-      const bad = yield* runCli("feed", "export", "--workspace", workspace.slug, "--from", "yesterday", part)
-      expect(Exit.isFailure(bad.exit)).toBe(true)
-      const badCursor = yield* runCli("feed", "export", "--workspace", workspace.slug, "--cursor", "junk", part)
-      expect(Exit.isFailure(badCursor.exit)).toBe(true)
-    }).pipe(withActor(someone))
+        const bad = yield* runCli("feed", "export", "--workspace", workspace.slug, "--from", "yesterday", part)
+        expect(Exit.isFailure(bad.exit)).toBe(true)
+        const badCursor = yield* runCli("feed", "export", "--workspace", workspace.slug, "--cursor", "junk", part)
+        expect(Exit.isFailure(badCursor.exit)).toBe(true)
+      }).pipe(withActor(someone))
   )
 })
 

@@ -455,9 +455,9 @@ layer(testApp({ databaseLockTimeout: Duration.seconds(30) }), { excludeTestServi
         const sql = yield* SqlClient.SqlClient
         const { id: old } = yield* createRecord(client, deal, { title: "old" })
         yield* sql`UPDATE ${sql(workspace.table("records"))} SET version = 1 WHERE id = ${old}`
-        yield* sql`ALTER TABLE ${sql(workspace.table("audit_entries"))} DISABLE TRIGGER audit_entries_are_permanent`
+        yield* sql`ALTER TABLE ${sql(workspace.table("audit_entries"))} DISABLE TRIGGER USER`
         yield* sql`UPDATE ${sql(workspace.table("audit_entries"))} SET record_version = NULL WHERE business_object_id = ${old}`
-        yield* sql`ALTER TABLE ${sql(workspace.table("audit_entries"))} ENABLE TRIGGER audit_entries_are_permanent`
+        yield* sql`ALTER TABLE ${sql(workspace.table("audit_entries"))} ENABLE TRIGGER USER`
         expectStatus(200)(yield* client.patch(dealPath(old), { values: { title: "new" } }))
         const sinceLegacy = yield* timeline.since(workspace, deal, old, 0, 3)
         expect([titles(sinceLegacy.entries), sinceLegacy.moreEntries]).toEqual([["new"], false])

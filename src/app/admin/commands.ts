@@ -1,6 +1,7 @@
 import { Argument, CliOutput, Command, Flag } from "effect/cli"
 import { Effect } from "effect"
 import packageJson from "../../../package.json" with { type: "json" }
+import { auditGroup } from "./audit"
 import { AsksSecret, formerPasswordFlag } from "./CommandSecret"
 import type * as Handlers from "./handlers"
 import { command, presenterFor } from "./presenter"
@@ -169,7 +170,11 @@ const feedExport = command(
     to: text("to", "only rows before this instant (ISO-8601)")
   },
   (options) => run((handlers) => handlers.feedExport(options))
-).pipe(Command.withDescription("Write a workspace's change feed (or a filtered part) to a file as NDJSON"))
+).pipe(
+  Command.withDescription(
+    "Write a workspace's change feed (or a filtered part) to a file as NDJSON, with each row's ledger fields"
+  )
+)
 
 const group = (name: string, description: string) => Command.make(name).pipe(Command.withDescription(description))
 
@@ -189,7 +194,8 @@ export const adminCommand = Command.make("admin").pipe(
     group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyList, apiKeyCreate, apiKeyRevoke])),
     group("agent", "Agents").pipe(Command.withSubcommands([agentList, agentCreate])),
     group("jobs", "Background jobs and workflow runs").pipe(Command.withSubcommands([failedList, failedRetry])),
-    group("feed", "The workspace change feed").pipe(Command.withSubcommands([feedExport]))
+    group("feed", "The workspace change feed").pipe(Command.withSubcommands([feedExport])),
+    auditGroup
   ])
 )
 

@@ -25,7 +25,10 @@ export interface FeedExportOptions {
 /**
  * `admin feed export`: the workspace feed (every business object: the admin
  * reads all), or the part the filters keep, as NDJSON into a file
- * (`writeFeedFile`); the last line names the cursor to go on from.
+ * (`writeFeedFile`): each line the HTTP export's with the row's ledger fields
+ * (LedgerFeedEntry), so an auditor can recompute the chain from the file
+ * alone (scripts/verify-ledger-export.mjs). The last line names the cursor
+ * to go on from.
  */
 export const feedExport = (options: FeedExportOptions) =>
   Effect.gen(function* () {

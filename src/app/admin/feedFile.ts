@@ -24,7 +24,8 @@ export interface FeedFileRequest {
 
 /**
  * Writes the workspace's feed after `start` that `filter` keeps to a file as
- * NDJSON, the same lines as the HTTP export, in keyset batches written one
+ * NDJSON, the HTTP export's lines with each row's ledger fields added
+ * (docs/feed.md: what an auditor needs), in keyset batches written one
  * after the other (memory: one batch), with a progress bar on standard error
  * when it is a terminal. Returns how many rows went to which file, and the
  * cursor to go on from.
@@ -52,7 +53,7 @@ export const writeFeedFile = (request: FeedFileRequest) =>
       Effect.gen(function* () {
         const file = yield* fs.open(out, { flag: "w" })
         for (;;) {
-          const batch = yield* feed.batch(request.workspace, at, request.filter, batchRows)
+          const batch = yield* feed.batch(request.workspace, at, request.filter, batchRows, "ledger")
           if (batch.rows.length > 0) yield* file.write(encoder.encode(batch.rows.map(feedLine).join("")))
           rows += batch.rows.length
           at = batch.next

@@ -1,4 +1,4 @@
-import { Console, Context, Effect, Predicate } from "effect"
+import { Console, Context, Effect, Option, Predicate } from "effect"
 import { type CliError, CliOutput, Command, Param, type Primitive, TerminalCapabilities } from "effect/cli"
 import { boldHeading, helpText, plainHeading } from "./helpText"
 import type { Entry } from "./wrap"
@@ -55,8 +55,17 @@ const paramUsage = (param: Param.Param<Param.ParamKind, unknown>): string => {
     )
     .join(" ")
   if (text === "") return text
+  if (param._tag === "Variadic") return `${repeatedAtLeastOnce(param) ? text : `[${text}]`}...`
   return param._tag === "Optional" || singles.every(isSwitch) ? `[${text}]` : text
 }
+
+/** Whether a repeated parameter (`Flag.atLeast(n)`) must be given at least once. */
+const repeatedAtLeastOnce = (param: Param.Param<Param.ParamKind, unknown>): boolean =>
+  Predicate.hasProperty(param, "min") &&
+  Option.isOption(param.min) &&
+  Option.isSome(param.min) &&
+  typeof param.min.value === "number" &&
+  param.min.value > 0
 
 /** The usage of a command's parameters (its `Command.make` config). */
 export const usageOf = (config: Readonly<Record<string, Param.Param<Param.ParamKind, unknown>>>): string => {

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isErased } from "../../api/Erased"
 import type { Json, JsonObject } from "../../api/Json"
 import { isJsonArray, isJsonObject } from "../../api/Json"
 import { own } from "../../api/own"
@@ -43,11 +44,13 @@ const mismatch = (at: Location, kind: FieldKind, value: Json): HydrationError =>
 
 /**
  * One field's wire value, hydrated against the field's current kind. null
- * (no value) stays null. A value whose wire form does not fit the kind throws
- * a HydrationError: the field's kind changed since the value was written.
+ * (no value) stays null; an erased value's marker (`{$erased}`,
+ * docs/ledger.md) stays as it is: it stands for a value of any kind that is
+ * gone. A value whose wire form does not fit the kind throws a
+ * HydrationError: the field's kind changed since the value was written.
  */
 export const hydrateValue = (at: Location, field: Field, value: Json): HydratedValue => {
-  if (value === null) return null
+  if (value === null || isErased(value)) return value
   switch (field.kind) {
     case "struct":
       if (!isJsonObject(value)) throw mismatch(at, field.kind, value)

@@ -12,6 +12,8 @@ import { decodeCursor } from "../../audit/Cursor"
 import { Feed } from "../../audit/Feed"
 import { decodeFeedCursor, feedStart } from "../../audit/FeedCursor"
 import { Timeline } from "../../audit/Timeline"
+import { Members } from "../../auth/Members"
+import { serviceDigest } from "../../ledger/Digests"
 import { makeCaptureAccessRecheck } from "../AccessRecheck"
 import { FeedResponses } from "../FeedResponses"
 
@@ -37,6 +39,7 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
     const correlation = yield* Correlation
     const responses = yield* FeedResponses
     const captureAccessRecheck = yield* makeCaptureAccessRecheck
+    const members = yield* Members
 
     return handlers
       .handle("timeline", ({ params, query }) =>
@@ -96,6 +99,13 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal
           return yield* correlation.view(principal.workspace, params.id, readableBusinessObjects(yield* access.grants))
+        })
+      )
+      .handle("digest", () =>
+        Effect.gen(function* () {
+          const principal = yield* CurrentPrincipal
+          yield* members.requireAdmin(principal)
+          return yield* serviceDigest(principal.workspace)
         })
       )
   })

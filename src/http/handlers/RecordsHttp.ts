@@ -28,6 +28,9 @@ import { StoredRecord } from "../../api/StoredRecord"
 import type { WriteError } from "../../plugins/PluginRecords"
 import type { PreconditionFailed } from "../../api/errors"
 import { parseIfMatch, versionTag } from "../../api/EntityTag"
+import { ErasedRecord } from "../../api/Erasure"
+import { Members } from "../../auth/Members"
+import { Erasure } from "../../ledger/Erasure"
 import type { VersionPrecondition } from "../../api/EntityTag"
 
 /** Every answer with a record carries its version as its ETag. */
@@ -36,6 +39,11 @@ const recordAnswer = ok(StoredRecord, withETag)
 const createdAnswer = created(StoredRecord, withETag)
 /** A record as it was carries no ETag: its version is not one a write could be made on. */
 const asOfAnswer = ok(RecordAsOf)
+/** An erasure's answer carries the record's version, when it is still there. */
+const erasedAnswer = ok(
+  ErasedRecord,
+  (erased): Record<string, string> => (erased.version === null ? {} : { etag: versionTag(erased.version) })
+)
 
 /** What `If-Match` asks for; none: any version. (The header passed `IfMatch`, which takes what `parseIfMatch` parses.) */
 const expectedVersion = (headers: { readonly "if-match"?: string | undefined }): VersionPrecondition =>
@@ -48,6 +56,8 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
     const guard = yield* BusinessObjectGuard
     const units = yield* UnitOfWork
     const idempotency = yield* Idempotency
+    const members = yield* Members
+    const erasure = yield* Erasure
 
     const authorize = (businessObject: string, permission: Permission) =>
       Effect.map(guard.require(businessObject, permission), ({ principal }) => principal.workspace)
@@ -134,6 +144,20 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
       .handle("remove", (call) => {
         const businessObject = `${call.params.namespace}/${call.params.name}`
         return writeOn(businessObject, call.params.id, call, noContent, records.remove(businessObject, call.params.id))
+      })
+      .handle("erase", (call) => {
+        const businessObject = `${call.params.namespace}/${call.params.name}`
+        const { id } = call.params
+        return Effect.andThen(
+          Effect.flatMap(CurrentPrincipal, members.requireAdmin),
+          writeOn(
+            businessObject,
+            id,
+            call,
+            erasedAnswer,
+            erasure.erase({ businessObject, id, fields: call.payload.fields })
+          )
+        )
       })
       .handle("publish", (call) => {
         const businessObject = `${call.params.namespace}/${call.params.name}`

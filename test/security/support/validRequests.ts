@@ -146,6 +146,13 @@ export const validRequestFor = async (
         credential: "cookie"
       }
     }
+    case "records.erase":
+      return {
+        method: "POST",
+        path: `/api/records/crm/company/${await fresh(fixture, "crm/company", { name: "To erase", website: "https://erase.example" })}/erase`,
+        json: { fields: ["website"] },
+        credential: "cookie"
+      }
     case "records.action":
       return {
         method: "POST",

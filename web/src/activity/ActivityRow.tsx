@@ -1,7 +1,7 @@
 import type { AuditEntry } from "../../../src/api/AuditEntry"
 import { businessObjectLabel, shortId } from "../labels"
 import { correlationPath, Link, recordPath } from "../router"
-import { describeActor, describeCause, describeOperation, describeTime } from "../timeline/describe"
+import { describeActor, describeCause, describeEntryOperation, describeTime } from "../timeline/describe"
 
 interface Props {
   readonly entry: AuditEntry
@@ -17,7 +17,9 @@ export const ActivityRow = ({ entry, onActor }: Props) => {
     <li className={`activity-row op-${entry.operation}`}>
       <time dateTime={time.iso}>{time.text}</time>
       <span className="what">
-        {describeOperation(entry.operation)} {businessObjectLabel(entry.businessObject).toLowerCase()}{" "}
+        {describeEntryOperation(entry)}
+        {entry.operation === "erased" ? " of " : " "}
+        {businessObjectLabel(entry.businessObject).toLowerCase()}{" "}
         <Link to={recordPath(entry.businessObject, entry.businessObjectId)} title={entry.businessObjectId}>
           {shortId(entry.businessObjectId)}
         </Link>

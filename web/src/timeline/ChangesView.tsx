@@ -1,3 +1,4 @@
+import { isErased } from "../../../src/api/Erased"
 import type { Fields } from "../../../src/api/Field"
 import { humanize, shortId } from "../labels"
 import type { EntryIndex } from "./entryIndex"
@@ -36,6 +37,9 @@ export const ChangesView = ({ changes, fields, entries }: Props) => (
   </dl>
 )
 
+/** A struct's value (an erased value's marker is a single value, though an object on the wire). */
+const isStruct = (value: unknown): value is Plain => isPlain(value) && !isErased(value)
+
 interface FieldChangeProps {
   readonly name: string
   readonly change: unknown
@@ -46,7 +50,7 @@ interface FieldChangeProps {
 const FieldChange = ({ name, change, fields, entries }: FieldChangeProps) => {
   const value = asValueChange(change)
   if (value !== undefined) {
-    return isPlain(value.from) || isPlain(value.to) ? (
+    return isStruct(value.from) || isStruct(value.to) ? (
       <StructChange from={value.from} to={value.to} fields={fields} />
     ) : (
       <span className="value-change">
@@ -78,8 +82,8 @@ const StructChange = ({
   readonly to: unknown
   readonly fields: Fields | undefined
 }) => {
-  const before: Plain = isPlain(from) ? from : {}
-  const after: Plain = isPlain(to) ? to : {}
+  const before: Plain = isStruct(from) ? from : {}
+  const after: Plain = isStruct(to) ? to : {}
   const members = inFieldOrder({ ...before, ...after }, fields).map(([member]) => member)
   return (
     <table className="struct-change">
@@ -88,8 +92,8 @@ const StructChange = ({
           <th scope="col">
             <span className="visually-hidden">Member</span>
           </th>
-          <th scope="col">Before{isPlain(from) ? "" : ": none"}</th>
-          <th scope="col">After{isPlain(to) ? "" : ": none"}</th>
+          <th scope="col">Before{isStruct(from) ? "" : isErased(from) ? ": erased" : ": none"}</th>
+          <th scope="col">After{isStruct(to) ? "" : isErased(to) ? ": erased" : ": none"}</th>
         </tr>
       </thead>
       <tbody>

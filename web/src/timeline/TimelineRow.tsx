@@ -3,7 +3,7 @@ import { useId } from "react"
 import type { Fields } from "../../../src/api/Field"
 import { correlationPath, Link } from "../router"
 import { ChangesView } from "./ChangesView"
-import { describeActor, describeCause, describeOperation, describeTime } from "./describe"
+import { describeActor, describeCause, describeEntryOperation, describeTime } from "./describe"
 import type { EntryView } from "./entry"
 import type { EntryIndex } from "./entryIndex"
 import { isPlain } from "./shape"
@@ -28,7 +28,7 @@ export const TimelineRow = ({ entry, fields, entries, cause, actions }: Props) =
     <article className={`timeline-row op-${entry.operation}`} aria-labelledby={headingId}>
       <header>
         <h3 id={headingId}>
-          {describeOperation(entry.operation)} by {describeActor(entry.actor)}
+          {describeEntryOperation(entry)} by {describeActor(entry.actor)}
         </h3>
         <p className="meta">
           <time dateTime={time.iso}>{time.text}</time> ·{" "}

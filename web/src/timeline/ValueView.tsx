@@ -1,4 +1,5 @@
 import { Fragment } from "react"
+import { isErased } from "../../../src/api/Erased"
 import type { Fields } from "../../../src/api/Field"
 import { humanize } from "../labels"
 import { describeTime } from "./describe"
@@ -13,12 +14,14 @@ interface Props {
 }
 
 /**
- * A value as a person reads it: "none" for no value, yes/no, a struct as its
- * members, a collection as its entries; a decimal or plain date (hydrated or
- * wire string) as written, a datetime in local time.
+ * A value as a person reads it: "none" for no value, "erased" for a value
+ * erased from the history, yes/no, a struct as its members, a collection as
+ * its entries; a decimal or plain date (hydrated or wire string) as written,
+ * a datetime in local time.
  */
 export const ValueView = ({ value, fields }: Props) => {
   if (value === null || value === undefined) return <span className="none">none</span>
+  if (isErased(value)) return <ErasedValue />
   if (typeof value === "boolean") return <span className="value">{value ? "yes" : "no"}</span>
   if (isList(value)) {
     if (value.length === 0) return <span className="none">no entries</span>
@@ -39,6 +42,13 @@ export const ValueView = ({ value, fields }: Props) => {
   if (isPlain(value)) return <MembersView members={value} fields={fields} />
   return <span className="value">{String(value)}</span>
 }
+
+/** Where an erased value stood: the value is gone, its commitment kept (docs/ledger.md, "Erasure"). */
+export const ErasedValue = () => (
+  <span className="erased" title="This value was erased: it is gone from the history, which still verifies">
+    erased
+  </span>
+)
 
 const withoutId = (entry: Plain): Plain => Object.fromEntries(Object.entries(entry).filter(([key]) => key !== "id"))
 

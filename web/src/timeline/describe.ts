@@ -27,6 +27,7 @@ export const describeCause = (cause: Cause | null): string => {
     case "event":
       return `after ${businessObjectLabel(cause.businessObject).toLowerCase()} ${shortId(cause.businessObjectId)} was ${cause.operation}`
     case "action":
+      if (cause.erase !== undefined) return `erasure of ${describeErasedFields(cause.erase.fields)}`
       return cause.revert === undefined ? `action ${cause.action}` : describeRevert(cause.revert)
     case "job":
       return `job ${cause.job}`
@@ -36,6 +37,25 @@ export const describeCause = (cause: Cause | null): string => {
 }
 
 export const describeOperation = (operation: string): string => humanize(operation)
+
+/** Erased field paths as a person reads them: `address.street` -> "address street"; none: every value. */
+export const describeErasedFields = (fields: ReadonlyArray<string>): string =>
+  fields.length === 0
+    ? "every value"
+    : fields
+        .map((path) =>
+          path
+            .split(".")
+            .map((segment) => humanize(segment).toLowerCase())
+            .join(" ")
+        )
+        .join(", ")
+
+/** What an entry did: its operation; an erasure with the fields it erased ("Erased email, address street"). */
+export const describeEntryOperation = (entry: { readonly operation: string; readonly cause: Cause | null }): string =>
+  entry.operation === "erased" && entry.cause?.kind === "action" && entry.cause.erase !== undefined
+    ? `Erased ${describeErasedFields(entry.cause.erase.fields)}`
+    : describeOperation(entry.operation)
 
 const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" })
 

@@ -628,7 +628,7 @@ layer(Layer.provideMerge(Authentication.layer, TestServices), { excludeTestServi
           Effect.sync(() => mkdtempSync(join(tmpdir(), "drop-export-"))),
           (made) => Effect.sync(() => rmSync(made, { recursive: true, force: true }))
         )
-        const expected = (yield* (yield* Feed).batch(workspace, feedStart, { readable: "all" }, 500)).rows
+        const expected = (yield* (yield* Feed).batch(workspace, feedStart, { readable: "all" }, 500, "ledger")).rows
           .map(feedLine)
           .join("")
         expect(expected).not.toBe("")

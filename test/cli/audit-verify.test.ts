@@ -103,7 +103,7 @@ layer(Signing, { excludeTestServices: true })("admin audit verify", (it) => {
 
       // The help lists --digest as optional and repeatable.
       const help = yield* runCli("audit", "--help")
-      expect(help.stdout.join("\n")).toMatch(/- verify --workspace text \[--digest text\]\.\.\. +Verify a workspace's/)
+      expect(help.stdout.join("\n")).toMatch(/^ {2}verify --workspace text \[--digest text\]\.\.\.$/m)
 
       const bare = yield* runCli("audit", "verify", "--workspace", workspace.slug)
       expect(Exit.isSuccess(bare.exit)).toBe(true)

@@ -1,4 +1,3 @@
-import { Command, Flag } from "effect/cli"
 import { Console, Effect } from "effect"
 import type { Actor } from "../../api/Actor"
 import { BadRequest } from "../../api/errors"
@@ -7,7 +6,6 @@ import { Erasure } from "../../ledger/Erasure"
 import { quote } from "../../messages/inputExcerpt"
 import { Workspaces } from "../../tenancy/Workspaces"
 import { UnitOfWork } from "../../unitOfWork/UnitOfWork"
-import { command } from "./presenter"
 
 /** Who an erasure from the command line names on the record's timeline: the operator, as a system actor. */
 export const operatorActor: Actor = { kind: "system", name: "operator" }
@@ -26,32 +24,26 @@ const recordOf = (text: string) => {
  * verifies (docs/ledger.md, "Erasure"); the same unit of work as
  * `POST /api/records/:namespace/:name/:id/erase`, as the operator.
  */
-export const auditErase = command(
-  "erase",
-  {
-    workspace: Flag.String("workspace").pipe(Flag.withDescription("workspace slug")),
-    record: Flag.String("record").pipe(Flag.withDescription("the record: <namespace>/<name>/<id>")),
-    fields: Flag.String("field").pipe(
-      Flag.atLeast(0),
-      Flag.withDescription(
-        "a field path: `email`, `address.street` (a struct's member), `lineItems.product` (the member of every " +
-          "entry); may be given more than once; none: every value of the record (a live record is deleted)"
-      )
+export const auditErase = ({
+  fields,
+  record,
+  workspace
+}: {
+  readonly workspace: string
+  readonly record: string
+  readonly fields: ReadonlyArray<string>
+}) =>
+  Effect.gen(function* () {
+    const { businessObject, id } = yield* recordOf(record)
+    const target = yield* (yield* Workspaces).get(workspace)
+    const erasure = yield* Erasure
+    const erased = yield* (yield* UnitOfWork)
+      .run(target, erasure.erase({ businessObject, id, fields }))
+      .pipe(withActor(operatorActor))
+    const what = erased.fields.length === 0 ? "every value" : erased.fields.join(", ")
+    yield* Console.log(
+      `erased ${what} of ${businessObject} ${id}: ${erased.values} value${erased.values === 1 ? "" : "s"} in ` +
+        `${erased.rows} audit row${erased.rows === 1 ? "" : "s"}, their commitments kept (entry ${erased.entry}; ` +
+        `${erased.version === null ? "the record is deleted" : `the record is at version ${erased.version}`})`
     )
-  },
-  ({ fields, record, workspace }) =>
-    Effect.gen(function* () {
-      const { businessObject, id } = yield* recordOf(record)
-      const target = yield* (yield* Workspaces).get(workspace)
-      const erasure = yield* Erasure
-      const erased = yield* (yield* UnitOfWork)
-        .run(target, erasure.erase({ businessObject, id, fields }))
-        .pipe(withActor(operatorActor))
-      const what = erased.fields.length === 0 ? "every value" : erased.fields.join(", ")
-      yield* Console.log(
-        `erased ${what} of ${businessObject} ${id}: ${erased.values} value${erased.values === 1 ? "" : "s"} in ` +
-          `${erased.rows} audit row${erased.rows === 1 ? "" : "s"}, their commitments kept (entry ${erased.entry}; ` +
-          `${erased.version === null ? "the record is deleted" : `the record is at version ${erased.version}`})`
-      )
-    })
-).pipe(Command.withDescription("Erase values of a record from its whole history; the ledger still verifies"))
+  })

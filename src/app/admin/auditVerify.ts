@@ -1,4 +1,3 @@
-import { Command, Flag } from "effect/cli"
 import { Console, Effect, Option, Schema } from "effect"
 import { resolve } from "node:path"
 import { BadRequest, errorFields } from "../../api/errors"
@@ -9,7 +8,6 @@ import { trustedPublicKey } from "../../ledger/LedgerKeys"
 import { verificationPassed, verifyLedger } from "../../ledger/Verification"
 import { Workspaces } from "../../tenancy/Workspaces"
 import { AdminInvocation } from "./AdminInvocation"
-import { command } from "./presenter"
 import { progressLine } from "./progressBar"
 import { firstFailure, verificationReportLines } from "./verificationReport"
 
@@ -44,45 +42,34 @@ const digestsIn = (files: ReadonlyArray<string>, workspace: Workspace) =>
  * something fails, the first failing position and what is wrong. Fails
  * (exit status 1) unless everything holds.
  */
-export const auditVerify = command(
-  "verify",
-  {
-    workspace: Flag.String("workspace").pipe(Flag.withDescription("workspace slug")),
-    digests: Flag.String("digest").pipe(
-      Flag.atLeast(0),
-      Flag.withDescription(
-        "a file of digests taken earlier (one per line, as `audit digest --out` writes them), checked against " +
-          "LEDGER_PUBLIC_KEY; may be given more than once"
-      )
-    )
-  },
-  ({ digests, workspace }) =>
-    Effect.gen(function* () {
-      const target = yield* (yield* Workspaces).get(workspace)
-      const claims: ReadonlyArray<DigestClaim> = yield* digestsIn(digests, target)
-      const tty = (yield* AdminInvocation).progress
-      const started = Date.now()
-      let drawn = 0
-      let done = { rows: 0, total: 0 }
-      const draw = (last: boolean) =>
-        Effect.sync(() => {
-          if (!tty || (!last && Date.now() - drawn < redrawMs)) return
-          drawn = Date.now()
-          process.stderr.write(`\r${progressLine(done.rows, done.total, Date.now() - started)}${last ? "\n" : ""}`)
-        })
-      const report = yield* verifyLedger(target, claims, (rows, total) => {
-        done = { rows, total }
-        return draw(false)
+export const auditVerify = ({
+  digests,
+  workspace
+}: {
+  readonly workspace: string
+  readonly digests: ReadonlyArray<string>
+}) =>
+  Effect.gen(function* () {
+    const target = yield* (yield* Workspaces).get(workspace)
+    const claims: ReadonlyArray<DigestClaim> = yield* digestsIn(digests, target)
+    const tty = (yield* AdminInvocation).progress
+    const started = Date.now()
+    let drawn = 0
+    let done = { rows: 0, total: 0 }
+    const draw = (last: boolean) =>
+      Effect.sync(() => {
+        if (!tty || (!last && Date.now() - drawn < redrawMs)) return
+        drawn = Date.now()
+        process.stderr.write(`\r${progressLine(done.rows, done.total, Date.now() - started)}${last ? "\n" : ""}`)
       })
-      yield* draw(true)
-      for (const line of verificationReportLines(target, report, claims)) yield* Console.log(line)
-      if (verificationPassed(report)) return
-      return yield* new LedgerUnverified({
-        message: `the ledger of ${target.slug} does not verify: first at ${firstFailure(report) ?? "?"}`
-      })
+    const report = yield* verifyLedger(target, claims, (rows, total) => {
+      done = { rows, total }
+      return draw(false)
     })
-).pipe(
-  Command.withDescription(
-    "Verify a workspace's audit ledger: its hash chain, the digests given and every record against its timeline"
-  )
-)
+    yield* draw(true)
+    for (const line of verificationReportLines(target, report, claims)) yield* Console.log(line)
+    if (verificationPassed(report)) return
+    return yield* new LedgerUnverified({
+      message: `the ledger of ${target.slug} does not verify: first at ${firstFailure(report) ?? "?"}`
+    })
+  })

@@ -3,19 +3,14 @@ import { Effect } from "effect"
 import packageJson from "../../../package.json" with { type: "json" }
 import { auditGroup } from "./audit"
 import { AsksSecret, formerPasswordFlag } from "./CommandSecret"
-import type * as Handlers from "./handlers"
+import { run } from "./runHandler"
 import { command, presenterFor } from "./presenter"
 
 /**
  * The admin command tree: each command's name, parameters and description.
  * What a command does is in handlers.ts, loaded with the services it uses
- * when a command runs: `--help` and `--version` load neither.
+ * when a command runs (`run`): `--help` and `--version` load neither.
  */
-const run = <E, R>(handler: (handlers: typeof Handlers) => Effect.Effect<void, E, R>) =>
-  Effect.flatMap(
-    Effect.promise(() => import("./handlers")),
-    handler
-  )
 
 const workspaceOption = Flag.String("workspace").pipe(Flag.withDescription("workspace slug"))
 const roleOption = Flag.String("role").pipe(Flag.withDescription("role name"))

@@ -25,11 +25,14 @@ import { table } from "./table"
  * `--version` load neither.
  */
 
+export { auditDigest } from "./auditDigest"
+export { auditErase } from "./auditErase"
+export { auditVerify } from "./auditVerify"
 export { feedExport } from "./feedExport"
 
-/** A listing, or one line saying there is nothing to list; its ids are never broken over two lines. */
+/** A listing, or one line saying there is nothing to list; its ids and emails (copied whole into the next command) are never broken over two lines. */
 const printTable = (nothing: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>
-  Console.log(rows.length === 0 ? nothing : table(header, rows, ["ID", "USER ID"]))
+  Console.log(rows.length === 0 ? nothing : table(header, rows, ["ID", "USER ID", "EMAIL"]))
 
 const listOf = (items: ReadonlyArray<string>) => (items.length === 0 ? "-" : items.join(","))
 

@@ -414,8 +414,9 @@ export const ledgerSection = (
 Written by \`npm run bench:audit\` (bench/audit.ts, bench/ledger.ts) on ${environment.date}: ${environment.postgres},
 Node ${process.version}, database \`${environment.database}\` (\`--only=ledger\` writes this section alone).
 What the hash chain of docs/ledger.md costs the write path: per staged row a random salt and a content hash in
-Node (\`contentHash\`, salted Merkle commitments of the snapshot or diff), and in SQL the recursive CTE linking the
-rows under the workspace's \`feed_position\` lock, in the one audit INSERT. The service cannot run without the chain,
+Node (\`contentHash\`, salted Merkle commitments of the snapshot or diff), and in SQL each row's link, PostgreSQL's
+\`sha256\` under the workspace's \`feed_position\` lock, in the one audit INSERT (the counter's UPDATE links a one-row
+unit, a recursive CTE a larger one). The service cannot run without the chain,
 so its cost is measured on the floor: two node-postgres units with the same statements (BEGIN, \`SELECT ... FOR
 UPDATE\`, \`UPDATE ... RETURNING\`, the audit INSERT, COMMIT) that differ only in the INSERT, the service's own
 text and parameters (\`ledgerInsertText\`, \`ledgerInsertParameters\` of src/unitOfWork/AuditStaging.ts: the floor
@@ -465,9 +466,9 @@ ${cost.explain.rows.toLocaleString("en-US")} rows: planning ${ms(cost.explain.pl
 How it was brought down (2026-11-26, Node 24, the machine shared). In quiet moments (the service's unit 1.4-1.6 ms)
 the chain cost a one-record unit 0.19 ms (95 % 0.18-0.21), 12 % of the service's unit, with the first two changes
 below already in (the generic plan had taken about 0.2 ms off the INSERT, the faster hashing 18 µs of CPU off this
-row's hash, measured hot); 0.11-0.12 ms
-(8 %) with the one-row form; 0.087-0.096 ms (5.5-6.5 %, its parts 5.3 %) with the salt buffer. Loaded (other sessions'
-tests, load average 8-10: the service's unit 3.5-4.5 ms), the same code measures 3.0-3.2 %, its parts 3.2-4.0 %.
+row's hash, measured hot); 0.11-0.12 ms (8 %) with the one-row form; 0.087-0.096 ms (5.5-6.5 %, its parts 5.3-5.5 %)
+with the salt buffer. Loaded (other sessions' tests, load average 8-10: the service's unit 3.5-4.5 ms), the same code
+measures 3.0-3.2 %, its parts 3.2-4.0 %. Over HTTP the PATCH is 2.9-3.3 ms and the chain 3.5-3.8 % of it.
 
 - SQL, the plan: the first version of the INSERT joined each step of the recursion to the content hashes unnested from
   a parameter array. Its row estimate depended on the parameter, so PostgreSQL never kept a generic plan for the
@@ -490,6 +491,11 @@ tests, load average 8-10: the service's unit 3.5-4.5 ms), the same code measures
   one-field diff take 40-60 µs there against 8-14 µs of CPU in the loop above.
 - The hash formats did not change (the property tests of test/chain compare every path with the reference \`commit\`,
   and test/ledger/auditor-script.test.ts runs an independent implementation over what the service wrote).
+- What is left, and what would close it in process (about 0.02 ms more to find): the parameters (40 µs, Node's
+  hashing run cold once per unit: a row's content hash still goes through two code paths, the allocating \`sha256\`
+  for the root salt and the row's canonical JSON and src/chain/saltedCommit.ts for the values; one allocation-free
+  path for the whole row would touch less code), and the INSERT (0.03-0.04 ms: the larger row, two more columns, one
+  \`sha256\`). Not a switch, nor a lighter chain: the formats stay.
 - The measurement: the interleaved paths used to run in a fixed rotation, so the floor with the chain always ran right
   after the service's unit and paid for its work after COMMIT: the chain's cost in the unit came out 0.1-0.6 ms above
   the sum of its parts (the INSERT's difference and the parameters'). Each iteration now runs the paths in a random

@@ -647,7 +647,7 @@ PostgreSQL and Redis on the same machine; the service, the floor, the load gener
   a page = the keyset query. No authentication: the service's session and grant reads are part of what it costs over the floor.
 - Load: undici keep-alive pools from this process; 1-client rows send one request to each server in turn, in a random
   order each time (${int(settings.single.samples)} PATCHes, ${int(settings.timeline.samples)} of each page, after a warm-up; pages 1 and 200 in the same loop); the 32-client rows run
-  ${settings.concurrent.rounds} windows of ${settings.concurrent.windowMs / 1000} s per server in the order A B B A, 32 clients each on its own record:
+  ${settings.concurrent.rounds} windows of ${settings.concurrent.windowMs / 1000} s per server in the order A B B A (A B C C B A A B C with the floor without the chain), 32 clients each on its own record:
   once all in one workspace (one session; their units serialise on the workspace's feed counter, docs/feed.md),
   once one record in each of ${settings.workspaces} workspaces (one session per workspace; the floor picks the schema per request).
   CPU per request: the server's utime + stime (/proc/<pid>/stat) over its own requests.

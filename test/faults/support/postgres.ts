@@ -48,6 +48,20 @@ export interface TestPostgres {
   readonly postmasterPid: Effect.Effect<number, Error>
 }
 
+/** A fresh directory under /tmp for a server of the test's own (the postgres user's, as root), removed with the scope. */
+export const serverDirectory = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const dir = mkdtempSync(prefix)
+      if (isRoot()) {
+        const { gid, uid } = postgresUser()
+        chownSync(dir, uid, gid)
+      }
+      return dir
+    }),
+    (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+  )
+
 /**
  * A throw-away PostgreSQL cluster on a free loopback port, its data under
  * /tmp. When the scope closes (also after a failure) it is woken if frozen,
@@ -58,17 +72,7 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
   Effect.gen(function* () {
     const bin = binDir()
     const port = yield* freePort
-    const root = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const dir = mkdtempSync("/tmp/faultsuite-pg-")
-        if (isRoot()) {
-          const { gid, uid } = postgresUser()
-          chownSync(dir, uid, gid)
-        }
-        return dir
-      }),
-      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-    )
+    const root = yield* serverDirectory("/tmp/faultsuite-pg-")
     const data = join(root, "data")
     const log = join(root, "postgres.log")
     const frozen = new Set<number>()

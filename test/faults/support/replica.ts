@@ -1,9 +1,9 @@
 import { Effect } from "effect"
 import type { Scope } from "effect"
-import { chownSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import { freePort } from "../../support/freePort"
-import { asPostgres, binDir, isRoot, postgresUser } from "./postgres"
+import { asPostgres, binDir, serverDirectory } from "./postgres"
 import type { TestPostgres } from "./postgres"
 import { childrenOf, isAlive, onProcessExit, runOk, signalPid, waitUntil } from "./processes"
 
@@ -29,17 +29,7 @@ export const startReplica = (primary: TestPostgres): Effect.Effect<TestReplica, 
   Effect.gen(function* () {
     const bin = binDir()
     const port = yield* freePort
-    const root = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const dir = mkdtempSync("/tmp/faultsuite-replica-")
-        if (isRoot()) {
-          const { gid, uid } = postgresUser()
-          chownSync(dir, uid, gid)
-        }
-        return dir
-      }),
-      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
-    )
+    const root = yield* serverDirectory("/tmp/faultsuite-replica-")
     const data = join(root, "data")
     const log = join(root, "postgres.log")
     const pidOf = () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])

@@ -17,6 +17,9 @@ export interface TestReplica {
   readonly start: Effect.Effect<void, Error>
   /** Its last replayed WAL position, as PostgreSQL writes it. */
   readonly replayLsn: Effect.Effect<string, Error>
+  /** Stops applying the primary's WAL (it still receives it): every write from now on is missing there. */
+  readonly pauseReplay: Effect.Effect<void, Error>
+  readonly resumeReplay: Effect.Effect<void, Error>
 }
 
 /**
@@ -107,6 +110,8 @@ export const startReplica = (primary: TestPostgres): Effect.Effect<TestReplica, 
       url: (database) => `postgres://postgres@127.0.0.1:${port}/${database}`,
       stop,
       start,
-      replayLsn: psql("SELECT pg_last_wal_replay_lsn()")
+      replayLsn: psql("SELECT pg_last_wal_replay_lsn()"),
+      pauseReplay: Effect.asVoid(psql("SELECT pg_wal_replay_pause()")),
+      resumeReplay: Effect.asVoid(psql("SELECT pg_wal_replay_resume()"))
     } satisfies TestReplica
   })

@@ -45,6 +45,8 @@ interface Suspect {
   readonly row: ChainRow
   /** The chain's link before it. */
   readonly previous: Uint8Array
+  /** The link before that one: a forged row that chains correctly shows only by the row after it. */
+  readonly beforePrevious: Uint8Array | null
   /** Whether positions were skipped just before it (allowed only among the rows older than the ledger). */
   readonly afterGap: boolean
 }
@@ -65,6 +67,7 @@ interface Suspect {
 export class ChainVerifier {
   private expected = 1n
   private recomputed: Uint8Array
+  private beforeRecomputed: Uint8Array | null = null
   private rows = 0
   private suspect: Suspect | null = null
   private afterGap = false
@@ -118,7 +121,12 @@ export class ChainVerifier {
     }
     const link = row.content === null ? null : linkHash(this.recomputed, row.position, row.atMicros, row.content)
     if (link === null || !same(link, row.stored)) {
-      this.suspect = { row, previous: this.recomputed, afterGap: this.afterGap }
+      this.suspect = {
+        row,
+        previous: this.recomputed,
+        beforePrevious: this.beforeRecomputed,
+        afterGap: this.afterGap
+      }
       return
     }
     this.advance(row.position, link)
@@ -158,6 +166,7 @@ export class ChainVerifier {
   }
 
   private advance(position: bigint, link: Uint8Array) {
+    this.beforeRecomputed = this.recomputed
     this.recomputed = link
     this.expected = position + 1n
     for (const digest of this.digests) {
@@ -179,9 +188,18 @@ export class ChainVerifier {
    * What happened at a row whose stored hash the chain does not reach, told
    * by the row after it (or, at the end, by the counter's head).
    */
-  private classify({ afterGap, previous, row }: Suspect, next: ChainRow | null): ChainFault {
+  private classify({ afterGap, beforePrevious, previous, row }: Suspect, next: ChainRow | null): ChainFault {
     const p = row.position
     const stored = row.stored
+    // The row chains from two links back, one position back: the row before it was put in its place (forged with
+    // a correct link) and it, with every row after, renumbered up.
+    if (!afterGap && chainsFrom(row, beforePrevious, p - 1n)) {
+      return {
+        kind: "inserted",
+        position: p - 1n,
+        detail: `a row was inserted at position ${p - 1n} and the rows after it renumbered`
+      }
+    }
     const contentDetail =
       row.content === null
         ? "a value of the row has no salt left to check it by"

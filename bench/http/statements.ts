@@ -15,7 +15,7 @@
  */
 import type { Actor } from "../../src/api/Actor"
 import type { Json, RecordValues } from "../../src/api/Json"
-import { ledgerInsertParameters, ledgerInsertText } from "../../src/unitOfWork/AuditStaging"
+import { auditTableRow, ledgerInsertParameters, ledgerInsertText } from "../../src/unitOfWork/AuditStaging"
 import type { StagedRow } from "../../src/unitOfWork/AuditStaging"
 import { prepared } from "./pg"
 import type { PgClient, PgPool } from "./pg"
@@ -28,18 +28,7 @@ const timelineColumns = `e.id::text AS id,
               e.business_object, e.business_object_id, e.operation, e.cause, e.record, e.changes`
 
 /** A staged row as the INSERT before the ledger took it: the table's columns, no salt. */
-export const unchainedAuditRow = (row: StagedRow) => ({
-  id: row.id,
-  actor: row.actor,
-  correlation_id: row.correlationId,
-  business_object: row.businessObject,
-  business_object_id: row.businessObjectId,
-  record_version: row.recordVersion,
-  operation: row.operation,
-  cause: row.cause,
-  record: row.record ?? null,
-  changes: row.changes ?? null
-})
+export const unchainedAuditRow = (row: StagedRow) => auditTableRow(row, null)
 
 export interface RecordRow {
   readonly id: string

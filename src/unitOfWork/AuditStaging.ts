@@ -33,6 +33,21 @@ export interface AuditStaging {
   readonly discard: Effect.Effect<void>
 }
 
+/** A staged row as `audit_entries` columns (jsonb_populate_recordset takes them by name); the INSERT adds the rest. */
+export const auditTableRow = (row: StagedRow, parentCorrelationId: string | null) => ({
+  id: row.id,
+  actor: row.actor,
+  correlation_id: row.correlationId,
+  business_object: row.businessObject,
+  business_object_id: row.businessObjectId,
+  record_version: row.recordVersion,
+  operation: row.operation,
+  cause: row.cause,
+  record: row.record ?? null,
+  changes: row.changes ?? null,
+  parent_correlation_id: parentCorrelationId
+})
+
 /**
  * All rows travel as one JSON parameter expanded by `jsonb_populate_recordset`
  * over the table's own row type, so a unit of any size is one statement, well
@@ -76,20 +91,7 @@ export const ledgerInsertParameters = (
           rootSalts(salt)
         ).toString("hex")
       )
-      return {
-        id: row.id,
-        actor: row.actor,
-        correlation_id: row.correlationId,
-        business_object: row.businessObject,
-        business_object_id: row.businessObjectId,
-        record_version: row.recordVersion,
-        operation: row.operation,
-        cause: row.cause,
-        record: row.record ?? null,
-        changes: row.changes ?? null,
-        parent_correlation_id: parentCorrelationId,
-        salt: `\\x${salt.toString("hex")}`
-      }
+      return { ...auditTableRow(row, parentCorrelationId), salt: `\\x${salt.toString("hex")}` }
     })
   )
   return [rows.length, payload, contents.join("")]

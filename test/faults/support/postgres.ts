@@ -48,6 +48,27 @@ export interface TestPostgres {
   readonly postmasterPid: Effect.Effect<number, Error>
 }
 
+/** The pid in a data directory's postmaster.pid; undefined when it is not there (not started, or stopped). */
+export const postmasterPidIn = (data: string): number | undefined => {
+  try {
+    const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** SIGKILL to a postmaster and its children, if it is still there. */
+export const killPostmaster = (pid: number) => {
+  if (!isAlive(pid)) return
+  for (const child of childrenOf(pid)) signalPid(child, "SIGKILL")
+  signalPid(pid, "SIGKILL")
+}
+
+/** `pg_ctl start -o` for a server of the test's own: loopback only, its socket in its data directory, no fsync. */
+export const serverOptions = (port: number, data: string) =>
+  `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`
+
 /** A fresh directory under /tmp for a server of the test's own (the postgres user's, as root), removed with the scope. */
 export const serverDirectory = (prefix: string) =>
   Effect.acquireRelease(
@@ -81,27 +102,16 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
       const [command, full] = asPostgres(`${bin}/pg_ctl`, args)
       return runOk(command, full, timeout)
     }
-    const postmasterPid = Effect.try({
-      try: () => {
-        const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
-        if (!Number.isInteger(pid) || pid <= 0) throw new Error("no pid")
-        return pid
-      },
-      catch: () => new Error("postmaster.pid unreadable")
+    const postmasterPid = Effect.suspend(() => {
+      const pid = postmasterPidIn(data)
+      return pid === undefined ? Effect.fail(new Error("postmaster.pid unreadable")) : Effect.succeed(pid)
     })
 
     // If the test process exits without its finalizers: wake, kill and remove this cluster.
     const unregister = onProcessExit(() => {
       for (const pid of frozen) signalPid(pid, "SIGCONT")
-      try {
-        const pid = Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
-        if (pid > 0) {
-          for (const child of childrenOf(pid)) signalPid(child, "SIGKILL")
-          signalPid(pid, "SIGKILL")
-        }
-      } catch {
-        // not started, or already stopped
-      }
+      const pid = postmasterPidIn(data)
+      if (pid !== undefined) killPostmaster(pid)
       rmSync(root, { recursive: true, force: true })
     })
     yield* Effect.addFinalizer(() => Effect.sync(unregister))
@@ -122,27 +132,13 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
 
     // Stop by our own pid: wake it if frozen, ask for an immediate stop, kill what is left.
     yield* Effect.acquireRelease(
-      pgCtl([
-        "-D",
-        data,
-        "-l",
-        log,
-        "-o",
-        `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
-        "-w",
-        "-t",
-        "60",
-        "start"
-      ]),
+      pgCtl(["-D", data, "-l", log, "-o", serverOptions(port, data), "-w", "-t", "60", "start"]),
       () =>
         Effect.gen(function* () {
           for (const pid of frozen) signalPid(pid, "SIGCONT")
           const pid = yield* postmasterPid.pipe(Effect.option)
           yield* pgCtl(["-D", data, "-m", "immediate", "-w", "-t", "20", "stop"], "30 seconds").pipe(Effect.ignore)
-          if (pid._tag === "Some" && isAlive(pid.value)) {
-            for (const child of childrenOf(pid.value)) signalPid(child, "SIGKILL")
-            signalPid(pid.value, "SIGKILL")
-          }
+          if (pid._tag === "Some") killPostmaster(pid.value)
         })
     )
 

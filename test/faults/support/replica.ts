@@ -1,11 +1,11 @@
 import { Effect } from "effect"
 import type { Scope } from "effect"
-import { readFileSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import { join } from "node:path"
 import { freePort } from "../../support/freePort"
-import { asPostgres, binDir, serverDirectory } from "./postgres"
+import { asPostgres, binDir, killPostmaster, postmasterPidIn, serverDirectory, serverOptions } from "./postgres"
 import type { TestPostgres } from "./postgres"
-import { childrenOf, isAlive, onProcessExit, runOk, signalPid, waitUntil } from "./processes"
+import { onProcessExit, runOk, waitUntil } from "./processes"
 
 export interface TestReplica {
   readonly port: number
@@ -35,17 +35,9 @@ export const startReplica = (primary: TestPostgres): Effect.Effect<TestReplica, 
     const root = yield* serverDirectory("/tmp/faultsuite-replica-")
     const data = join(root, "data")
     const log = join(root, "postgres.log")
-    const pidOf = () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0])
     const killByPid = () => {
-      try {
-        const pid = pidOf()
-        if (pid > 0 && isAlive(pid)) {
-          for (const child of childrenOf(pid)) signalPid(child, "SIGKILL")
-          signalPid(pid, "SIGKILL")
-        }
-      } catch {
-        // not started, or already stopped
-      }
+      const pid = postmasterPidIn(data)
+      if (pid !== undefined) killPostmaster(pid)
     }
     const unregister = onProcessExit(() => {
       killByPid()
@@ -81,18 +73,7 @@ export const startReplica = (primary: TestPostgres): Effect.Effect<TestReplica, 
         (result) => result.stdout.trim()
       )
     const start = Effect.gen(function* () {
-      yield* pgCtl([
-        "-D",
-        data,
-        "-l",
-        log,
-        "-o",
-        `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
-        "-w",
-        "-t",
-        "60",
-        "start"
-      ])
+      yield* pgCtl(["-D", data, "-l", log, "-o", serverOptions(port, data), "-w", "-t", "60", "start"])
       yield* waitUntil(
         "the replica accepts connections and replays",
         Effect.map(psql("SELECT pg_is_in_recovery() AND pg_last_wal_replay_lsn() IS NOT NULL"), (out) => out === "t"),

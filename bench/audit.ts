@@ -86,11 +86,15 @@ const targets = { commitRatio: 1.5, pageRatio: 1.1 }
  */
 const benchPlugin: Plugin = {
   namespace: "bench",
+  label: "Bench",
   businessObjects: {
     item: {
+      label: "Item",
+      title: "name",
       fields: { name: field.string, n: field.number },
       actions: {
         spawn: {
+          label: "Spawn items",
           description: "Create `n` items in one unit",
           run: (target) =>
             Effect.gen(function* () {

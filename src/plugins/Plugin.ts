@@ -13,12 +13,22 @@ export type PluginEffect<A> = Effect.Effect<A, WriteError, PluginRecords | Plugi
 
 /** An action on one record, run inside an action frame (so every write it causes has a cause). */
 export interface ActionDeclaration {
+  /** What a person reads on the button and in a cause ("Close deal"); the action's name is one hover away. */
+  readonly label: string
   readonly description: string
   readonly run: (target: StoredRecord) => PluginEffect<StoredRecord>
 }
 
 /** One business object type as a plugin declares it. */
 export interface BusinessObjectDeclaration {
+  /** The type as a person names one of them ("Company"). */
+  readonly label: string
+  /**
+   * What names a record where a person reads it (timelines, Activity, lists,
+   * link values): a top-level string field's name, or a template whose
+   * `{field}` placeholders are filled from the record's values.
+   */
+  readonly title: string
   readonly fields: Fields
   readonly actions?: { readonly [name: string]: ActionDeclaration }
 }
@@ -29,6 +39,8 @@ export interface BusinessObjectDeclaration {
  */
 export interface ListenerDeclaration {
   readonly name: string
+  /** What a person reads for it ("Count won deals on the company"). */
+  readonly label: string
   readonly businessObject: string
   readonly operations: ReadonlyArray<Operation>
   readonly run: (event: BusinessObjectEvent) => PluginEffect<void>
@@ -40,6 +52,8 @@ export interface ListenerDeclaration {
  * unit back and the job is tried again later.
  */
 export interface JobDeclaration {
+  /** What a person reads for it ("Follow up"). */
+  readonly label: string
   readonly description: string
   readonly run: (payload: RecordValues) => PluginEffect<void>
 }
@@ -51,6 +65,8 @@ export interface JobDeclaration {
  */
 export interface WorkflowDeclaration {
   readonly id: string
+  /** What a person reads for it ("Note on archived deals"). */
+  readonly label: string
   readonly trigger: { readonly businessObject: string; readonly operations: ReadonlyArray<Operation> }
   readonly run: (event: CommittedEvent) => PluginEffect<void>
 }
@@ -69,6 +85,8 @@ export interface SeedItem {
 /** A plugin: a namespace, the business object types it brings, and what runs on them. */
 export interface Plugin {
   readonly namespace: string
+  /** The plugin as a person names it ("CRM"): its seeder reads "Seed data (CRM)". */
+  readonly label: string
   readonly businessObjects: { readonly [name: string]: BusinessObjectDeclaration }
   readonly listeners?: ReadonlyArray<ListenerDeclaration>
   readonly jobs?: { readonly [name: string]: JobDeclaration }

@@ -9,7 +9,10 @@ import { crm } from "../../src/plugins/crm"
 
 const pluginWith = (declared: Field): Plugin => ({
   namespace: "odd",
-  businessObjects: { thing: { fields: { name: field.string, nested: field.collection({ it: declared }) } } }
+  label: "Odd",
+  businessObjects: {
+    thing: { label: "Thing", title: "name", fields: { name: field.string, nested: field.collection({ it: declared }) } }
+  }
 })
 
 describe("field declarations, checked when the plugins load", () => {

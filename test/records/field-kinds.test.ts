@@ -23,9 +23,12 @@ type RecordBody = typeof StoredRecord.Encoded
 
 const kinds: Plugin = {
   namespace: "kinds",
+  label: "Kinds",
   businessObjects: {
-    target: { fields: { name: field.string } },
+    target: { label: "Target", title: "name", fields: { name: field.string } },
     item: {
+      label: "Item",
+      title: "name",
       fields: {
         name: field.required(field.string),
         stage: field.choice(["lead", "won", "lost"]),

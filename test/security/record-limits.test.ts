@@ -15,8 +15,11 @@ import { baseUrl, freshWorkspace, testApp } from "../support/TestApp"
 
 const notes: Plugin = {
   namespace: "limits",
+  label: "Limits",
   businessObjects: {
     note: {
+      label: "Note",
+      title: "code",
       fields: {
         code: field.stringWith({ maxLength: 8 }),
         text: field.string,

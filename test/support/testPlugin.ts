@@ -23,11 +23,15 @@ export const flakyRuns = new Map<string, Array<number>>()
  */
 export const testPlugin: Plugin = {
   namespace: "test",
+  label: "Test",
   businessObjects: {
     widget: {
+      label: "Widget",
+      title: "name",
       fields: { name: field.string, count: field.number, fail: field.boolean },
       actions: {
         spawn: {
+          label: "Spawn widgets",
           description: "Create `count` widgets in one unit",
           run: (target) =>
             Effect.gen(function* () {
@@ -43,6 +47,7 @@ export const testPlugin: Plugin = {
   listeners: [
     {
       name: "test/refuse-failing-widgets",
+      label: "Refuse failing widgets",
       businessObject: "test/widget",
       operations: ["created"],
       run: (event) =>
@@ -55,6 +60,7 @@ export const testPlugin: Plugin = {
   ],
   jobs: {
     flaky: {
+      label: "Flaky",
       description: "Fails its first `failures` runs",
       run: (payload) =>
         Effect.gen(function* () {
@@ -68,6 +74,7 @@ export const testPlugin: Plugin = {
         })
     },
     hold: {
+      label: "Hold",
       description: "Writes a widget, then never ends",
       run: (payload) =>
         Effect.gen(function* () {
@@ -78,6 +85,7 @@ export const testPlugin: Plugin = {
         }).pipe(Effect.ensuring(Effect.sync(() => holdingJobs.delete(String(payload.key)))))
     },
     doomed: {
+      label: "Doomed",
       description: "Always fails",
       run: () =>
         Effect.gen(function* () {

@@ -37,11 +37,16 @@ const companyLink = (records: PluginRecordsShape, id: unknown): Effect.Effect<Re
  */
 export const crm: Plugin = {
   namespace: "crm",
+  label: "CRM",
   businessObjects: {
     company: {
+      label: "Company",
+      title: "name",
       fields: { name: field.required(field.string), website: field.string, wonDeals: field.number }
     },
     deal: {
+      label: "Deal",
+      title: "title",
       fields: {
         title: field.required(field.string),
         stage: field.choice(dealStages),
@@ -53,11 +58,13 @@ export const crm: Plugin = {
       },
       actions: {
         close: {
+          label: "Close deal",
           description: "Mark the deal as won",
           run: (deal) =>
             Effect.flatMap(PluginRecords, (records) => records.update("crm/deal", deal.id, { stage: "won" }))
         },
         "follow-up": {
+          label: "Follow up",
           description: "Log a follow-up activity for the deal, in the background",
           run: (deal) =>
             Effect.as(
@@ -68,12 +75,15 @@ export const crm: Plugin = {
       }
     },
     activity: {
+      label: "Activity",
+      title: "subject",
       fields: { subject: field.required(field.string), company: field.link("crm/company") }
     }
   },
   listeners: [
     {
       name: "crm/count-won-deals",
+      label: "Count won deals on the company",
       businessObject: "crm/deal",
       operations: ["updated"],
       run: (event) =>
@@ -92,6 +102,7 @@ export const crm: Plugin = {
     },
     {
       name: "crm/log-won-deals",
+      label: "Log won deals as an activity",
       businessObject: "crm/company",
       operations: ["updated"],
       run: (event) =>
@@ -108,6 +119,7 @@ export const crm: Plugin = {
   ],
   jobs: {
     "follow-up": {
+      label: "Follow-up activity",
       description: "Logs an activity to follow up on a deal",
       run: (payload) =>
         Effect.gen(function* () {
@@ -125,6 +137,7 @@ export const crm: Plugin = {
   workflows: [
     {
       id: "note-archived-deal",
+      label: "Note on archived deals",
       trigger: { businessObject: "crm/deal", operations: ["archived"] },
       run: (event) =>
         Effect.gen(function* () {

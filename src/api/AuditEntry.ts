@@ -3,6 +3,7 @@ import { Actor } from "./Actor"
 import { Cause, Operation } from "./Cause"
 import { Changes } from "./Changes"
 import { JsonObject, omittable } from "./Json"
+import { RecordTitles } from "./RecordTitle"
 
 /**
  * One row of a record's timeline, as the endpoint serves it. `record` is
@@ -20,7 +21,13 @@ export class AuditEntry extends Schema.Class<AuditEntry>("AuditEntry")({
   operation: Operation,
   cause: Schema.NullOr(Cause),
   record: omittable(JsonObject),
-  changes: omittable(Changes)
+  changes: omittable(Changes),
+  /**
+   * Titles, today's, of its own record (`businessObjectId`), of the record
+   * an event cause names and of the records its link values name
+   * (docs/titles.md). Absent on rows an older service served.
+   */
+  titles: Schema.optionalKey(RecordTitles)
 }) {}
 
 export class TimelinePage extends Schema.Class<TimelinePage>("TimelinePage")({

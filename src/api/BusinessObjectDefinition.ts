@@ -5,5 +5,11 @@ import { FieldsSchema } from "./Field"
 export class BusinessObjectDefinition extends Schema.Class<BusinessObjectDefinition>("BusinessObjectDefinition")({
   name: Schema.String,
   fields: FieldsSchema,
-  actions: Schema.Array(Schema.String)
+  actions: Schema.Array(Schema.String),
+  /** The type as a person names one ("Deal"); `name` is the technical one. */
+  label: Schema.optionalKey(Schema.String),
+  /** How a record's title is made: a top-level string field's name, or a `{field}` template. */
+  title: Schema.optionalKey(Schema.String),
+  /** What a person reads for each of `actions`, by action name ("close": "Close deal"). */
+  actionLabels: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
 }) {}

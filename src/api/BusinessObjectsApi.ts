@@ -5,6 +5,7 @@ import { Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
 import { apiErrors, Forbidden, NotFound } from "./errors"
 import { BusinessObjectDefinition } from "./BusinessObjectDefinition"
+import { PluginLabels } from "./RecordTitle"
 
 const IfNoneMatch = Schema.String.annotate({
   identifier: "IfNoneMatch",
@@ -26,7 +27,9 @@ export class ListedBusinessObject extends BusinessObjectDefinition.extend<Listed
 ) {}
 
 export class BusinessObjectList extends Schema.Class<BusinessObjectList>("BusinessObjectList")({
-  businessObjects: Schema.Array(ListedBusinessObject)
+  businessObjects: Schema.Array(ListedBusinessObject),
+  /** Human names of the plugins' system actors, jobs, actions and listeners, by technical name. */
+  labels: Schema.optionalKey(PluginLabels)
 }) {}
 
 export class BusinessObjectsApi extends HttpApiGroup.make("businessObjects")

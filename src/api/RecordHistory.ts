@@ -3,6 +3,7 @@ import { Actor } from "./Actor"
 import { RevertMode } from "./Cause"
 import { errorFields } from "./errors"
 import { JsonObject } from "./Json"
+import { RecordTitles } from "./RecordTitle"
 import { RecordVersion } from "./StoredRecord"
 
 /**
@@ -73,7 +74,11 @@ export class RecordAsOf extends Schema.Class<RecordAsOf>("RecordAsOf")({
   state: Schema.Literals(["operational", "archived"]),
   version: Schema.NullOr(RecordVersion),
   values: JsonObject,
-  entry: AsOfEntry
+  entry: AsOfEntry,
+  /** Its title from its values then. */
+  title: Schema.optionalKey(Schema.String),
+  /** Today's titles of the records its link values then name. */
+  titles: Schema.optionalKey(RecordTitles)
 }) {}
 
 /**

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { JsonObject } from "./Json"
+import { RecordTitles } from "./RecordTitle"
 
 export const RecordState = Schema.Literals(["draft", "operational", "archived"])
 export type RecordState = typeof RecordState.Type
@@ -18,5 +19,9 @@ export class StoredRecord extends Schema.Class<StoredRecord>("StoredRecord")({
   version: RecordVersion,
   values: JsonObject,
   createdAt: Schema.String,
-  updatedAt: Schema.String
+  updatedAt: Schema.String,
+  /** Its title by its business object's rule (every answer of this service has it; older stored answers lack it). */
+  title: Schema.optionalKey(Schema.String),
+  /** The titles of the records its link values name. */
+  titles: Schema.optionalKey(RecordTitles)
 }) {}

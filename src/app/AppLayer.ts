@@ -1,5 +1,6 @@
 import { Effect, Formatter, Layer, Logger, type LogLevel, References } from "effect"
 import { Agents } from "../agents/Agents"
+import { RecordTitles } from "../audit/RecordTitles"
 import { Correlation } from "../audit/Correlation"
 import { Feed } from "../audit/Feed"
 import { FeedWake } from "../audit/FeedWake"
@@ -59,6 +60,7 @@ const CoreServicesLive = Layer.mergeAll(
   Feed.layer,
   FeedWake.layer,
   Correlation.layer,
+  RecordTitles.layer,
   UnitOfWork.layer,
   Idempotency.layer,
   Presence.layer,

@@ -10,6 +10,7 @@ import type { FeedBatch, FeedFilter } from "../audit/Feed"
 import { encodeFeedCursor } from "../audit/FeedCursor"
 import type { FeedPosition } from "../audit/FeedCursor"
 import { FeedWake } from "../audit/FeedWake"
+import { RecordTitles } from "../audit/RecordTitles"
 import { isWorkspaceGone } from "../db/DatabaseFault"
 import { readingPrimary } from "../db/ReadPlacement"
 import { Readiness } from "../health/Readiness"
@@ -47,6 +48,13 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
     const wake = yield* FeedWake
     const readiness = yield* Readiness
     const config = yield* AppConfig
+    const titles = yield* RecordTitles
+
+    /** A batch of the feed, each row with the titles it names (docs/titles.md), read in the same placement. */
+    const titledBatch = (workspace: Workspace, at: FeedPosition, filter: FeedFilter, limit: number) =>
+      Effect.flatMap(feed.batch(workspace, at, filter, limit), (batch) =>
+        Effect.map(titles.titledRows(workspace, batch.rows), (rows): FeedBatch => ({ ...batch, rows }))
+      )
     const waiters = makeFeedWaiterCap(config.maxStreamsPerSession)
 
     /**
@@ -79,7 +87,7 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
               return yield* feed.toPage({ rows: [], next: at, more: false })
             }
             yield* signal.clear
-            const batch = yield* readingPrimary(feed.batch(workspace, at, filter, limit))
+            const batch = yield* readingPrimary(titledBatch(workspace, at, filter, limit))
             const left = deadline - Date.now()
             if (batch.rows.length > 0 || batch.more || left <= 0 || (yield* readiness.isDraining)) {
               return yield* feed.toPage(batch)
@@ -127,7 +135,7 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
               const ended = yield* recheck
               if (Option.isSome(ended)) return [[endOf(ended.value)], Option.some({ ...state, ended: true })] as const
               yield* signal.clear
-              const read = yield* readingPrimary(feed.batch(workspace, state.at, filter, limit)).pipe(
+              const read = yield* readingPrimary(titledBatch(workspace, state.at, filter, limit)).pipe(
                 workspaceRemovedAsNone
               )
               if (Option.isNone(read))
@@ -199,7 +207,7 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
         headers: { "cache-control": "no-store", "x-accel-buffering": "no" }
       })
 
-    return { longPoll, events, ndjson, eventStreamResponse, ndjsonResponse, waiters } as const
+    return { titledBatch, longPoll, events, ndjson, eventStreamResponse, ndjsonResponse, waiters } as const
   })
 }) {
   static readonly layer = Layer.effect(this, this.make)

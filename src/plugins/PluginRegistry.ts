@@ -3,7 +3,9 @@ import type { Operation } from "../api/Cause"
 import { crm } from "./crm"
 import { BusinessObjectDefinition } from "../api/BusinessObjectDefinition"
 import type { Fields } from "../api/Field"
+import type { PluginLabels } from "../api/RecordTitle"
 import type { ActionDeclaration, JobDeclaration, ListenerDeclaration, Plugin, WorkflowDeclaration } from "./Plugin"
+import { recordTitle, titleRuleProblem } from "./recordTitle"
 
 export interface RegisteredBusinessObject {
   readonly definition: BusinessObjectDefinition
@@ -26,6 +28,10 @@ export interface PluginRegistryShape {
   readonly job: (name: string) => Option.Option<JobDeclaration>
   readonly workflow: (id: string) => Option.Option<RegisteredWorkflow>
   readonly workflowsFor: (businessObject: string, operation: Operation) => ReadonlyArray<RegisteredWorkflow>
+  /** What a person reads for the plugins' system actors, jobs, actions and listeners. */
+  readonly labels: PluginLabels
+  /** A record's title by its business object's rule; a business object no plugin declares: "Untitled record". */
+  readonly titleOf: (businessObject: string, values: unknown) => string
 }
 
 /**
@@ -81,9 +87,42 @@ const refuseUnsatisfiable = (plugins: ReadonlyArray<Plugin>) => {
   for (const plugin of plugins) {
     for (const [name, declaration] of Object.entries(plugin.businessObjects)) {
       checkFields(declaration.fields, `${plugin.namespace}/${name}.`)
+      const problem = titleRuleProblem(declaration.title, declaration.fields)
+      if (problem !== undefined) throw new Error(`business object ${plugin.namespace}/${name}: ${problem}`)
     }
   }
 }
+
+/** The labels a page shows for technical names (the seeder's and workflows' actor names, jobs, actions, listeners). */
+const labelsOf = (plugins: ReadonlyArray<Plugin>): PluginLabels => ({
+  actors: Object.fromEntries(
+    plugins.flatMap((plugin) => [
+      [`seeder:${plugin.namespace}`, `Seed data (${plugin.label})`],
+      ...(plugin.workflows ?? []).map((workflow) => [
+        `workflow:${plugin.namespace}/${workflow.id}`,
+        `Workflow: ${workflow.label}`
+      ])
+    ])
+  ),
+  jobs: Object.fromEntries(
+    plugins.flatMap((plugin) =>
+      Object.entries(plugin.jobs ?? {}).map(([name, job]) => [`${plugin.namespace}/${name}`, job.label])
+    )
+  ),
+  actions: Object.fromEntries(
+    plugins.flatMap((plugin) =>
+      Object.entries(plugin.businessObjects).flatMap(([name, declaration]) =>
+        Object.entries(declaration.actions ?? {}).map(([action, { label }]) => [
+          `${plugin.namespace}/${name}/${action}`,
+          label
+        ])
+      )
+    )
+  ),
+  listeners: Object.fromEntries(
+    plugins.flatMap((plugin) => (plugin.listeners ?? []).map((listener) => [listener.name, listener.label]))
+  )
+})
 
 const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
   plugins.forEach(refuseUnrepresentable)
@@ -94,7 +133,12 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
         definition: new BusinessObjectDefinition({
           name: `${plugin.namespace}/${name}`,
           fields: declaration.fields,
-          actions: Object.keys(declaration.actions ?? {})
+          actions: Object.keys(declaration.actions ?? {}),
+          label: declaration.label,
+          title: declaration.title,
+          actionLabels: Object.fromEntries(
+            Object.entries(declaration.actions ?? {}).map(([action, { label }]) => [action, label])
+          )
         }),
         actions: new Map(Object.entries(declaration.actions ?? {}))
       })
@@ -112,8 +156,16 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
       (declaration): RegisteredWorkflow => ({ id: `${plugin.namespace}/${declaration.id}`, declaration })
     )
   )
+  const labels = labelsOf(plugins)
   return {
     plugins,
+    labels,
+    titleOf: (businessObject, values) => {
+      const definition = byName.get(businessObject)?.definition
+      return definition?.title === undefined || definition.label === undefined
+        ? "Untitled record"
+        : recordTitle(definition.title, values, definition.label)
+    },
     businessObjects: registered.map((entry) => entry.definition),
     find: (name) => Option.fromNullishOr(byName.get(name)),
     listenersFor: (businessObject, operation) =>

@@ -12,6 +12,9 @@ import { decodeCursor } from "../../audit/Cursor"
 import { Feed } from "../../audit/Feed"
 import { decodeFeedCursor, feedStart } from "../../audit/FeedCursor"
 import { Timeline } from "../../audit/Timeline"
+import { RecordTitles } from "../../audit/RecordTitles"
+import { TimelinePage } from "../../api/AuditEntry"
+import { CorrelationGroup, CorrelationView } from "../../api/Feed"
 import { Members } from "../../auth/Members"
 import { serviceDigest } from "../../ledger/Digests"
 import { makeCaptureAccessRecheck } from "../AccessRecheck"
@@ -40,6 +43,7 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
     const responses = yield* FeedResponses
     const captureAccessRecheck = yield* makeCaptureAccessRecheck
     const members = yield* Members
+    const titles = yield* RecordTitles
 
     return handlers
       .handle("timeline", ({ params, query }) =>
@@ -49,7 +53,8 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
           if (query.cursor !== undefined && Option.isNone(after)) {
             return yield* new BadRequest({ message: "cursor: not a cursor from this timeline" })
           }
-          return yield* timeline.page(principal.workspace, params.businessObject, params.id, after, query.limit)
+          const page = yield* timeline.page(principal.workspace, params.businessObject, params.id, after, query.limit)
+          return new TimelinePage({ ...page, entries: yield* titles.titledEntries(principal.workspace, page.entries) })
         })
       )
       .handle("feed", ({ query }) =>
@@ -92,13 +97,27 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
               (release) => Effect.sync(release)
             )
           }
-          return yield* feed.page(workspace, start, filter, query.limit)
+          return yield* feed.toPage(yield* responses.titledBatch(workspace, start, filter, query.limit))
         })
       )
       .handle("correlation", ({ params }) =>
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal
-          return yield* correlation.view(principal.workspace, params.id, readableBusinessObjects(yield* access.grants))
+          const view = yield* correlation.view(
+            principal.workspace,
+            params.id,
+            readableBusinessObjects(yield* access.grants)
+          )
+          const entries = yield* titles.titledEntries(
+            principal.workspace,
+            view.groups.flatMap((group) => group.entries)
+          )
+          let start = 0
+          const groups = view.groups.map((group) => {
+            start += group.entries.length
+            return new CorrelationGroup({ ...group, entries: entries.slice(start - group.entries.length, start) })
+          })
+          return new CorrelationView({ ...view, groups })
         })
       )
       .handle("digest", () =>

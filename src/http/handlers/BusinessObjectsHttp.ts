@@ -25,13 +25,23 @@ export const BusinessObjectsHttp = HttpApiBuilder.group(ServedApi, "businessObje
       .handle("list", ({ headers }) =>
         Effect.gen(function* () {
           const grants = yield* access.grants
+          const readable = registry.businessObjects.filter((definition) => allows(grants, definition.name, "read"))
+          const readableNames = new Set(readable.map((definition) => definition.name))
+          const { actors, jobs, listeners, actions } = registry.labels
           const list = new BusinessObjectList({
-            businessObjects: registry.businessObjects
-              .filter((definition) => allows(grants, definition.name, "read"))
-              .map(
-                (definition) =>
-                  new ListedBusinessObject({ ...definition, mayUpdate: allows(grants, definition.name, "update") })
+            // Actions are named by their business object: only those of readable ones are told.
+            labels: {
+              actors,
+              jobs,
+              listeners,
+              actions: Object.fromEntries(
+                Object.entries(actions).filter(([name]) => readableNames.has(name.slice(0, name.lastIndexOf("/"))))
               )
+            },
+            businessObjects: readable.map(
+              (definition) =>
+                new ListedBusinessObject({ ...definition, mayUpdate: allows(grants, definition.name, "update") })
+            )
           })
           // Encoding a list built from the registry's own definitions cannot fail; if it did, that is a bug (a 500).
           const body = Schema.encodeSync(BusinessObjectList)(list)

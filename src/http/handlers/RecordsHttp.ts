@@ -17,7 +17,7 @@ import {
   responseOf
 } from "../../idempotency/Idempotency"
 import type { Answer, WriteCall } from "../../idempotency/Idempotency"
-import type { CurrentUnit } from "../../unitOfWork/CurrentUnit"
+import { CurrentUnit } from "../../unitOfWork/CurrentUnit"
 import { UnitOfWork } from "../../unitOfWork/UnitOfWork"
 import { RecordList } from "../../api/RecordsApi"
 import { Records } from "../../records/Records"
@@ -31,6 +31,7 @@ import { parseIfMatch, versionTag } from "../../api/EntityTag"
 import { ErasedRecord } from "../../api/Erasure"
 import { Members } from "../../auth/Members"
 import { Erasure } from "../../ledger/Erasure"
+import { RecordTitles } from "../../audit/RecordTitles"
 import type { VersionPrecondition } from "../../api/EntityTag"
 
 /** Every answer with a record carries its version as its ETag. */
@@ -58,6 +59,13 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
     const idempotency = yield* Idempotency
     const members = yield* Members
     const erasure = yield* Erasure
+    const titles = yield* RecordTitles
+
+    /** The record answered with its title and its links' (read in the write's own unit, so new links are seen). */
+    const titled = <E, R>(effect: Effect.Effect<StoredRecord, E, R>) =>
+      Effect.flatMap(effect, (record) =>
+        Effect.flatMap(CurrentUnit, (unit) => titles.titledRecord(unit.workspace, record))
+      )
 
     const authorize = (businessObject: string, permission: Permission) =>
       Effect.map(guard.require(businessObject, permission), ({ principal }) => principal.workspace)
@@ -98,14 +106,15 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
     return handlers
       .handle("create", (call) => {
         const businessObject = `${call.params.namespace}/${call.params.name}`
-        const create = records.create(businessObject, call.payload.values, { draft: call.payload.draft })
+        const create = titled(records.create(businessObject, call.payload.values, { draft: call.payload.draft }))
         return write(businessObject, call, createdAnswer, create)
       })
       .handle("list", ({ params, query }) =>
         Effect.gen(function* () {
           const businessObject = `${params.namespace}/${params.name}`
           const workspace = yield* authorize(businessObject, "read")
-          return new RecordList({ records: yield* records.list(workspace, businessObject, query.limit) })
+          const listed = yield* records.list(workspace, businessObject, query.limit)
+          return new RecordList({ records: yield* titles.titledRecords(workspace, listed) })
         })
       )
       .handle("get", ({ params, query }) =>
@@ -115,9 +124,13 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           // The parameter passed `AsOf`, which takes what `parseAsOf` parses.
           const point = query.asOf === undefined ? undefined : parseAsOf(query.asOf)
           if (point !== undefined) {
-            return yield* respond(asOfAnswer, yield* history.asOf(workspace, businessObject, params.id, point))
+            const then = yield* history.asOf(workspace, businessObject, params.id, point)
+            const linked = yield* titles.titlesOfValues(workspace, businessObject, then.values)
+            const title = titles.titleOf(businessObject, then.values)
+            return yield* respond(asOfAnswer, new RecordAsOf({ ...then, title, titles: linked }))
           }
-          return yield* respond(recordAnswer, yield* records.get(workspace, businessObject, params.id))
+          const record = yield* records.get(workspace, businessObject, params.id)
+          return yield* respond(recordAnswer, yield* titles.titledRecord(workspace, record))
         })
       )
       .handle("revert", (call) => {
@@ -128,7 +141,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           call.params.id,
           call,
           recordAnswer,
-          history.revert(businessObject, call.params.id, { entry: entry.toLowerCase(), mode, force })
+          titled(history.revert(businessObject, call.params.id, { entry: entry.toLowerCase(), mode, force }))
         )
       })
       .handle("update", (call) => {
@@ -138,7 +151,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           call.params.id,
           call,
           recordAnswer,
-          records.update(businessObject, call.params.id, call.payload.values)
+          titled(records.update(businessObject, call.params.id, call.payload.values))
         )
       })
       .handle("remove", (call) => {
@@ -166,7 +179,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           call.params.id,
           call,
           recordAnswer,
-          records.publish(businessObject, call.params.id)
+          titled(records.publish(businessObject, call.params.id))
         )
       })
       .handle("archive", (call) => {
@@ -176,7 +189,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           call.params.id,
           call,
           recordAnswer,
-          records.archive(businessObject, call.params.id)
+          titled(records.archive(businessObject, call.params.id))
         )
       })
       .handle("restore", (call) => {
@@ -186,7 +199,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           call.params.id,
           call,
           recordAnswer,
-          records.restore(businessObject, call.params.id)
+          titled(records.restore(businessObject, call.params.id))
         )
       })
       .handle("action", (call) => {
@@ -196,7 +209,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           call.payload.id,
           call,
           recordAnswer,
-          records.runAction(businessObject, call.params.action, call.payload.id)
+          titled(records.runAction(businessObject, call.params.action, call.payload.id))
         )
       })
   })

@@ -1,6 +1,6 @@
 import { ApiError } from "./errors"
 import type { Transport } from "./transport"
-import type { ListedBusinessObject } from "./wire"
+import type { ListedBusinessObject, PluginLabels } from "./wire"
 
 /**
  * The business object definitions of the signed-in caller, fetched once
@@ -13,11 +13,16 @@ export interface Definitions {
   readonly revalidate: () => Promise<ReadonlyArray<ListedBusinessObject>>
   /** The kept list; revalidated first when there is none yet or it does not name `businessObject`. */
   readonly current: (businessObject?: string) => Promise<ReadonlyArray<ListedBusinessObject>>
+  /** The plugins' labels the kept list came with (empty from a service older than them); fetched first when none is kept. */
+  readonly labels: () => Promise<PluginLabels>
 }
+
+const noLabels: PluginLabels = { actors: {}, jobs: {}, actions: {}, listeners: {} }
 
 interface Kept {
   readonly etag: string | undefined
   readonly list: ReadonlyArray<ListedBusinessObject>
+  readonly labels: PluginLabels
 }
 
 export const makeDefinitions = (transport: Transport): Definitions => {
@@ -34,7 +39,7 @@ export const makeDefinitions = (transport: Transport): Definitions => {
           api.businessObjects.list({ headers: known?.etag === undefined ? {} : { "if-none-match": known.etag } }),
         { onResponse: (response) => (etag = response.headers.get("etag") ?? undefined) }
       )
-      kept = { etag, list: answer.businessObjects }
+      kept = { etag, list: answer.businessObjects, labels: answer.labels ?? noLabels }
       return answer.businessObjects
     } catch (error) {
       if (error instanceof ApiError && error.status === 304 && known !== undefined) return known.list
@@ -51,6 +56,10 @@ export const makeDefinitions = (transport: Transport): Definitions => {
 
   return {
     revalidate,
+    labels: async () => {
+      if (kept === undefined) await revalidate()
+      return kept?.labels ?? noLabels
+    },
     current: async (businessObject) => {
       const list = kept?.list
       if (list !== undefined && (businessObject === undefined || list.some((one) => one.name === businessObject))) {

@@ -40,7 +40,7 @@ import { recordsClient } from "./records"
 import type { RecordsClient } from "./records"
 import { makeTransport } from "./transport"
 import type { ClientOptions } from "./transport"
-import type { ListedBusinessObject } from "./wire"
+import type { ListedBusinessObject, PluginLabels } from "./wire"
 
 export interface Client {
   readonly auth: AuthClient
@@ -51,6 +51,11 @@ export interface Client {
    * 304 and the kept one is returned. Timelines hydrate against the kept list.
    */
   readonly businessObjects: () => Promise<ReadonlyArray<ListedBusinessObject>>
+  /**
+   * What a person reads for the plugins' technical names (system actors,
+   * jobs, actions, listeners), from the same list as `businessObjects`.
+   */
+  readonly labels: () => Promise<PluginLabels>
   readonly records: RecordsClient
   readonly audit: AuditClient
   readonly broadcast: BroadcastClient
@@ -63,6 +68,7 @@ export const createClient = (options: ClientOptions = {}): Client => {
   return {
     auth: authClient(transport),
     businessObjects: definitions.revalidate,
+    labels: definitions.labels,
     records: recordsClient(transport, definitions),
     audit: auditClient(transport, definitions),
     broadcast: broadcastClient(transport),

@@ -330,7 +330,8 @@ layer(TestApp, { excludeTestServices: true })("GET /api/audit/feed", (it) => {
         .trimEnd()
         .split("\n")
         .map((line) => Schema.decodeUnknownSync(Schema.fromJsonString(FeedEntry))(line))
-      expect(lines).toEqual(pages)
+      // The export is the rows as stored: without the titles (today's names) a page carries beside them.
+      expect(lines).toEqual(pages.map(({ titles: _titles, ...row }) => new FeedEntry(row)))
     })
   )
 

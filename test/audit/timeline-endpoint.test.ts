@@ -88,7 +88,17 @@ const allPages = (client: Client, businessObjectId: string, limit: number) =>
     return pages
   })
 
-const baseKeys = ["actor", "at", "businessObject", "businessObjectId", "cause", "correlationId", "id", "operation"]
+const baseKeys = [
+  "actor",
+  "at",
+  "businessObject",
+  "businessObjectId",
+  "cause",
+  "correlationId",
+  "id",
+  "operation",
+  "titles"
+]
 /** Rule 1 and rule 9: exactly what the verb determines, no null padding, never `seq`. */
 const keysFor = (operation: string) => {
   switch (operation) {

@@ -131,7 +131,9 @@ layer(TestApp, { excludeTestServices: true })("a record as it was, and reverts",
             id: entry.id,
             at: entry.at,
             actor: { kind: "user", id: user.id, name: user.name, email: user.email }
-          }
+          },
+          title: after[i]?.title,
+          titles: {}
         })
         // Not a version to write on: no ETag.
         expect(byEntry.headers.get("etag")).toBeNull()

@@ -10,7 +10,12 @@ import { constantFrom, oneOf } from "../support/arbitraries"
 
 /** A record's title by its business object's rule (docs/titles.md): never an id, never a throw. */
 
-const fields: Fields = { name: field.string, website: field.string, count: field.number, owner: field.link("crm/company") }
+const fields: Fields = {
+  name: field.string,
+  website: field.string,
+  count: field.number,
+  owner: field.link("crm/company")
+}
 
 const pluginTitled = (title: string): Plugin => ({
   namespace: "odd",

@@ -57,10 +57,23 @@ describe("findCauseEntry", () => {
 })
 
 describe("describeActor", () => {
-  it("names a workflow run by its workflow", () => {
-    expect(describeActor({ kind: "system", name: "workflow:crm/note-archived-deal" })).toBe(
-      "workflow crm/note-archived-deal"
+  it("names a system actor by its plugin's label, else in words, never by its machine name", () => {
+    const labels = {
+      actors: {
+        "seeder:crm": "Seed data (CRM)",
+        "workflow:crm/note-archived-deal": "Workflow: Note on archived deals"
+      },
+      jobs: {},
+      actions: {},
+      listeners: {}
+    }
+    expect(describeActor({ kind: "system", name: "workflow:crm/note-archived-deal" }, { labels })).toBe(
+      "Workflow: Note on archived deals"
     )
-    expect(describeActor({ kind: "system", name: "seeder:crm" })).toBe("seeder:crm (system)")
+    expect(describeActor({ kind: "system", name: "seeder:crm" }, { labels })).toBe("Seed data (CRM)")
+    expect(describeActor({ kind: "system", name: "workflow:crm/note-archived-deal" })).toBe(
+      "Workflow: note archived deal"
+    )
+    expect(describeActor({ kind: "system", name: "seeder:crm" })).toBe("Seed data")
   })
 })

@@ -84,7 +84,7 @@ describe("a timeline row", () => {
   it("says what happened, who did it, when and why", () => {
     const { getByRole } = render(<TimelineRow entry={newest} fields={fields} entries={entries} />)
     const row = getByRole("article", { name: "Updated by importer (service account)" })
-    expect(textOf(row)).toContain("action crm/deal/close")
+    expect(textOf(row)).toContain('action "Close"')
     expect(row.querySelector("time")?.getAttribute("dateTime")).toBe("2026-03-01T09:30:00.123456Z")
   })
 

@@ -1,7 +1,9 @@
 import { useEffect } from "react"
 import { errorMessage } from "./errors"
-import { businessObjectLabel, plural } from "./labels"
-import { useBroadcastStream, useBusinessObjects, useSignOut } from "./queries"
+import { plural } from "./labels"
+import { useBroadcastStream, useBusinessObjects, useLabels, useSignOut } from "./queries"
+import { LabelsProvider } from "./titles/naming"
+import { typeLabelOf } from "./titles/typeLabel"
 import { NewRecordPage } from "./records/NewRecordPage"
 import { RecordList } from "./records/RecordList"
 import { RecordPage } from "./records/RecordPage"
@@ -20,6 +22,7 @@ export const Workspace = ({ me }: Props) => {
   const route = parseRoute(usePathname())
   const businessObjects = useBusinessObjects()
   const signOut = useSignOut()
+  const labels = useLabels()
   const first = businessObjects.data?.[0]?.name
   useEffect(() => {
     if (route.page === "home" && first !== undefined) navigate(listPath(first), { replace: true })
@@ -27,7 +30,7 @@ export const Workspace = ({ me }: Props) => {
   const selected =
     route.page === "list" || route.page === "new" || route.page === "record" ? route.businessObject : undefined
   return (
-    <>
+    <LabelsProvider labels={labels.data}>
       <header className="topbar">
         <span className="brand">Records</span>
         <span>{me.workspace.name}</span>
@@ -44,7 +47,7 @@ export const Workspace = ({ me }: Props) => {
             {(businessObjects.data ?? []).map((definition) => (
               <li key={definition.name}>
                 <Link to={listPath(definition.name)} aria-current={definition.name === selected ? "page" : undefined}>
-                  {plural(businessObjectLabel(definition.name))}
+                  {plural(typeLabelOf(definition.name, definition))}
                 </Link>
               </li>
             ))}
@@ -62,7 +65,7 @@ export const Workspace = ({ me }: Props) => {
           <RouteContent route={route} />
         </main>
       </div>
-    </>
+    </LabelsProvider>
   )
 }
 

@@ -8,6 +8,7 @@ import {
   type FeedFilters,
   feedPagesQuery,
   invalidateBusinessObject,
+  labelsQuery,
   recordAsOfQuery,
   recordQuery,
   recordsQuery,
@@ -82,6 +83,9 @@ export const useBroadcastStream = (workspace: string) => {
 }
 
 export const useBusinessObjects = () => useQuery(businessObjectsQuery(client))
+
+/** The plugins' labels (system actors, jobs, actions, listeners), read with the definitions. */
+export const useLabels = () => useQuery(labelsQuery(client))
 
 export const useDefinition = (businessObject: string) =>
   useQuery({

@@ -24,6 +24,7 @@ export { invalidateBusinessObject, invalidatePresence } from "./invalidation"
 export { LiveUpdates, type LiveUpdatesProps } from "./LiveUpdates"
 export {
   businessObjectsQuery,
+  labelsQuery,
   correlationQuery,
   editorsQuery,
   recordAsOfQuery,

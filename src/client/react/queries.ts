@@ -10,6 +10,10 @@ import { definitionsQueryKey, feedQueryKeys, presenceQueryKeys, recordQueryKeys 
 export const businessObjectsQuery = (client: Client) =>
   queryOptions({ queryKey: definitionsQueryKey, queryFn: () => client.businessObjects() })
 
+/** The plugins' labels, read with the definitions (same request, same kept list). */
+export const labelsQuery = (client: Client) =>
+  queryOptions({ queryKey: [...definitionsQueryKey, "labels"] as const, queryFn: () => client.labels() })
+
 export const recordsQuery = (client: Client, businessObject: string, options: { readonly limit?: number } = {}) =>
   queryOptions({
     queryKey: recordQueryKeys.list(businessObject, options),

@@ -1,7 +1,9 @@
 import { useId } from "react"
 import type { Json } from "../../../src/api/Json"
 import { ApiError } from "../../../src/client"
-import { businessObjectLabel } from "../labels"
+import { own } from "../../../src/api/own"
+import { useTitles } from "../titles/TitlesContext"
+import { typeLabelOf } from "../titles/typeLabel"
 import { useDefinition, useLinkedRecord, useRecords } from "../queries"
 import { recordTitle } from "../records/recordTitle"
 import { FieldShell } from "./FieldShell"
@@ -21,8 +23,8 @@ interface Props {
  * A link field: a select of the live (operational) records of its target
  * type, newest first, by title. The record it links to now is shown even
  * when it is no longer live: archived, a draft, or missing (deleted since,
- * docs/fields.md: a link stays when its target goes). A viewer who may not
- * read the target type sees the id.
+ * docs/fields.md: a link stays when its target goes), by the title the
+ * record's answer carried (`TitlesProvider`), never by its id.
  */
 export const LinkPicker = ({ label, target, value, onChange, required, error }: Props) => {
   const id = useId()
@@ -33,20 +35,31 @@ export const LinkPicker = ({ label, target, value, onChange, required, error }: 
   const live = (records.data ?? []).filter((record) => record.state === "operational")
   const listed = live.some((record) => record.id === selected)
   const linked = useLinkedRecord(target, selected, selected !== "" && records.isSuccess && !listed)
+  const titles = useTitles()
   const fields = definition.data?.fields ?? {}
-  const targetLabel = businessObjectLabel(target).toLowerCase()
+  const targetLabel = typeLabelOf(target, definition.data).toLowerCase()
 
+  /** The record linked now that is not live: by its title, with its state; a deleted one by its last title. */
   const linkedText = (): string => {
     if (linked.data !== undefined) return `${recordTitle(fields, linked.data)} (${linked.data.state})`
-    if (linked.error instanceof ApiError && linked.error.status === 404) return `missing ${targetLabel} ${selected}`
-    return selected
+    const known = own(titles, selected)
+    if (linked.error instanceof ApiError && linked.error.status === 404)
+      return known === undefined ? `missing ${targetLabel}` : `${known.title} (deleted ${targetLabel})`
+    return known?.title ?? `a ${targetLabel}`
   }
 
   return (
     <FieldShell id={id} label={label} kind="link" required={required} error={error}>
       {(described) =>
         records.isError ? (
-          <input id={id} type="text" disabled={readOnly} {...described} value={selected} readOnly />
+          <input
+            id={id}
+            type="text"
+            disabled={readOnly}
+            {...described}
+            value={selected === "" ? "" : (own(titles, selected)?.title ?? `a ${targetLabel}`)}
+            readOnly
+          />
         ) : (
           <select
             id={id}

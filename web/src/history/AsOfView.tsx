@@ -1,7 +1,9 @@
 import type { Fields } from "../../../src/api/Field"
 import { errorMessage } from "../errors"
 import { useRecordAsOf } from "../queries"
-import { describeActor, describeTime } from "../timeline/describe"
+import { ActorName } from "../titles/ActorName"
+import { TitlesProvider } from "../titles/TitlesContext"
+import { describeTime } from "../timeline/describe"
 import { isPlain } from "../timeline/shape"
 import { SnapshotView } from "../timeline/SnapshotView"
 
@@ -39,17 +41,20 @@ export const AsOfView = ({ businessObject, id, entry, fields, typeLabel, onBack 
     )
   }
   if (asOf.data === undefined) return <p className="muted">Loading…</p>
-  const { state, values, entry: standsOn } = asOf.data
+  const { state, values, entry: standsOn, title, titles } = asOf.data
   const time = describeTime(standsOn.at)
   return (
     <section className="as-of" aria-label="Record as it was">
       <p className="as-of-banner" role="status">
-        <strong>Read only: the past.</strong> This {typeLabel} as it was after the change by{" "}
-        {describeActor(standsOn.actor)} on <time dateTime={time.iso}>{time.text}</time>
+        <strong>Read only: the past.</strong> This {typeLabel}
+        {title === undefined ? "" : ` ("${title}" then)`} as it was after the change by{" "}
+        <ActorName actor={standsOn.actor} /> on <time dateTime={time.iso}>{time.text}</time>
         {state === "archived" ? " (archived then)" : ""}.
       </p>
       {back}
-      {isPlain(values) ? <SnapshotView record={values} fields={fields} /> : null}
+      <TitlesProvider titles={titles}>
+        {isPlain(values) ? <SnapshotView record={values} fields={fields} /> : null}
+      </TitlesProvider>
     </section>
   )
 }

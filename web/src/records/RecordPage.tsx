@@ -3,7 +3,7 @@ import { errorMessage } from "../errors"
 import { AsOfView } from "../history/AsOfView"
 import { EntryActions } from "../history/EntryActions"
 import { RecordForm } from "../form/RecordForm"
-import { businessObjectLabel, plural } from "../labels"
+import { plural } from "../labels"
 import { browserEditorId } from "../presence/editorId"
 import { EditorsNotice } from "../presence/EditorsNotice"
 import { useDefinition, useRecord } from "../queries"
@@ -11,6 +11,9 @@ import { Link, listPath } from "../router"
 import { Timeline } from "../timeline/Timeline"
 import { RecordActions } from "./RecordActions"
 import { recordTitle } from "./recordTitle"
+import { StateBadge } from "../titles/StateBadge"
+import { TitlesProvider } from "../titles/TitlesContext"
+import { typeLabelOf } from "../titles/typeLabel"
 
 /**
  * One record: its form with who else is editing it and what can be done to
@@ -24,7 +27,7 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
   const [editorId] = useState(browserEditorId)
   /** The timeline entry the record is shown as of; none: as it is. */
   const [asOf, setAsOf] = useState<string | undefined>(undefined)
-  const typeLabel = businessObjectLabel(businessObject)
+  const typeLabel = typeLabelOf(businessObject, definition.data)
   if (record.isError || definition.isError) {
     return (
       <p className="error" role="alert">
@@ -43,62 +46,64 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
         <h1>
           {typeLabel}: {title}
         </h1>
-        <span className="state">{record.data.state}</span>
+        <StateBadge state={record.data.state} />
         {mayUpdate ? null : <span className="state read-only">read only</span>}
         <Link to={listPath(businessObject)}>All {plural(typeLabel.toLowerCase())}</Link>
       </div>
-      <div className="record-page">
-        <section className="panel" aria-label="Record">
-          {asOf !== undefined ? (
-            <AsOfView
-              businessObject={businessObject}
-              id={id}
-              entry={asOf}
-              fields={fields}
-              typeLabel={typeLabel.toLowerCase()}
-              onBack={() => setAsOf(undefined)}
-            />
-          ) : null}
-          {/* Hidden, not unmounted, while the past is shown: unsaved edits stay. */}
-          <div hidden={asOf !== undefined}>
-            <EditorsNotice businessObject={businessObject} id={id} ownEditorId={editorId} />
-            {mayUpdate ? (
-              <RecordActions
+      <TitlesProvider titles={record.data.titles}>
+        <div className="record-page">
+          <section className="panel" aria-label="Record">
+            {asOf !== undefined ? (
+              <AsOfView
                 businessObject={businessObject}
-                record={record.data}
+                id={id}
+                entry={asOf}
                 fields={fields}
-                actions={actions}
                 typeLabel={typeLabel.toLowerCase()}
+                onBack={() => setAsOf(undefined)}
               />
             ) : null}
-            <RecordForm
-              key={record.data.id}
-              businessObject={businessObject}
-              fields={fields}
-              record={record.data}
-              editorId={editorId}
-              label={`${typeLabel} ${title}`}
-              readOnly={!mayUpdate || record.data.state === "archived"}
-            />
-          </div>
-        </section>
-        <Timeline
-          businessObject={businessObject}
-          id={id}
-          fields={fields}
-          current={record.data.values}
-          entryActions={(entry) => (
-            <EntryActions
-              businessObject={businessObject}
-              entry={entry}
-              record={current}
-              mayRevert={mayRevert}
-              onViewAsOf={setAsOf}
-              typeLabel={typeLabel.toLowerCase()}
-            />
-          )}
-        />
-      </div>
+            {/* Hidden, not unmounted, while the past is shown: unsaved edits stay. */}
+            <div hidden={asOf !== undefined}>
+              <EditorsNotice businessObject={businessObject} id={id} ownEditorId={editorId} />
+              {mayUpdate ? (
+                <RecordActions
+                  businessObject={businessObject}
+                  record={record.data}
+                  fields={fields}
+                  actions={actions}
+                  typeLabel={typeLabel.toLowerCase()}
+                />
+              ) : null}
+              <RecordForm
+                key={record.data.id}
+                businessObject={businessObject}
+                fields={fields}
+                record={record.data}
+                editorId={editorId}
+                label={`${typeLabel} ${title}`}
+                readOnly={!mayUpdate || record.data.state === "archived"}
+              />
+            </div>
+          </section>
+          <Timeline
+            businessObject={businessObject}
+            id={id}
+            fields={fields}
+            current={record.data.values}
+            entryActions={(entry) => (
+              <EntryActions
+                businessObject={businessObject}
+                entry={entry}
+                record={current}
+                mayRevert={mayRevert}
+                onViewAsOf={setAsOf}
+                typeLabel={typeLabel.toLowerCase()}
+              />
+            )}
+          />
+        </div>
+      </TitlesProvider>
     </div>
   )
 }

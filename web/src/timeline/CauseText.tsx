@@ -4,7 +4,9 @@ import { useTimeline } from "../queries"
 import { Link, recordPath } from "../router"
 import type { Traceable } from "./causeEntry"
 import { findCauseEntry } from "./causeEntry"
-import { describeActor, describeCause, describeRevert } from "./describe"
+import { useNaming } from "../titles/naming"
+import { describeActor, describeRecord, describeRevert } from "./describe"
+import { OwnCause } from "./TimelineRow"
 import type { EntryView } from "./entry"
 
 type Row = EntryView & Traceable
@@ -27,14 +29,17 @@ const Because = ({
   causing: Row
   recordId: string
 }) => {
+  const naming = useNaming()
   const label = businessObjectLabel(cause.businessObject).toLowerCase()
   return (
     <span className="cause">
-      because {describeActor(causing.actor)} {cause.operation}{" "}
+      because {describeActor(causing.actor, naming)} {cause.operation}{" "}
       {cause.businessObjectId === recordId ? (
         `this ${label}`
       ) : (
-        <Link to={recordPath(cause.businessObject, cause.businessObjectId)}>the {label}</Link>
+        <Link to={recordPath(cause.businessObject, cause.businessObjectId)}>
+          the {describeRecord(cause.businessObject, cause.businessObjectId, naming.titles)}
+        </Link>
       )}
     </span>
   )
@@ -53,7 +58,7 @@ const LookedUp = ({
   const timeline = useTimeline(cause.businessObject, cause.businessObjectId)
   const causing = timeline.data === undefined ? undefined : findCauseEntry<Row>(entry, timeline.data)
   return causing === undefined ? (
-    <span className="cause">{describeCause(entry.cause)}</span>
+    <OwnCause entry={entry} />
   ) : (
     <Because cause={cause} causing={causing} recordId={recordId} />
   )
@@ -66,13 +71,14 @@ const LookedUp = ({
  * or else from the newest page of the causing record's timeline.
  */
 export const CauseText = ({ entry, loaded, recordId }: Props) => {
+  const naming = useNaming(entry.actor)
   const cause = entry.cause
   if (cause?.kind === "action" && cause.revert !== undefined) {
     const { revert } = cause
     const reverted = loaded.find((row) => row.id === revert.entry)
-    return <span className="cause">{describeRevert(revert, reverted)}</span>
+    return <span className="cause">{describeRevert(revert, reverted, naming)}</span>
   }
-  if (cause === null || cause.kind !== "event") return <span className="cause">{describeCause(cause)}</span>
+  if (cause === null || cause.kind !== "event") return <OwnCause entry={entry} />
   const causing = findCauseEntry(entry, loaded)
   if (causing !== undefined) return <Because cause={cause} causing={causing} recordId={recordId} />
   return <LookedUp entry={entry} recordId={recordId} cause={cause} />

@@ -2,6 +2,8 @@ import { Fragment } from "react"
 import { isErased } from "../../../src/api/Erased"
 import type { Fields } from "../../../src/api/Field"
 import { humanize } from "../labels"
+import { isLinkValue, LinkedTitle } from "../titles/LinkedTitle"
+import { useTitles } from "../titles/TitlesContext"
 import { describeTime } from "./describe"
 import { inFieldOrder, memberFields } from "./order"
 import type { Plain } from "./shape"
@@ -17,9 +19,11 @@ interface Props {
  * A value as a person reads it: "none" for no value, "erased" for a value
  * erased from the history, yes/no, a struct as its members, a collection as
  * its entries; a decimal or plain date (hydrated or wire string) as written,
- * a datetime in local time.
+ * a datetime in local time; a link value (a record id) as the linked
+ * record's title from the titles around it (`TitlesProvider`), never the id.
  */
 export const ValueView = ({ value, fields }: Props) => {
+  const titles = useTitles()
   if (value === null || value === undefined) return <span className="none">none</span>
   if (isErased(value)) return <ErasedValue />
   if (typeof value === "boolean") return <span className="value">{value ? "yes" : "no"}</span>
@@ -40,6 +44,7 @@ export const ValueView = ({ value, fields }: Props) => {
     return <time dateTime={time.iso}>{time.text}</time>
   }
   if (isPlain(value)) return <MembersView members={value} fields={fields} />
+  if (typeof value === "string" && isLinkValue(value, titles)) return <LinkedTitle id={value} />
   return <span className="value">{String(value)}</span>
 }
 

@@ -1,6 +1,8 @@
-import { businessObjectLabel, humanize, shortId } from "../labels"
+import { businessObjectLabel, humanize } from "../labels"
 import type { Actor } from "../../../src/api/Actor"
 import type { Cause } from "../../../src/api/Cause"
+import type { PluginLabels, RecordTitles } from "../../../src/api/RecordTitle"
+import { own } from "../../../src/api/own"
 
 const actorKinds: Record<Actor["kind"], string> = {
   user: "",
@@ -9,28 +11,71 @@ const actorKinds: Record<Actor["kind"], string> = {
   agent: "agent"
 }
 
-const workflowPrefix = "workflow:"
+/** What the page knows to name things by: the plugins' labels and the titles an answer carried. */
+export interface Naming {
+  readonly labels?: PluginLabels | undefined
+  readonly titles?: RecordTitles | undefined
+  /** Who wrote the row: a row without a cause reads by who wrote it (a person's direct edit, seed data). */
+  readonly actor?: Actor | undefined
+}
 
-/** Who: the name, with the kind when it is not a person signed in; a workflow run by its workflow. */
-export const describeActor = (actor: Actor): string => {
+/** The last segment of a technical name, in words: `crm/follow-up` -> "Follow up". */
+const lastWords = (name: string) => humanize(name.slice(name.lastIndexOf("/") + 1))
+
+/** A system actor's label: the plugin's, else made from its name ("Seed data", "Workflow: Note archived deal"). */
+const systemActorLabel = (name: string, labels: PluginLabels | undefined): string => {
+  const declared = labels === undefined ? undefined : own(labels.actors, name)
+  if (declared !== undefined) return declared
+  if (name.startsWith("seeder:")) return "Seed data"
+  if (name.startsWith("workflow:")) return `Workflow: ${lastWords(name).toLowerCase()}`
+  return humanize(name.replace(/^[^:]*:/u, ""))
+}
+
+/** Who: a person by name; others by their label with their kind ("importer (service account)"), never a machine name. */
+export const describeActor = (actor: Actor, naming: Naming = {}): string => {
   if (actor.kind === "user") return actor.name
-  if (actor.kind === "system" && actor.name.startsWith(workflowPrefix)) {
-    return `workflow ${actor.name.slice(workflowPrefix.length)}`
-  }
+  if (actor.kind === "system") return systemActorLabel(actor.name, naming.labels)
   return `${actor.name} (${actorKinds[actor.kind]})`
 }
 
-/** Why, one level up: an edit made directly has no cause. */
-export const describeCause = (cause: Cause | null): string => {
-  if (cause === null) return "direct edit"
+/** The technical name behind what `describeActor` says, for a hover; none for a person. */
+export const actorTechnicalName = (actor: Actor): string | undefined =>
+  actor.kind === "user" ? undefined : actor.kind === "system" ? actor.name : `${actor.kind} ${actor.name}`
+
+/** A record an answer named, by its title ("Kiosk", "Acme (deleted)"); else by its type alone. */
+export const describeRecord = (businessObject: string, id: string, titles: RecordTitles | undefined): string => {
+  const known = titles === undefined ? undefined : own(titles, id)
+  const type = businessObjectLabel(businessObject).toLowerCase()
+  if (known === undefined) return `a ${type}`
+  return `${type} "${known.title}"${known.deleted ? " (deleted)" : ""}`
+}
+
+/** The technical name behind a cause, for a hover (`crm/deal/close`, `crm/follow-up`); none for the rest. */
+export const causeTechnicalName = (cause: Cause | null): string | undefined => {
+  if (cause?.kind === "action" && cause.revert === undefined && cause.erase === undefined) return cause.action
+  if (cause?.kind === "job") return cause.job
+  return undefined
+}
+
+/** Why, one level up: a person's edit made directly has no cause; neither has seed data nor a workflow's own write. */
+export const describeCause = (cause: Cause | null, naming: Naming = {}): string => {
+  if (cause === null) {
+    if (naming.actor?.kind !== "system") return "direct edit"
+    return naming.actor.name.startsWith("seeder:") ? "with the workspace" : "automatically"
+  }
   switch (cause.kind) {
     case "event":
-      return `after ${businessObjectLabel(cause.businessObject).toLowerCase()} ${shortId(cause.businessObjectId)} was ${cause.operation}`
-    case "action":
+      return `after ${describeRecord(cause.businessObject, cause.businessObjectId, naming.titles)} was ${cause.operation}`
+    case "action": {
       if (cause.erase !== undefined) return `erasure of ${describeErasedFields(cause.erase.fields)}`
-      return cause.revert === undefined ? `action ${cause.action}` : describeRevert(cause.revert)
-    case "job":
-      return `job ${cause.job}`
+      if (cause.revert !== undefined) return describeRevert(cause.revert)
+      const label = naming.labels === undefined ? undefined : own(naming.labels.actions, cause.action)
+      return `action "${label ?? lastWords(cause.action)}"`
+    }
+    case "job": {
+      const label = naming.labels === undefined ? undefined : own(naming.labels.jobs, cause.job)
+      return `background job "${label ?? lastWords(cause.job)}"`
+    }
     case "conversation":
       return `agent ${cause.agent.name} in a chat`
   }
@@ -69,11 +114,12 @@ export const describeTime = (at: string | Date): { readonly text: string; readon
 /** What a revert's cause says: which entry it went back to or undid, by its row when known, else by its id. */
 export const describeRevert = (
   revert: { readonly entry: string; readonly mode: "restore" | "undo" },
-  reverted?: { readonly operation: string; readonly actor: Actor; readonly at: string | Date }
+  reverted?: { readonly operation: string; readonly actor: Actor; readonly at: string | Date },
+  naming: Naming = {}
 ): string => {
   const what =
     reverted === undefined
-      ? `entry ${shortId(revert.entry)}`
-      : `"${describeOperation(reverted.operation)} by ${describeActor(reverted.actor)}" of ${describeTime(reverted.at).text}`
+      ? "an earlier entry"
+      : `"${describeOperation(reverted.operation)} by ${describeActor(reverted.actor, naming)}" of ${describeTime(reverted.at).text}`
   return revert.mode === "restore" ? `reverted to ${what}` : `undid ${what}`
 }

@@ -1,5 +1,6 @@
 import type { Actor } from "../../../src/api/Actor"
 import type { Cause, Operation } from "../../../src/api/Cause"
+import type { RecordTitles } from "../../../src/api/RecordTitle"
 
 /**
  * What the timeline renders of an audit entry: the contract's `AuditEntry`,
@@ -18,4 +19,6 @@ export interface EntryView {
   readonly cause: Cause | null
   readonly record?: unknown
   readonly changes?: unknown
+  /** Titles of its own record, its cause's and its links' (absent from an older service). */
+  readonly titles?: RecordTitles | undefined
 }

@@ -5,5 +5,7 @@ import { FieldsSchema } from "./Field"
 export class BusinessObjectDefinition extends Schema.Class<BusinessObjectDefinition>("BusinessObjectDefinition")({
   name: Schema.String,
   fields: FieldsSchema,
+  /** The top-level scalar fields a list shows, in order (docs/fields.md, "Columns"). */
+  columns: Schema.Array(Schema.String),
   actions: Schema.Array(Schema.String)
 }) {}

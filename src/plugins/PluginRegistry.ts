@@ -7,6 +7,8 @@ import type { ActionDeclaration, JobDeclaration, ListenerDeclaration, Plugin, Wo
 
 export interface RegisteredBusinessObject {
   readonly definition: BusinessObjectDefinition
+  /** The declaration's title rule (`BusinessObjectDeclaration.title`). */
+  readonly title: string
   /** By name: a Map, so an action name from a request never reaches Object.prototype. */
   readonly actions: ReadonlyMap<string, ActionDeclaration>
 }
@@ -26,6 +28,14 @@ export interface PluginRegistryShape {
   readonly job: (name: string) => Option.Option<JobDeclaration>
   readonly workflow: (id: string) => Option.Option<RegisteredWorkflow>
   readonly workflowsFor: (businessObject: string, operation: Operation) => ReadonlyArray<RegisteredWorkflow>
+  /** The top-level link fields that point at `businessObject`, by business object, in declaration order. */
+  readonly linksTo: (businessObject: string) => ReadonlyArray<LinkingField>
+}
+
+/** A top-level link field of `businessObject` (`<namespace>/<name>`) named `field`. */
+export interface LinkingField {
+  readonly businessObject: string
+  readonly field: string
 }
 
 /**
@@ -85,17 +95,38 @@ const refuseUnsatisfiable = (plugins: ReadonlyArray<Plugin>) => {
   }
 }
 
+/**
+ * List columns that could not be shown, refused when the plugins load: a
+ * name no top-level field has, a struct or collection, a column named twice.
+ */
+const refuseUnknownColumns = (plugin: Plugin) => {
+  for (const [name, declaration] of Object.entries(plugin.businessObjects)) {
+    const columns = declaration.columns ?? []
+    const where = `${plugin.namespace}/${name}`
+    for (const column of columns) {
+      const field = Object.hasOwn(declaration.fields, column) ? declaration.fields[column] : undefined
+      if (field === undefined) throw new Error(`${where}: column ${column} names no field`)
+      if (field.kind === "struct" || field.kind === "collection")
+        throw new Error(`${where}: column ${column} is a ${field.kind}; a column shows one value`)
+    }
+    if (new Set(columns).size !== columns.length) throw new Error(`${where}: a column is listed twice`)
+  }
+}
+
 const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
   plugins.forEach(refuseUnrepresentable)
   refuseUnsatisfiable(plugins)
+  plugins.forEach(refuseUnknownColumns)
   const registered = plugins.flatMap((plugin) =>
     Object.entries(plugin.businessObjects).map(
       ([name, declaration]): RegisteredBusinessObject => ({
         definition: new BusinessObjectDefinition({
           name: `${plugin.namespace}/${name}`,
           fields: declaration.fields,
+          columns: declaration.columns ?? [],
           actions: Object.keys(declaration.actions ?? {})
         }),
+        title: declaration.title,
         actions: new Map(Object.entries(declaration.actions ?? {}))
       })
     )
@@ -112,9 +143,18 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
       (declaration): RegisteredWorkflow => ({ id: `${plugin.namespace}/${declaration.id}`, declaration })
     )
   )
+  const linking = registered.flatMap(({ definition }) =>
+    Object.entries(definition.fields).flatMap(([field, declared]) =>
+      declared.kind === "link" ? [{ target: declared.target, businessObject: definition.name, field }] : []
+    )
+  )
   return {
     plugins,
     businessObjects: registered.map((entry) => entry.definition),
+    linksTo: (businessObject) =>
+      linking
+        .filter((link) => link.target === businessObject)
+        .map((link) => ({ businessObject: link.businessObject, field: link.field })),
     find: (name) => Option.fromNullishOr(byName.get(name)),
     listenersFor: (businessObject, operation) =>
       listeners.filter(

@@ -19,7 +19,6 @@ import {
 import type { Answer, WriteCall } from "../../idempotency/Idempotency"
 import type { CurrentUnit } from "../../unitOfWork/CurrentUnit"
 import { UnitOfWork } from "../../unitOfWork/UnitOfWork"
-import { RecordList } from "../../api/RecordsApi"
 import { Records } from "../../records/Records"
 import { RecordHistory } from "../../records/RecordHistory"
 import { parseAsOf, RecordAsOf } from "../../api/RecordHistory"
@@ -30,6 +29,7 @@ import type { PreconditionFailed } from "../../api/errors"
 import { parseIfMatch, versionTag } from "../../api/EntityTag"
 import { ErasedRecord } from "../../api/Erasure"
 import { Members } from "../../auth/Members"
+import { Access } from "../../auth/Access"
 import { Erasure } from "../../ledger/Erasure"
 import type { VersionPrecondition } from "../../api/EntityTag"
 
@@ -58,6 +58,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
     const idempotency = yield* Idempotency
     const members = yield* Members
     const erasure = yield* Erasure
+    const access = yield* Access
 
     const authorize = (businessObject: string, permission: Permission) =>
       Effect.map(guard.require(businessObject, permission), ({ principal }) => principal.workspace)
@@ -105,7 +106,16 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
         Effect.gen(function* () {
           const businessObject = `${params.namespace}/${params.name}`
           const workspace = yield* authorize(businessObject, "read")
-          return new RecordList({ records: yield* records.list(workspace, businessObject, query.limit) })
+          return yield* records.listPage(workspace, businessObject, query)
+        })
+      )
+      .handle("backlinks", ({ params, query }) =>
+        Effect.gen(function* () {
+          const businessObject = `${params.namespace}/${params.name}`
+          const workspace = yield* authorize(businessObject, "read")
+          return yield* records.backlinks(workspace, businessObject, params.id, query.limit, (linking) =>
+            access.can(linking, "read")
+          )
         })
       )
       .handle("get", ({ params, query }) =>

@@ -27,10 +27,15 @@ const decodePosition = Schema.decodeUnknownOption(Schema.fromJsonString(Position
 export const encodeListCursor = (cursor: ListCursor): string =>
   Buffer.from(JSON.stringify([cursor.sort, cursor.order, cursor.key, cursor.id])).toString("base64url")
 
-/** None for anything that is not a cursor this service made (tampered, truncated, foreign). */
+/**
+ * None for anything that is not a cursor this service made (tampered,
+ * truncated, foreign): only the one text `encodeListCursor` makes of a
+ * position decodes to it.
+ */
 export const decodeListCursor = (text: string): Option.Option<ListCursor> => {
   if (!/^[A-Za-z0-9_-]+$/u.test(text)) return Option.none()
   return decodePosition(Buffer.from(text, "base64url").toString("utf8")).pipe(
-    Option.map(([sort, order, key, id]) => ({ sort, order, key, id }))
+    Option.map(([sort, order, key, id]): ListCursor => ({ sort, order, key, id })),
+    Option.filter((cursor) => encodeListCursor(cursor) === text)
   )
 }

@@ -37,3 +37,12 @@ export { ListedBusinessObject } from "../api/BusinessObjectsApi"
 export { RecordState, StoredRecord } from "../api/StoredRecord"
 export { Editor } from "../api/Editor"
 export { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../api/RecordsApi"
+export {
+  backlinksDefaultLimit,
+  formatFilter,
+  LinkingRecords,
+  parseFilter,
+  RecordBacklinks,
+  RecordList,
+  type RecordFilter
+} from "../api/RecordQuery"

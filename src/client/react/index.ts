@@ -23,18 +23,26 @@ export {
 export { invalidateBusinessObject, invalidatePresence } from "./invalidation"
 export { LiveUpdates, type LiveUpdatesProps } from "./LiveUpdates"
 export {
+  backlinksQuery,
   businessObjectsQuery,
   correlationQuery,
   editorsQuery,
   recordAsOfQuery,
   type FeedFilters,
   feedPagesQuery,
+  recordPagesQuery,
   recordQuery,
   recordsQuery,
   timelinePagesQuery,
   timelineQuery
 } from "./queries"
-export { definitionsQueryKey, feedQueryKeys, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
+export {
+  backlinksQueryKeys,
+  definitionsQueryKey,
+  feedQueryKeys,
+  presenceQueryKeys,
+  recordQueryKeys
+} from "./queryKeys"
 export { type AttachOptions, attachBroadcast } from "./sharedBroadcast"
 export { groupByUnit, type TimelineUnit, type UnitKeyed } from "./timelineUnits"
 export { type BroadcastInvalidationOptions, useBroadcastInvalidation } from "./useBroadcastInvalidation"

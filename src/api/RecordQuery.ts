@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { queryLimit } from "./QueryLimit"
 import { StoredRecord } from "./StoredRecord"
 
@@ -60,7 +60,8 @@ export const formatFilter = (filter: RecordFilter): string => `${filter.field}${
  */
 export class RecordList extends Schema.Class<RecordList>("RecordList")({
   records: Schema.Array(StoredRecord),
-  nextCursor: Schema.NullOr(Schema.String)
+  /** Null from a service that predates cursors: it answered one page. */
+  nextCursor: Schema.NullOr(Schema.String).pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(null)))
 }) {}
 
 /** The records of one business object whose link field names a record (a backlink group). */

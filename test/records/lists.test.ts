@@ -35,7 +35,7 @@ const allPages = (client: Client, businessObject: string, query: string, from: s
         cursor === null ? query : `${query}&cursor=${encodeURIComponent(cursor)}`
       )
       pages.push(page)
-      cursor = page.nextCursor
+      cursor = page.nextCursor ?? null
     } while (cursor !== null)
     return pages
   })

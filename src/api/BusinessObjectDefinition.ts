@@ -1,10 +1,15 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { FieldsSchema } from "./Field"
 
 /** A business object type by its full name `<namespace>/<name>`, on the wire. */
 export class BusinessObjectDefinition extends Schema.Class<BusinessObjectDefinition>("BusinessObjectDefinition")({
   name: Schema.String,
   fields: FieldsSchema,
+  /**
+   * The top-level scalar fields a list shows, in order (docs/fields.md,
+   * "Columns"); none from a service that predates them.
+   */
+  columns: Schema.Array(Schema.String).pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed([]))),
   actions: Schema.Array(Schema.String),
   /** The type as a person names one ("Deal"); `name` is the technical one. */
   label: Schema.optionalKey(Schema.String),

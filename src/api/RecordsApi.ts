@@ -4,13 +4,23 @@ import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import { Effect, Schema } from "effect"
 import { Authenticated } from "./AuthMiddleware"
-import { apiErrors, Forbidden, NotFound } from "./errors"
+import { apiErrors, BadRequest, Forbidden, NotFound } from "./errors"
 import { queryParameterSchemas } from "./OpenApiDocument"
 import { queryLimit, queryLimitDocument } from "./QueryLimit"
 import { EraseRecord, ErasedRecord } from "./Erasure"
 import { AsOf, ChangedSince, RecordAsOf, RevertRecord } from "./RecordHistory"
 import { StoredRecord } from "./StoredRecord"
 import { ValuesInput } from "./ValuesInput"
+import {
+  backlinksDefaultLimit,
+  RecordBacklinks,
+  RecordList,
+  RecordListQuery,
+  recordsDefaultLimit,
+  searchMaxLength
+} from "./RecordQuery"
+
+export { RecordList, recordsDefaultLimit } from "./RecordQuery"
 import { conditionalWriteEndpoint, writeEndpoint } from "./WriteEndpoint"
 
 const TypePath = { namespace: Schema.String, name: Schema.String }
@@ -19,9 +29,6 @@ const RecordPath = { namespace: Schema.String, name: Schema.String, id: Schema.S
 /** Values in wire form; checked against the business object's fields by the service. */
 const Values = ValuesInput
 
-/** Records a list answers when the caller names no `limit`. */
-export const recordsDefaultLimit = 100
-
 export class CreateRecord extends Schema.Class<CreateRecord>("CreateRecord")({
   values: Values,
   draft: Schema.Boolean.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(false)))
@@ -29,10 +36,6 @@ export class CreateRecord extends Schema.Class<CreateRecord>("CreateRecord")({
 
 export class UpdateRecord extends Schema.Class<UpdateRecord>("UpdateRecord")({
   values: Values
-}) {}
-
-export class RecordList extends Schema.Class<RecordList>("RecordList")({
-  records: Schema.Array(StoredRecord)
 }) {}
 
 export class RunAction extends Schema.Class<RunAction>("RunAction")({
@@ -58,14 +61,38 @@ export class RecordsApi extends HttpApiGroup.make("records")
   .add(
     HttpApiEndpoint.get("list", "/records/:namespace/:name", {
       params: TypePath,
-      query: { limit: queryLimit(1, 500, recordsDefaultLimit) },
+      query: RecordListQuery,
       success: RecordList,
-      error: [...apiErrors, Forbidden, NotFound]
+      error: [...apiErrors, BadRequest, Forbidden, NotFound]
     })
       .annotate(OpenApi.Transform, queryParameterSchemas({ limit: queryLimitDocument(1, 500, recordsDefaultLimit) }))
       .annotate(
         OpenApi.Summary,
-        "The newest records of a business object (limit 1..500, default 100); needs read permission"
+        "A page of the records of a business object, sorted, filtered and searched; needs read permission"
+      )
+      .annotate(
+        OpenApi.Description,
+        "`sort`: a column of the business object, `updatedAt` or `createdAt` (default: createdAt, newest first); " +
+          "`order`: asc (default when `sort` is given) or desc; empty values sort last either way. " +
+          "`filter` (repeatable): `field=value` (equality; `field=` no value), or `field>=value`, `<=`, `>`, `<` " +
+          "for numbers, decimals, dates and date-times. " +
+          `\`q\`: words the title contains, each a word prefix (at most ${searchMaxLength} characters). ` +
+          "`cursor`: the previous page's `nextCursor` (with the same sort, order, filters and q). " +
+          "`limit`: 1..500, default 100. A field the business object does not have, or a malformed cursor, is a 400."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("backlinks", "/records/:namespace/:name/:id/links", {
+      params: RecordPath,
+      query: { limit: queryLimit(1, 100, backlinksDefaultLimit) },
+      success: RecordBacklinks,
+      error: [...apiErrors, Forbidden, NotFound]
+    })
+      .annotate(OpenApi.Transform, queryParameterSchemas({ limit: queryLimitDocument(1, 100, backlinksDefaultLimit) }))
+      .annotate(
+        OpenApi.Summary,
+        "The records that link to this one, per business object and link field the caller may read " +
+          "(the newest `limit`, 1..100, default 20, and their count); needs read permission"
       )
   )
   .add(

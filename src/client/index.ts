@@ -97,7 +97,7 @@ export { VersionConflictError } from "./versionConflict"
 export { ChangedSinceError } from "./changedSince"
 /** The record as it was (`records.asOf`): a class, so `instanceof` tells it from a `StoredRecord`. */
 export { RecordAsOf } from "./wire"
-export type { RecordsClient, Revert, Values, WriteOptions } from "./records"
+export type { ListOptions, RecordsClient, Revert, Values, WriteOptions } from "./records"
 export type { RetryOptions } from "./retry"
 export type { ClientOptions, EventSourceConstructor, EventSourceLike } from "./transport"
 export type {

@@ -17,6 +17,8 @@ import {
   StoredRecord,
   UpdateRecord
 } from "./wire"
+import { backlinksDefaultLimit } from "./wire"
+import type { RecordBacklinks, RecordList } from "./wire"
 import type { RevertMode } from "./wire"
 
 /**
@@ -50,7 +52,32 @@ export interface Revert {
   readonly force?: boolean
 }
 
+/** What a list page asks for (`GET /api/records/:ns/:name`, docs/web.md, "Lists"). */
+export interface ListOptions {
+  /** A column of the business object, `updatedAt` or `createdAt` (default: createdAt, newest first). */
+  readonly sort?: string
+  readonly order?: "asc" | "desc"
+  /** `field=value`, `field>=value`, ... (`formatFilter`); all must hold. */
+  readonly filter?: ReadonlyArray<string>
+  /** Words the title contains, each a word prefix. */
+  readonly q?: string
+  /** The previous page's `nextCursor`. */
+  readonly cursor?: string
+  readonly limit?: number
+}
+
 export interface RecordsClient {
+  /**
+   * One page of a list, sorted, filtered and searched as `options` say, with
+   * the cursor of the next (null: none). Values stay in wire form.
+   */
+  readonly page: (businessObject: string, options?: ListOptions) => Promise<RecordList>
+  /** `GET .../:id/links`: the records that link to this one, per business object and link field the caller may read. */
+  readonly backlinks: (
+    businessObject: string,
+    id: string,
+    options?: { readonly limit?: number }
+  ) => Promise<RecordBacklinks>
   /** `GET /api/records/:ns/:name`: the newest records (limit 1..500, default 100). Values stay in wire form. */
   readonly list: (businessObject: string, options?: { readonly limit?: number }) => Promise<ReadonlyArray<StoredRecord>>
   readonly get: (businessObject: string, id: string) => Promise<StoredRecord>
@@ -120,6 +147,27 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
       )
 
   return {
+    page: (businessObject, options = {}) =>
+      transport.call((api) =>
+        api.records.list({
+          params: typeParams(businessObject),
+          query: {
+            limit: options.limit ?? recordsDefaultLimit,
+            ...(options.sort === undefined ? {} : { sort: options.sort }),
+            ...(options.order === undefined ? {} : { order: options.order }),
+            ...(options.filter === undefined || options.filter.length === 0 ? {} : { filter: options.filter }),
+            ...(options.q === undefined || options.q.trim() === "" ? {} : { q: options.q }),
+            ...(options.cursor === undefined ? {} : { cursor: options.cursor })
+          }
+        })
+      ),
+    backlinks: (businessObject, id, options = {}) =>
+      transport.call((api) =>
+        api.records.backlinks({
+          params: recordPath(businessObject, id),
+          query: { limit: options.limit ?? backlinksDefaultLimit }
+        })
+      ),
     list: async (businessObject, options = {}) =>
       (
         await transport.call((api) =>

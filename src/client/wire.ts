@@ -38,3 +38,12 @@ export { RecordState, StoredRecord } from "../api/StoredRecord"
 export { Editor } from "../api/Editor"
 export { CreateRecord, RunAction, recordsDefaultLimit, UpdateRecord } from "../api/RecordsApi"
 export { PluginLabels, RecordTitle, RecordTitles } from "../api/RecordTitle"
+export {
+  backlinksDefaultLimit,
+  formatFilter,
+  LinkingRecords,
+  parseFilter,
+  RecordBacklinks,
+  RecordList,
+  type RecordFilter
+} from "../api/RecordQuery"

@@ -30,6 +30,11 @@ export interface BusinessObjectDeclaration {
    */
   readonly title: string
   readonly fields: Fields
+  /**
+   * The fields a list of these records shows, in order (top-level scalar
+   * fields; docs/fields.md, "Columns"). None: the list shows the title only.
+   */
+  readonly columns?: ReadonlyArray<string>
   readonly actions?: { readonly [name: string]: ActionDeclaration }
 }
 

@@ -9,6 +9,8 @@ import { recordTitle, titleRuleProblem } from "./recordTitle"
 
 export interface RegisteredBusinessObject {
   readonly definition: BusinessObjectDefinition
+  /** The declaration's title rule (`BusinessObjectDeclaration.title`). */
+  readonly title: string
   /** By name: a Map, so an action name from a request never reaches Object.prototype. */
   readonly actions: ReadonlyMap<string, ActionDeclaration>
 }
@@ -32,6 +34,14 @@ export interface PluginRegistryShape {
   readonly labels: PluginLabels
   /** A record's title by its business object's rule; a business object no plugin declares: "Untitled record". */
   readonly titleOf: (businessObject: string, values: unknown) => string
+  /** The top-level link fields that point at `businessObject`, by business object, in declaration order. */
+  readonly linksTo: (businessObject: string) => ReadonlyArray<LinkingField>
+}
+
+/** A top-level link field of `businessObject` (`<namespace>/<name>`) named `field`. */
+export interface LinkingField {
+  readonly businessObject: string
+  readonly field: string
 }
 
 /**
@@ -123,10 +133,28 @@ const labelsOf = (plugins: ReadonlyArray<Plugin>): PluginLabels => ({
     plugins.flatMap((plugin) => (plugin.listeners ?? []).map((listener) => [listener.name, listener.label]))
   )
 })
+/**
+ * List columns that could not be shown, refused when the plugins load: a
+ * name no top-level field has, a struct or collection, a column named twice.
+ */
+const refuseUnknownColumns = (plugin: Plugin) => {
+  for (const [name, declaration] of Object.entries(plugin.businessObjects)) {
+    const columns = declaration.columns ?? []
+    const where = `${plugin.namespace}/${name}`
+    for (const column of columns) {
+      const field = Object.hasOwn(declaration.fields, column) ? declaration.fields[column] : undefined
+      if (field === undefined) throw new Error(`${where}: column ${column} names no field`)
+      if (field.kind === "struct" || field.kind === "collection")
+        throw new Error(`${where}: column ${column} is a ${field.kind}; a column shows one value`)
+    }
+    if (new Set(columns).size !== columns.length) throw new Error(`${where}: a column is listed twice`)
+  }
+}
 
 const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
   plugins.forEach(refuseUnrepresentable)
   refuseUnsatisfiable(plugins)
+  plugins.forEach(refuseUnknownColumns)
   const registered = plugins.flatMap((plugin) =>
     Object.entries(plugin.businessObjects).map(
       ([name, declaration]): RegisteredBusinessObject => ({
@@ -134,12 +162,14 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
           name: `${plugin.namespace}/${name}`,
           fields: declaration.fields,
           actions: Object.keys(declaration.actions ?? {}),
+          columns: declaration.columns ?? [],
           label: declaration.label,
           title: declaration.title,
           actionLabels: Object.fromEntries(
             Object.entries(declaration.actions ?? {}).map(([action, { label }]) => [action, label])
           )
         }),
+        title: declaration.title,
         actions: new Map(Object.entries(declaration.actions ?? {}))
       })
     )
@@ -157,6 +187,11 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
     )
   )
   const labels = labelsOf(plugins)
+  const linking = registered.flatMap(({ definition }) =>
+    Object.entries(definition.fields).flatMap(([field, declared]) =>
+      declared.kind === "link" ? [{ target: declared.target, businessObject: definition.name, field }] : []
+    )
+  )
   return {
     plugins,
     labels,
@@ -167,6 +202,10 @@ const make = (plugins: ReadonlyArray<Plugin>): PluginRegistryShape => {
         : recordTitle(definition.title, values, definition.label)
     },
     businessObjects: registered.map((entry) => entry.definition),
+    linksTo: (businessObject) =>
+      linking
+        .filter((link) => link.target === businessObject)
+        .map((link) => ({ businessObject: link.businessObject, field: link.field })),
     find: (name) => Option.fromNullishOr(byName.get(name)),
     listenersFor: (businessObject, operation) =>
       listeners.filter(

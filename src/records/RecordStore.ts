@@ -5,6 +5,7 @@ import { executeFixed, quotedName } from "../db/fixedStatement"
 import type { RecordValues } from "../api/Json"
 import { RecordState, StoredRecord } from "../api/StoredRecord"
 import type { Workspace } from "../api/Workspace"
+import type { ListPlan } from "./ListPlan"
 
 const isoMicros = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
 
@@ -44,6 +45,13 @@ const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E,
     ),
     Effect.orDie
   )
+
+const decodeKeyedRows = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ ...RecordRow.fields, sortKey: Schema.NullOr(Schema.String) }))
+)
+const decodeCountedRows = Schema.decodeUnknownEffect(
+  Schema.Array(Schema.Struct({ ...RecordRow.fields, total: Schema.Int }))
+)
 
 const LinkedRecord = Schema.Struct({ id: Schema.String, state: RecordState })
 type LinkedRecord = typeof LinkedRecord.Type
@@ -174,7 +182,47 @@ const make = Effect.gen(function* () {
       Effect.orDie
     )
 
-  return { find, insert, setValues, setState, remove, list, lockLinked, states } as const
+  /** One page of a planned list (`ListPlan`): one row more than the limit, to tell whether more follow. */
+  const page = (workspace: Workspace, businessObject: string, plan: ListPlan) =>
+    executeFixed(
+      read,
+      `SELECT ${columns}, ${plan.key} AS "sortKey" FROM ${records(workspace)}
+      WHERE ${["business_object = $1", ...plan.where].join(" AND ")}
+      ORDER BY ${plan.orderBy} LIMIT ${plan.limit + 1}`,
+      [businessObject, ...plan.params]
+    ).pipe(
+      Effect.flatMap(decodeKeyedRows),
+      Effect.map((rows) => {
+        const shown = rows.slice(0, plan.limit)
+        const last = shown.at(-1)
+        return {
+          records: shown.map(({ sortKey: _, ...row }) => toRecord(row)),
+          next: rows.length > plan.limit && last !== undefined ? { key: last.sortKey, id: last.id } : undefined
+        }
+      }),
+      Effect.orDie
+    )
+
+  /**
+   * The records of `businessObject` whose top-level `field` holds `id`, newest
+   * first, at most `limit`, and how many there are in all.
+   */
+  const linking = (workspace: Workspace, businessObject: string, field: string, id: string, limit: number) =>
+    executeFixed(
+      read,
+      `SELECT ${columns}, count(*) OVER ()::int AS total FROM ${records(workspace)}
+      WHERE business_object = $1 AND values @> $2::jsonb ORDER BY updated_at DESC, id DESC LIMIT $3`,
+      [businessObject, JSON.stringify(Object.fromEntries([[field, id]])), limit]
+    ).pipe(
+      Effect.flatMap(decodeCountedRows),
+      Effect.map((rows) => ({
+        records: rows.map(({ total: _, ...row }) => toRecord(row)),
+        total: rows[0]?.total ?? 0
+      })),
+      Effect.orDie
+    )
+
+  return { find, insert, setValues, setState, remove, list, page, linking, lockLinked, states } as const
 })
 
 /** Plain SQL over `<workspace>.records`; no rules, no events: `Records` adds those. */

@@ -6,7 +6,7 @@ import { CurrentCause, withCause } from "../context/Frames"
 import { jsonEquals } from "../api/Json"
 import { diffValues } from "../diff"
 import type { RecordValues } from "../api/Json"
-import { Conflict, NotFound, PreconditionFailed, preconditionEntriesLimit } from "../api/errors"
+import { BadRequest, Conflict, NotFound, PreconditionFailed, preconditionEntriesLimit } from "../api/errors"
 import type { UnprocessableEntity } from "../api/errors"
 import { linksIn } from "../api/FieldIssues"
 import type { LinkReference } from "../api/FieldIssues"
@@ -27,6 +27,19 @@ import { checkFieldRules, checkRecordLimits, mergeValues, refuseIssues, validate
 import { brokenLinks, idsByTarget, newLinks } from "./RecordLinks"
 import { assignEntryIds } from "./EntryIds"
 import { excerpt } from "../messages/inputExcerpt"
+import { LinkingRecords, RecordBacklinks, RecordList } from "../api/RecordQuery"
+import { decodeListCursor, encodeListCursor } from "./ListCursor"
+import { planList } from "./ListPlan"
+
+/** A list request as the endpoint decodes it (`RecordListQuery`). */
+export interface ListQuery {
+  readonly limit: number
+  readonly sort?: string | undefined
+  readonly order?: "asc" | "desc" | undefined
+  readonly filter?: ReadonlyArray<string> | undefined
+  readonly q?: string | undefined
+  readonly cursor?: string | undefined
+}
 
 /** How deep listeners may cascade (A -> B -> C ...) before the unit is failed as a runaway. */
 const maxCascadeDepth = 16
@@ -274,6 +287,65 @@ const make = Effect.gen(function* () {
     Effect.andThen(businessObjectOf(businessObject), store.list(workspace, businessObject, limit))
 
   /**
+   * A page of a list: sorted, filtered and searched as `request` asks
+   * (`ListPlan`), after its cursor. A request that names what the business
+   * object does not have, or a cursor this list did not make, is a 400.
+   */
+  const listPage = (workspace: Workspace, businessObject: string, request: ListQuery) =>
+    Effect.gen(function* () {
+      const registered = yield* businessObjectOf(businessObject)
+      const cursor = request.cursor === undefined ? undefined : decodeListCursor(request.cursor)
+      if (cursor !== undefined && Option.isNone(cursor)) {
+        return yield* new BadRequest({ message: "cursor: not a cursor this list made" })
+      }
+      const planned = planList(
+        {
+          businessObject,
+          fields: registered.definition.fields,
+          columns: registered.definition.columns,
+          title: registered.title
+        },
+        { ...request, cursor: cursor === undefined ? undefined : cursor.value }
+      )
+      if (planned._tag === "Refused") return yield* new BadRequest({ message: planned.problems.join("; ") })
+      const { plan } = planned
+      const found = yield* store.page(workspace, businessObject, plan)
+      return new RecordList({
+        records: found.records,
+        nextCursor:
+          found.next === undefined
+            ? null
+            : encodeListCursor({ sort: plan.sort, order: plan.order, key: found.next.key, id: found.next.id })
+      })
+    })
+
+  /**
+   * What links to the record: per top-level link field pointing at its
+   * business object, the newest `limit` records holding its id and their
+   * count, for the business objects `mayRead` lets through.
+   */
+  const backlinks = <E, R>(
+    workspace: Workspace,
+    businessObject: string,
+    id: string,
+    limit: number,
+    mayRead: (businessObject: string) => Effect.Effect<boolean, E, R>
+  ) =>
+    Effect.gen(function* () {
+      yield* get(workspace, businessObject, id)
+      const groups = yield* Effect.forEach(registry.linksTo(businessObject), (link) =>
+        Effect.flatMap(mayRead(link.businessObject), (may) =>
+          may
+            ? Effect.map(store.linking(workspace, link.businessObject, link.field, id, limit), (found) => [
+                new LinkingRecords({ ...link, ...found })
+              ])
+            : Effect.succeed([])
+        )
+      )
+      return new RecordBacklinks({ groups: groups.flat() })
+    })
+
+  /**
    * The ports plugin code writes through, bound to the unit of work in
    * progress; the frames (actor, cause, cascade depth) stay those of the
    * fiber that calls them.
@@ -305,7 +377,9 @@ const make = Effect.gen(function* () {
     requireVersion,
     runPlugin,
     get,
-    list
+    list,
+    listPage,
+    backlinks
   } as const
 })
 

@@ -277,7 +277,7 @@ layer(testApp(), { excludeTestServices: true })("every write path carries its ac
         Effect.map(listOf(client, activity), (records) => records.length === 1)
       )
       const [note] = yield* listOf(client, activity)
-      expect(note?.values).toEqual({ subject: "Follow up on Needs a call", company: acme.id })
+      expect(note?.values).toEqual({ subject: "Follow up on Needs a call", company: acme.id, deal: target.id })
       const row = yield* onlyRow(client, activity, note!.id)
       expect(row.actor).toEqual({ kind: "user", id: user.id, name: user.name, email: user.email })
       expect(row.cause).toEqual({ kind: "job", job: "crm/follow-up", jobId: expect.any(String) })

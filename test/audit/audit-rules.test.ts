@@ -108,7 +108,7 @@ layer(TestApp, { excludeTestServices: true })("audit rows through the records AP
       expect(activities.records).toHaveLength(1)
       const activity = activities.records[0]
       if (!activity) throw new Error("no activity")
-      expect(activity.values).toEqual({ subject: "Acme has won 3 deals", company: company.id })
+      expect(activity.values).toEqual({ subject: "Acme has won 3 deals", company: company.id, deal: opened.id })
       const [c] = (yield* timelineOf(client, "crm/activity", activity.id)).entries
       if (!a || !b || !c) throw new Error("missing rows")
 

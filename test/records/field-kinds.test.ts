@@ -98,6 +98,7 @@ layer(testApp({}, PluginRegistry.layerWith([crm, kinds])), { excludeTestServices
       expect(definition).toEqual({
         name: item,
         actions: [],
+        columns: [],
         fields: {
           name: { kind: "string", required: true },
           stage: { kind: "choice", options: ["lead", "won", "lost"] },

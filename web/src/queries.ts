@@ -1,8 +1,9 @@
 import type { QueryClient } from "@tanstack/react-query"
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
+import { keepPreviousData, useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import { useCallback } from "react"
-import type { Credentials, Values } from "../../src/client"
+import type { Credentials, ListOptions, Values } from "../../src/client"
 import {
+  backlinksQuery,
   businessObjectsQuery,
   correlationQuery,
   type FeedFilters,
@@ -10,6 +11,7 @@ import {
   invalidateBusinessObject,
   labelsQuery,
   recordAsOfQuery,
+  recordPagesQuery,
   recordQuery,
   recordsQuery,
   timelinePagesQuery,
@@ -98,6 +100,13 @@ export const useDefinition = (businessObject: string) =>
   })
 
 export const useRecords = (businessObject: string) => useQuery(recordsQuery(client, businessObject))
+
+/** A list page by page, sorted, filtered and searched (`fetchNextPage`: "Load more"). */
+export const useRecordPages = (businessObject: string, options: Omit<ListOptions, "cursor">, enabled = true) =>
+  useInfiniteQuery({ ...recordPagesQuery(client, businessObject, options), placeholderData: keepPreviousData, enabled })
+
+/** The records that link to this one, per business object and link field the viewer may read. */
+export const useBacklinks = (businessObject: string, id: string) => useQuery(backlinksQuery(client, businessObject, id))
 
 export const useRecord = (businessObject: string, id: string) => useQuery(recordQuery(client, businessObject, id))
 

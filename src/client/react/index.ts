@@ -23,6 +23,7 @@ export {
 export { invalidateBusinessObject, invalidatePresence } from "./invalidation"
 export { LiveUpdates, type LiveUpdatesProps } from "./LiveUpdates"
 export {
+  backlinksQuery,
   businessObjectsQuery,
   labelsQuery,
   correlationQuery,
@@ -30,12 +31,19 @@ export {
   recordAsOfQuery,
   type FeedFilters,
   feedPagesQuery,
+  recordPagesQuery,
   recordQuery,
   recordsQuery,
   timelinePagesQuery,
   timelineQuery
 } from "./queries"
-export { definitionsQueryKey, feedQueryKeys, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
+export {
+  backlinksQueryKeys,
+  definitionsQueryKey,
+  feedQueryKeys,
+  presenceQueryKeys,
+  recordQueryKeys
+} from "./queryKeys"
 export { type AttachOptions, attachBroadcast } from "./sharedBroadcast"
 export { groupByUnit, type TimelineUnit, type UnitKeyed } from "./timelineUnits"
 export { type BroadcastInvalidationOptions, useBroadcastInvalidation } from "./useBroadcastInvalidation"

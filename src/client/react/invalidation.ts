@@ -1,5 +1,5 @@
 import type { QueryClient } from "@tanstack/react-query"
-import { presenceQueryKeys, recordQueryKeys } from "./queryKeys"
+import { backlinksQueryKeys, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
 
 /**
  * Marks every query about `businessObject` stale and refetches the active
@@ -8,7 +8,11 @@ import { presenceQueryKeys, recordQueryKeys } from "./queryKeys"
  * causes one more refetch, as the spec says.
  */
 export const invalidateBusinessObject = (queryClient: QueryClient, businessObject: string): Promise<void> =>
-  queryClient.invalidateQueries({ queryKey: recordQueryKeys.all(businessObject) })
+  Promise.all([
+    queryClient.invalidateQueries({ queryKey: recordQueryKeys.all(businessObject) }),
+    // A record of it may link to any other record: every backlinks panel may change.
+    queryClient.invalidateQueries({ queryKey: backlinksQueryKeys.all })
+  ]).then(() => undefined)
 
 /** What a `presence` hint does: the editor lists of `businessObject` refetch. */
 export const invalidatePresence = (queryClient: QueryClient, businessObject: string): Promise<void> =>

@@ -1,6 +1,6 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query"
-import type { Client, FeedOptions } from "../index"
-import { definitionsQueryKey, feedQueryKeys, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
+import type { Client, FeedOptions, ListOptions } from "../index"
+import { backlinksQueryKeys, definitionsQueryKey, feedQueryKeys, presenceQueryKeys, recordQueryKeys } from "./queryKeys"
 
 /**
  * Query options (for `useQuery`, `useSuspenseQuery`, `prefetchQuery`) of
@@ -18,6 +18,26 @@ export const recordsQuery = (client: Client, businessObject: string, options: { 
   queryOptions({
     queryKey: recordQueryKeys.list(businessObject, options),
     queryFn: () => client.records.list(businessObject, options)
+  })
+
+/** The page param of a list's first page: no cursor (a cursor is never empty). */
+const firstPage: string = ""
+
+/** A list page by page (`client.records.page`): `fetchNextPage` goes on from the last page's `nextCursor`. */
+export const recordPagesQuery = (client: Client, businessObject: string, options: Omit<ListOptions, "cursor">) =>
+  infiniteQueryOptions({
+    queryKey: recordQueryKeys.listPages(businessObject, options),
+    queryFn: ({ pageParam }) =>
+      client.records.page(businessObject, pageParam === firstPage ? options : { ...options, cursor: pageParam }),
+    initialPageParam: firstPage,
+    getNextPageParam: (page) => page.nextCursor ?? undefined
+  })
+
+/** What links to a record (`client.records.backlinks`). */
+export const backlinksQuery = (client: Client, businessObject: string, id: string) =>
+  queryOptions({
+    queryKey: backlinksQueryKeys.of(businessObject, id),
+    queryFn: () => client.records.backlinks(businessObject, id)
   })
 
 export const recordQuery = (client: Client, businessObject: string, id: string) =>

@@ -13,6 +13,8 @@
  * | business object definitions | `["businessObjects"]` |
  * | the workspace feed, page by page | `["feed", { filters }]` |
  * | one unit of work and its cascade | `["correlation", correlationId]` |
+ * | a list, page by page | `["crm/deal", "listPages", { sort, order, filter, q }]` |
+ * | what links to a record | `["backlinks", "crm/company", id]` |
  *
  * Everything read about one business object starts with its full name
  * (`<namespace>/<name>`), so the prefix `["crm/deal"]` invalidates all of it
@@ -31,7 +33,18 @@ export const recordQueryKeys = {
     [businessObject, "timeline", id, options] as const,
   timelinePages: (businessObject: string, id: string, options: { readonly limit?: number } = {}) =>
     [businessObject, "timelinePages", id, options] as const,
-  asOf: (businessObject: string, id: string, asOf: string) => [businessObject, "asOf", id, asOf] as const
+  asOf: (businessObject: string, id: string, asOf: string) => [businessObject, "asOf", id, asOf] as const,
+  /** A list page by page, as `options` sort, filter and search it. */
+  listPages: (businessObject: string, options: object) => [businessObject, "listPages", options] as const
+}
+
+/**
+ * What links to a record: about several business objects (a company's deals
+ * and activities), so a change to any of them refreshes it.
+ */
+export const backlinksQueryKeys = {
+  all: ["backlinks"] as const,
+  of: (businessObject: string, id: string) => ["backlinks", businessObject, id] as const
 }
 
 export const presenceQueryKeys = {

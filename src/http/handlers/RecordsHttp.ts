@@ -19,7 +19,6 @@ import {
 import type { Answer, WriteCall } from "../../idempotency/Idempotency"
 import { CurrentUnit } from "../../unitOfWork/CurrentUnit"
 import { UnitOfWork } from "../../unitOfWork/UnitOfWork"
-import { RecordList } from "../../api/RecordsApi"
 import { Records } from "../../records/Records"
 import { RecordHistory } from "../../records/RecordHistory"
 import { parseAsOf, RecordAsOf } from "../../api/RecordHistory"
@@ -30,8 +29,10 @@ import type { PreconditionFailed } from "../../api/errors"
 import { parseIfMatch, versionTag } from "../../api/EntityTag"
 import { ErasedRecord } from "../../api/Erasure"
 import { Members } from "../../auth/Members"
+import { Access } from "../../auth/Access"
 import { Erasure } from "../../ledger/Erasure"
 import { RecordTitles } from "../../audit/RecordTitles"
+import { LinkingRecords, RecordBacklinks, RecordList } from "../../api/RecordQuery"
 import type { VersionPrecondition } from "../../api/EntityTag"
 
 /** Every answer with a record carries its version as its ETag. */
@@ -66,6 +67,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
       Effect.flatMap(effect, (record) =>
         Effect.flatMap(CurrentUnit, (unit) => titles.titledRecord(unit.workspace, record))
       )
+    const access = yield* Access
 
     const authorize = (businessObject: string, permission: Permission) =>
       Effect.map(guard.require(businessObject, permission), ({ principal }) => principal.workspace)
@@ -113,8 +115,25 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
         Effect.gen(function* () {
           const businessObject = `${params.namespace}/${params.name}`
           const workspace = yield* authorize(businessObject, "read")
-          const listed = yield* records.list(workspace, businessObject, query.limit)
-          return new RecordList({ records: yield* titles.titledRecords(workspace, listed) })
+          const page = yield* records.listPage(workspace, businessObject, query)
+          return new RecordList({ ...page, records: yield* titles.titledRecords(workspace, page.records) })
+        })
+      )
+      .handle("backlinks", ({ params, query }) =>
+        Effect.gen(function* () {
+          const businessObject = `${params.namespace}/${params.name}`
+          const workspace = yield* authorize(businessObject, "read")
+          const backlinks = yield* records.backlinks(workspace, businessObject, params.id, query.limit, (linking) =>
+            access.can(linking, "read")
+          )
+          return new RecordBacklinks({
+            groups: yield* Effect.forEach(backlinks.groups, (group) =>
+              Effect.map(
+                titles.titledRecords(workspace, group.records),
+                (titledRecords) => new LinkingRecords({ ...group, records: titledRecords })
+              )
+            )
+          })
         })
       )
       .handle("get", ({ params, query }) =>

@@ -84,8 +84,11 @@ const componentsFor = (
     },
     [names.list]: {
       type: "object",
-      required: ["records"],
-      properties: { records: { type: "array", items: ref(names.record) } },
+      required: ["records", "nextCursor"],
+      properties: {
+        records: { type: "array", items: ref(names.record) },
+        nextCursor: { type: ["string", "null"], description: "send as `cursor` for the next page; null: no more" }
+      },
       additionalProperties: false
     },
     [names.create]: {

@@ -26,6 +26,13 @@ const companyLink = (records: PluginRecordsShape, id: unknown): Effect.Effect<Re
           Option.isSome(company) && company.value.state === "operational" ? { company: id } : {}
       )
 
+/** `{deal}` when `id` names a live deal (only a live record may be linked), else `{}`. */
+const dealLink = (records: PluginRecordsShape, id: string): Effect.Effect<RecordValues, NotFound> =>
+  Effect.map(
+    records.get("crm/deal", id),
+    (deal): RecordValues => (Option.isSome(deal) && deal.value.state === "operational" ? { deal: id } : {})
+  )
+
 /**
  * The demo CRM: companies, deals and activities. Closing a deal is the
  * cascade A -> B -> C of the spec: the `close` action sets the deal's stage
@@ -42,7 +49,8 @@ export const crm: Plugin = {
     company: {
       label: "Company",
       title: "name",
-      fields: { name: field.required(field.string), website: field.string, wonDeals: field.number }
+      fields: { name: field.required(field.string), website: field.string, wonDeals: field.number },
+      columns: ["name", "website", "wonDeals"]
     },
     deal: {
       label: "Deal",
@@ -56,6 +64,7 @@ export const crm: Plugin = {
         address: field.struct({ street: field.string, city: field.string, country: field.string }),
         lineItems: field.collection({ product: field.string, quantity: field.number, price: field.decimal })
       },
+      columns: ["title", "stage", "amount", "company", "closeDate"],
       actions: {
         close: {
           label: "Close deal",
@@ -77,7 +86,12 @@ export const crm: Plugin = {
     activity: {
       label: "Activity",
       title: "subject",
-      fields: { subject: field.required(field.string), company: field.link("crm/company") }
+      fields: {
+        subject: field.required(field.string),
+        company: field.link("crm/company"),
+        deal: field.link("crm/deal")
+      },
+      columns: ["subject", "company"]
     }
   },
   listeners: [
@@ -110,9 +124,15 @@ export const crm: Plugin = {
           const wonDeals = event.after?.wonDeals
           if (wonDeals === event.before?.wonDeals || typeof wonDeals !== "number") return
           const records = yield* PluginRecords
+          // Counted because a deal was won (count-won-deals): that deal is the activity's too.
+          const wonDeal =
+            event.cause?.kind === "event" && event.cause.businessObject === "crm/deal"
+              ? yield* dealLink(records, event.cause.businessObjectId)
+              : {}
           yield* records.create("crm/activity", {
             subject: `${String(event.after?.name ?? "Company")} has won ${wonDeals} deal${wonDeals === 1 ? "" : "s"}`,
-            company: event.businessObjectId
+            company: event.businessObjectId,
+            ...wonDeal
           })
         })
     }
@@ -129,7 +149,8 @@ export const crm: Plugin = {
           if (Option.isNone(deal)) return
           yield* records.create("crm/activity", {
             subject: `Follow up on ${text(deal.value.values.title, "the deal")}`,
-            ...(yield* companyLink(records, deal.value.values.company))
+            ...(yield* companyLink(records, deal.value.values.company)),
+            ...(deal.value.state === "operational" ? { deal: deal.value.id } : {})
           })
         })
     }

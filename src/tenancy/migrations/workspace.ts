@@ -206,5 +206,13 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
       yield* sql`CREATE TRIGGER audit_entries_feed_position_store AFTER INSERT ON ${t("audit_entries")}
         FOR EACH STATEMENT EXECUTE FUNCTION ${t("audit_entries_feed_position_store")}()`
     }),
-  "0009_ledger": ledgerMigration
+  "0009_ledger": ledgerMigration,
+  "0010_record_value_index": (schema) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const t = (name: string) => sql(`${schema}.${name}`)
+      // Lists filter by field value and record pages find what links to them with `values @> '{"field": ...}'`
+      // (docs/web.md, "Lists"): one index of every value serves each field of every business object.
+      yield* sql`CREATE INDEX records_values ON ${t("records")} USING gin (values jsonb_path_ops)`
+    })
 }

@@ -9,6 +9,7 @@ import { EditorsNotice } from "../presence/EditorsNotice"
 import { useDefinition, useRecord } from "../queries"
 import { Link, listPath } from "../router"
 import { Timeline } from "../timeline/Timeline"
+import { Backlinks } from "./Backlinks"
 import { RecordActions } from "./RecordActions"
 import { recordTitle } from "./recordTitle"
 import { StateBadge } from "../titles/StateBadge"
@@ -85,6 +86,7 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
                 readOnly={!mayUpdate || record.data.state === "archived"}
               />
             </div>
+            <Backlinks businessObject={businessObject} id={id} />
           </section>
           <Timeline
             businessObject={businessObject}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Schema } from "effect"
-import type { Cause } from "../../src/api/Cause"
+import type { Cause, Operation } from "../../src/api/Cause"
 import type { CauseNode } from "../../web/src/activity/causeTree"
 import { causeTree } from "../../web/src/activity/causeTree"
 
@@ -12,11 +12,11 @@ interface Row {
   readonly correlationId: string
   readonly businessObject: string
   readonly businessObjectId: string
-  readonly operation: string
+  readonly operation: Operation
   readonly cause: Cause | null
 }
 
-const event = (businessObject: string, businessObjectId: string, operation: string): Cause => ({
+const event = (businessObject: string, businessObjectId: string, operation: Operation): Cause => ({
   kind: "event",
   businessObject,
   businessObjectId,

@@ -53,6 +53,9 @@ const subscribe = (onChange: () => void) => {
 
 export const usePathname = () => useSyncExternalStore(subscribe, () => window.location.pathname)
 
+/** The query string (`?…`, or ""): a page's state that a link can carry (Activity's filters). */
+export const useSearch = () => useSyncExternalStore(subscribe, () => window.location.search)
+
 export const navigate = (to: string, options: { readonly replace?: boolean } = {}) => {
   if (options.replace === true) window.history.replaceState(null, "", to)
   else window.history.pushState(null, "", to)

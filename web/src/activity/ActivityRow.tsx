@@ -50,17 +50,17 @@ export const ActivityRow = ({ entry, fields, onActor, onRecord, cause, unitLink 
           <Link to={recordPath(entry.businessObject, entry.businessObjectId)} title={entry.businessObjectId}>
             {entrySubject(entry)}
           </Link>
-          {onRecord === undefined ? null : (
-            <button
-              type="button"
-              className="link filter-record"
-              onClick={onRecord}
-              title="Show only this record's changes"
-            >
-              only this
-            </button>
-          )}
         </span>
+        {onRecord === undefined ? null : (
+          <button
+            type="button"
+            className="link filter-record"
+            onClick={onRecord}
+            title="Show only this record's changes"
+          >
+            only this
+          </button>
+        )}
         <span className="who">
           by{" "}
           {onActor === undefined ? (

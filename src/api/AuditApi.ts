@@ -91,7 +91,9 @@ export class AuditApi extends HttpApiGroup.make("audit")
           `${feedMaxWaitSeconds}) holds the request until a row is there (long-poll). ` +
           "`Accept: text/event-stream`: an SSE stream of `entry` events whose `id:` is the cursor; reconnecting " +
           "with `Last-Event-ID` goes on from there. `Accept: application/x-ndjson`: every row to the end of the feed, " +
-          "one JSON line each, streamed. The contract: docs/feed.md."
+          "one JSON line each, streamed. `order=newest`: the page newest first, backwards from `before` (none: " +
+          "the head; go on with `nextCursor` as `before` while `more`), with `head`, the cursor to follow from. " +
+          "The contract: docs/feed.md."
       )
   )
   .add(

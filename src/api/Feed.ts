@@ -50,12 +50,23 @@ export class LedgerFeedEntry extends FeedEntry.extend<LedgerFeedEntry>("LedgerFe
  * too, so a page may be empty and still move on). `more`: rows after it
  * exist already; ask again at once. Otherwise the feed is caught up: ask
  * again later, or with `wait`.
+ *
+ * Asked with `order=newest`, the page is newest first, of rows before
+ * `before` (none: the head); `nextCursor` goes on with older rows (send it as
+ * `before`), `more`: older rows exist. Such a page also carries `head`: the
+ * feed's end when it was read, the cursor to follow from (SSE, long-poll)
+ * for what commits after it.
  */
 export class FeedPage extends Schema.Class<FeedPage>("FeedPage")({
   entries: Schema.Array(FeedEntry),
   nextCursor: Schema.String,
-  more: Schema.Boolean
+  more: Schema.Boolean,
+  head: Schema.optionalKey(Schema.String)
 }) {}
+
+/** The feed's two reading orders: commit order from a cursor (the default), or newest first, backwards. */
+export const FeedOrder = Schema.Literals(["oldest", "newest"])
+export type FeedOrder = typeof FeedOrder.Type
 
 const isoInstant = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2}))?$/u
 
@@ -95,6 +106,10 @@ const Name = (what: string) =>
 /** The feed's query: where to go on from and which rows to keep. Every filter is optional; all must hold. */
 export const FeedParams = Schema.Struct({
   cursor: Schema.optional(Schema.String),
+  /** `newest`: the page newest first, backwards from `before` (none: the head); JSON pages only. */
+  order: Schema.optional(FeedOrder),
+  /** With `order=newest`: only rows before this cursor (a page's `nextCursor`, or an entry's `cursor`). */
+  before: Schema.optional(Schema.String),
   limit: queryLimit(1, feedMaxLimit, feedDefaultLimit),
   /** `<namespace>/<name>`: only rows of this business object (read permission on it needed). */
   businessObject: Schema.optional(Name("businessObject")),

@@ -131,8 +131,58 @@ const make = Effect.gen(function* () {
       return { rows: page.rows, next: { position: page.next }, more: page.more } satisfies FeedBatch
     }).pipe(Effect.orDie)
 
+  /**
+   * One statement, backwards: the window of rows before `before` (none: the
+   * head), newest first, its matches (at most `limit + 1`), and the feed's
+   * head in the same snapshot. `next` is the lowest position scanned (the
+   * next page's `before`); `more`: older rows may match.
+   */
+  const batchBefore = (workspace: Workspace, before: FeedPosition | undefined, filter: FeedFilter, limit: number) =>
+    Effect.gen(function* () {
+      const clauses = conditions(filter)
+      const window = clauses.length === 0 ? limit + 1 : Math.max(scanWindow, limit + 1)
+      const table = sql(workspace.table("audit_entries"))
+      const below = before === undefined ? sql.literal("true") : sql`e.position < ${before.position.toString()}::bigint`
+      const rows = yield* sql<Scanned & { readonly head: string }>`
+        WITH scanned AS MATERIALIZED (
+          SELECT e.position, e.business_object, e.business_object_id, e.actor, e.correlation_id, e.at
+          FROM ${table} AS e
+          WHERE ${below}
+          ORDER BY e.position DESC
+          LIMIT ${window}
+        ), matched AS (
+          SELECT s.position FROM scanned AS s WHERE ${sql.and(clauses)} ORDER BY s.position DESC LIMIT ${limit + 1}
+        )
+        SELECT b.last::text AS last, b.scanned, h.head::text AS head, x.position::text AS position, x.json
+        FROM (SELECT min(position) AS last, count(*)::int AS scanned FROM scanned) AS b
+        CROSS JOIN (SELECT coalesce(max(position), 0) AS head FROM ${table}) AS h
+        LEFT JOIN LATERAL (
+          SELECT e.position, ${entryText.entry} AS json
+          FROM ${table} AS e
+          WHERE e.position = ANY (ARRAY(SELECT position FROM matched))
+        ) AS x ON true
+        ORDER BY x.position DESC`
+      const first = rows[0]
+      const matched: Array<FeedRow> = []
+      for (const row of rows) {
+        if (row.position !== null && row.json !== null) matched.push({ position: BigInt(row.position), json: row.json })
+      }
+      const head = BigInt(first?.head ?? "0")
+      // Past the whole window the scan reached the feed's start: nothing older is left.
+      const page = pageOfWindow({
+        after: before?.position ?? head + 1n,
+        limit,
+        scanned: first?.scanned ?? 0,
+        lastScanned: first?.last == null ? null : BigInt(first.last),
+        windowFull: (first?.scanned ?? 0) >= window,
+        matched,
+        positionOf: (row) => row.position
+      })
+      return { rows: page.rows, next: { position: page.next }, more: page.more, head: { position: head } }
+    }).pipe(Effect.orDie)
+
   /** A page as the JSON answer: each row decoded into its wire shape, with its cursor. */
-  const toPage = (result: FeedBatch) =>
+  const toPage = (result: FeedBatch & { readonly head?: FeedPosition }) =>
     Effect.gen(function* () {
       const entries = yield* Effect.forEach(result.rows, (row) =>
         Effect.map(
@@ -140,8 +190,17 @@ const make = Effect.gen(function* () {
           (entry) => new FeedEntry({ ...entry, cursor: encodeFeedCursor({ position: row.position }) })
         )
       )
-      return new FeedPage({ entries, nextCursor: encodeFeedCursor(result.next), more: result.more })
+      return new FeedPage({
+        entries,
+        nextCursor: encodeFeedCursor(result.next),
+        more: result.more,
+        ...(result.head === undefined ? {} : { head: encodeFeedCursor(result.head) })
+      })
     }).pipe(Effect.orDie)
+
+  /** A page newest first, before `before` (none: from the head), with the head to follow from. */
+  const pageBefore = (workspace: Workspace, before: FeedPosition | undefined, filter: FeedFilter, limit: number) =>
+    Effect.flatMap(batchBefore(workspace, before, filter, limit), toPage)
 
   const page = (workspace: Workspace, after: FeedPosition, filter: FeedFilter, limit: number) =>
     Effect.flatMap(batch(workspace, after, filter, limit), toPage)
@@ -154,7 +213,7 @@ const make = Effect.gen(function* () {
       (rows) => Number(rows[0]?.n ?? "0")
     ).pipe(Effect.orDie)
 
-  return { batch, page, toPage, countAfter } as const
+  return { batch, batchBefore, page, pageBefore, toPage, countAfter } as const
 })
 
 /**

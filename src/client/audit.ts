@@ -2,6 +2,8 @@ import type { LedgerDigest } from "../api/AuditApi"
 import type { AuditEntry } from "../api/AuditEntry"
 import type { CorrelationView, FeedPage } from "../api/Feed"
 import type { Definitions } from "./businessObjects"
+import type { FeedFollow, FeedFollowOptions } from "./feedFollow"
+import { followFeed } from "./feedFollow"
 import type { HydratedAuditEntry } from "./hydration/HydratedValue"
 import { HydrationError } from "./hydration/HydrationError"
 import { hydrateTimeline } from "./hydration/hydrateTimeline"
@@ -28,6 +30,10 @@ export interface HydratedTimelinePage {
 export interface FeedOptions {
   /** A page's `nextCursor` or an entry's `cursor`; none starts at the beginning of the feed. */
   readonly cursor?: string
+  /** `newest`: the page newest first, backwards from `before` (none: the head); the page carries `head`. */
+  readonly order?: "oldest" | "newest"
+  /** With `order: "newest"`: rows before this cursor (the previous newest-first page's `nextCursor`). */
+  readonly before?: string
   /** Rows of the page: clamped into 1..500 by the service, default 100. */
   readonly limit?: number
   readonly businessObject?: string
@@ -58,6 +64,12 @@ export interface AuditClient {
    * Rows are as stored (not hydrated).
    */
   readonly feed: (options?: FeedOptions) => Promise<FeedPage>
+  /**
+   * The feed's rows as they commit, from `cursor` (a newest-first page's
+   * `head`), with the same filters, over the feed's SSE stream; resumes
+   * after a drop from the last row it handed over. `close` ends it.
+   */
+  readonly follow: (options: FeedFollowOptions) => FeedFollow
   /** Every row of one unit of work and of its cascade, grouped by unit and cause. */
   readonly correlation: (correlationId: string) => Promise<CorrelationView>
   /**
@@ -105,6 +117,7 @@ export const auditClient = (transport: Transport, definitions: Definitions): Aud
   },
   feed: ({ limit, ...filters } = {}) =>
     transport.call((api) => api.audit.feed({ query: { limit: limit ?? feedDefaultLimit, ...filters } })),
+  follow: (options) => followFeed(transport, options),
   correlation: (correlationId) => transport.call((api) => api.audit.correlation({ params: { id: correlationId } })),
   digest: () => transport.call((api) => api.audit.digest())
 })

@@ -77,6 +77,7 @@ export const createClient = (options: ClientOptions = {}): Client => {
 }
 
 export type { AuditClient, FeedOptions, HydratedTimelinePage, TimelineOptions } from "./audit"
+export type { FeedFollow, FeedFollowFilters, FeedFollowOptions } from "./feedFollow"
 export type { AuthClient, Credentials } from "./auth"
 export {
   type BroadcastClient,

@@ -7,7 +7,7 @@ import {
   businessObjectsQuery,
   correlationQuery,
   type FeedFilters,
-  feedPagesQuery,
+  useLiveFeed as useBindingLiveFeed,
   invalidateBusinessObject,
   labelsQuery,
   recordAsOfQuery,
@@ -163,8 +163,8 @@ export const useOtherEditors = (businessObject: string, id: string, ownEditorId:
   return (editors.data?.[id] ?? []).filter((editor) => editor.id !== ownEditorId)
 }
 
-/** The workspace feed with `filters`, oldest first, a page (100 rows) at a time: `fetchNextPage` reads on. */
-export const useFeedPages = (filters: FeedFilters) => useInfiniteQuery(feedPagesQuery(client, filters))
+/** The workspace feed with `filters`, newest first, live: new rows on top as they commit, older pages on demand. */
+export const useLiveFeed = (filters: FeedFilters) => useBindingLiveFeed(client, filters)
 
 /** One unit of work and its cascade, grouped by unit and cause. */
 export const useCorrelation = (correlationId: string) => useQuery(correlationQuery(client, correlationId))

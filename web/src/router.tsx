@@ -53,7 +53,7 @@ const subscribe = (onChange: () => void) => {
 
 export const usePathname = () => useSyncExternalStore(subscribe, () => window.location.pathname)
 
-/** The URL's search (`?sort=amount`), for pages that keep their state there. */
+/** The query string (`?sort=amount`, or ""): a page's state that a link can carry (list sort, Activity filters). */
 export const useSearch = () => useSyncExternalStore(subscribe, () => window.location.search)
 
 export const navigate = (to: string, options: { readonly replace?: boolean } = {}) => {

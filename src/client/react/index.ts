@@ -30,6 +30,7 @@ export {
   editorsQuery,
   recordAsOfQuery,
   type FeedFilters,
+  feedNewestPagesQuery,
   feedPagesQuery,
   recordPagesQuery,
   recordQuery,
@@ -48,6 +49,7 @@ export { type AttachOptions, attachBroadcast } from "./sharedBroadcast"
 export { groupByUnit, type TimelineUnit, type UnitKeyed } from "./timelineUnits"
 export { type BroadcastInvalidationOptions, useBroadcastInvalidation } from "./useBroadcastInvalidation"
 export { useEditors, type UseEditorsOptions } from "./useEditors"
+export { mergeNewestFirst, useLiveFeed } from "./useLiveFeed"
 export { type PresenceHeartbeatOptions, usePresenceHeartbeat } from "./usePresenceHeartbeat"
 export { type RecordCommand, useRecordCommand } from "./useRecordCommand"
 export { type RevertCommand, useRevertRecord } from "./useRevertRecord"

@@ -127,6 +127,24 @@ export const feedPagesQuery = (client: Client, filters: FeedFilters = {}, start 
     getNextPageParam: (page) => page.nextCursor
   })
 
+/**
+ * The workspace feed newest first (`order: "newest"`), a page at a time
+ * backwards from the head: `fetchNextPage` reads the next older page while
+ * `hasNextPage`. The first page's `head` is where to follow the feed from
+ * (`client.audit.follow`, `useLiveFeed`), so it is not refetched by itself:
+ * what commits later comes through the stream.
+ */
+export const feedNewestPagesQuery = (client: Client, filters: FeedFilters = {}) =>
+  infiniteQueryOptions({
+    queryKey: feedQueryKeys.pages({ ...filters, order: "newest" }),
+    queryFn: ({ pageParam }) =>
+      client.audit.feed({ ...filters, order: "newest", ...(pageParam === "" ? {} : { before: pageParam }) }),
+    initialPageParam: "",
+    getNextPageParam: (page) => (page.more ? page.nextCursor : undefined),
+    staleTime: Number.POSITIVE_INFINITY,
+    refetchOnWindowFocus: false
+  })
+
 /** One unit of work and its cascade (`client.audit.correlation`). */
 export const correlationQuery = (client: Client, correlationId: string) =>
   queryOptions({

@@ -33,6 +33,13 @@ const startOf = (cursor: string | undefined, lastEventId: string | undefined) =>
   })
 }
 
+/** `before` (order=newest): a cursor this feed made. */
+const beforeOf = (before: string) =>
+  Option.match(decodeFeedCursor(before), {
+    onNone: () => new BadRequest({ message: "before: not a cursor from this feed" }),
+    onSome: Effect.succeed
+  })
+
 const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
   Effect.gen(function* () {
     const guard = yield* BusinessObjectGuard
@@ -62,6 +69,19 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const accept = request.headers.accept ?? ""
           const streaming = accept.includes("text/event-stream")
+          const newest = query.order === "newest"
+          if (newest && (streaming || accept.includes("application/x-ndjson") || query.wait !== undefined)) {
+            return yield* new BadRequest({
+              message: "order=newest answers JSON pages only: follow with the head cursor (SSE, wait) oldest first"
+            })
+          }
+          if (newest && query.cursor !== undefined) {
+            return yield* new BadRequest({ message: "cursor: with order=newest, page backwards with before" })
+          }
+          if (!newest && query.before !== undefined) {
+            return yield* new BadRequest({ message: "before: pages backwards, with order=newest only" })
+          }
+          const before = query.before === undefined ? undefined : yield* beforeOf(query.before)
           const start = yield* startOf(query.cursor, streaming ? request.headers["last-event-id"] : undefined)
           // A named business object must exist and be readable, as on its timeline (404, 403).
           if (query.businessObject !== undefined) yield* guard.require(query.businessObject, "read")
@@ -76,6 +96,7 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
             from: query.from,
             to: query.to
           }
+          if (newest) return yield* feed.pageBefore(workspace, before, filter, query.limit)
           if (streaming) {
             const recheck = yield* captureAccessRecheck
             const release = yield* responses.waiters.take(principal.credential)

@@ -202,6 +202,7 @@ const queryValue = oneOf(
     "0190a3b4-0000-7000-8000-000000000e17",
     "99999999999999999999999",
     "abc",
+    "newest",
     "%00",
     "__proto__",
     "%FF"
@@ -230,7 +231,10 @@ const queryName = constantFrom(
   "actor",
   "correlationId",
   "from",
-  "to"
+  "to",
+  // Reading it backwards (order=newest, before).
+  "order",
+  "before"
 )
 
 const query = Arbitrary.map(Arbitrary.array(Arbitrary.all([queryName, queryValue]), { maxLength: 4 }), (pairs) =>

@@ -1,11 +1,14 @@
 import { useEffect, useId, useState } from "react"
-import type { FeedFilters } from "../../../src/client/react"
 import { errorMessage } from "../errors"
 import { businessObjectLabel, plural } from "../labels"
-import { useBusinessObjects, useFeedPages } from "../queries"
+import { useBusinessObjects, useLiveFeed } from "../queries"
+import { navigate, useSearch } from "../router"
 import { describeActor } from "../timeline/describe"
+import type { ActivityFilters } from "./activityFilters"
+import { activityFilterPath, feedFiltersOf, parseActivityFilters } from "./activityFilters"
 import { ActivityRow } from "./ActivityRow"
 import { actorKey } from "./actorKey"
+import { entrySubject } from "./entrySubject"
 
 /** A `datetime-local` value (local time) as the ISO instant the feed takes; empty: no bound. */
 const instant = (local: string): string | undefined => {
@@ -14,28 +17,33 @@ const instant = (local: string): string | undefined => {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString()
 }
 
-/** Filters with the empty ones left out: they are the query's key. */
-const cleaned = (filters: Record<string, string | undefined>): FeedFilters =>
-  Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined && value !== ""))
+/** An ISO instant as a `datetime-local` value (local time, to the minute). */
+const local = (iso: string | undefined): string => {
+  if (iso === undefined) return ""
+  const date = new Date(iso)
+  if (Number.isNaN(date.getTime())) return ""
+  const pad = (n: number) => String(n).padStart(2, "0")
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`
+}
 
 /**
- * The workspace's activity: the change feed, oldest first, with its filters
- * (business object, actor, time range), a page at a time, each row linking
- * to its record and to its unit of work. Only rows of business objects the
- * viewer may read are listed (the service filters them).
+ * The workspace's activity, newest first and live: the newest page of the
+ * change feed, older pages below ("Older"), and each change that commits
+ * meanwhile at the top as it commits (the feed's SSE stream). Filters
+ * (business object, actor, record, time range) live in the URL, so a
+ * narrowed Activity can be linked. Only rows of business objects the viewer
+ * may read are listed (the service filters them).
  */
 export const ActivityPage = () => {
   const ids = { businessObject: useId(), actor: useId(), from: useId(), to: useId() }
   const businessObjects = useBusinessObjects()
-  const [businessObject, setBusinessObject] = useState("")
-  const [actor, setActor] = useState("")
-  const [from, setFrom] = useState("")
-  const [to, setTo] = useState("")
-  const filters = cleaned({ businessObject, actor, from: instant(from), to: instant(to) })
-  const feed = useFeedPages(filters)
-  const pages = feed.data?.pages ?? []
-  const entries = pages.flatMap((page) => page.entries)
-  const last = pages.at(-1)
+  const filters = parseActivityFilters(useSearch())
+  const setFilter = (name: keyof ActivityFilters, value: string | undefined) =>
+    navigate(activityFilterPath({ ...filters, [name]: value }), { replace: true })
+  const feed = useLiveFeed(feedFiltersOf(filters))
+  const { entries, lastPage, fetchOlder, isFetchingOlder } = feed
+  const fieldsOf = (businessObject: string) =>
+    businessObjects.data?.find((definition) => definition.name === businessObject)?.fields
   // Actors seen so far, kept when a filter hides them: the actor list does not shrink to the one chosen.
   const [actors, setActors] = useState<ReadonlyMap<string, string>>(new Map())
   useEffect(() => {
@@ -45,12 +53,13 @@ export const ActivityPage = () => {
       new Map([...actors, ...unseen.map((entry) => [actorKey(entry.actor), describeActor(entry.actor)] as const)])
     )
   }, [entries, actors])
-  // A page the filters emptied while more rows follow: read on, so that "load more" always shows something new.
-  const { fetchNextPage, isFetching } = feed
-  const readOn = last !== undefined && last.entries.length === 0 && last.more && !isFetching
+  // A page the filters emptied while older rows remain: read on, so that "Older" always shows something.
+  const readOn = lastPage !== undefined && lastPage.entries.length === 0 && lastPage.more && !isFetchingOlder
   useEffect(() => {
-    if (readOn) void fetchNextPage()
-  }, [readOn, fetchNextPage])
+    if (readOn) void fetchOlder()
+  }, [readOn, fetchOlder])
+  const recordEntry =
+    filters.record === undefined ? undefined : entries.find((e) => e.businessObjectId === filters.record)
 
   return (
     <section className="panel activity" aria-labelledby="activity-heading">
@@ -61,8 +70,8 @@ export const ActivityPage = () => {
         <label htmlFor={ids.businessObject}>Business object</label>
         <select
           id={ids.businessObject}
-          value={businessObject}
-          onChange={(event) => setBusinessObject(event.target.value)}
+          value={filters.businessObject ?? ""}
+          onChange={(event) => setFilter("businessObject", event.target.value)}
         >
           <option value="">All</option>
           {(businessObjects.data ?? []).map((definition) => (
@@ -72,8 +81,11 @@ export const ActivityPage = () => {
           ))}
         </select>
         <label htmlFor={ids.actor}>Actor</label>
-        <select id={ids.actor} value={actor} onChange={(event) => setActor(event.target.value)}>
+        <select id={ids.actor} value={filters.actor ?? ""} onChange={(event) => setFilter("actor", event.target.value)}>
           <option value="">Anyone</option>
+          {filters.actor !== undefined && !actors.has(filters.actor) ? (
+            <option value={filters.actor}>the one linked</option>
+          ) : null}
           {[...actors].map(([key, label]) => (
             <option key={key} value={key}>
               {label}
@@ -81,9 +93,30 @@ export const ActivityPage = () => {
           ))}
         </select>
         <label htmlFor={ids.from}>From</label>
-        <input id={ids.from} type="datetime-local" value={from} onChange={(event) => setFrom(event.target.value)} />
+        <input
+          id={ids.from}
+          type="datetime-local"
+          value={local(filters.from)}
+          onChange={(event) => setFilter("from", instant(event.target.value))}
+        />
         <label htmlFor={ids.to}>Before</label>
-        <input id={ids.to} type="datetime-local" value={to} onChange={(event) => setTo(event.target.value)} />
+        <input
+          id={ids.to}
+          type="datetime-local"
+          value={local(filters.to)}
+          onChange={(event) => setFilter("to", instant(event.target.value))}
+        />
+        {filters.record === undefined ? null : (
+          <span className="record-filter">
+            Only{" "}
+            {recordEntry === undefined
+              ? "one record"
+              : `${businessObjectLabel(recordEntry.businessObject).toLowerCase()} ${entrySubject(recordEntry)}`}{" "}
+            <button type="button" className="link" onClick={() => setFilter("record", undefined)}>
+              show all records
+            </button>
+          </span>
+        )}
       </form>
       {feed.isError ? (
         <p className="error" role="alert">
@@ -92,16 +125,22 @@ export const ActivityPage = () => {
       ) : null}
       {feed.isPending ? <p className="muted">Loading…</p> : null}
       {!feed.isPending && entries.length === 0 && !readOn ? <p className="muted">No activity.</p> : null}
-      <ol className="activity-list" aria-label="Changes, oldest first">
+      <ol className="activity-list" aria-label="Changes, newest first" aria-live="polite">
         {entries.map((entry) => (
-          <ActivityRow key={entry.id} entry={entry} onActor={() => setActor(actorKey(entry.actor))} />
+          <ActivityRow
+            key={entry.id}
+            entry={entry}
+            fields={fieldsOf(entry.businessObject)}
+            onActor={() => setFilter("actor", actorKey(entry.actor))}
+            onRecord={filters.record === undefined ? () => setFilter("record", entry.businessObjectId) : undefined}
+          />
         ))}
       </ol>
-      {last === undefined ? null : (
-        <button type="button" className="secondary" onClick={() => void fetchNextPage()} disabled={isFetching}>
-          {isFetching ? "Loading…" : last.more ? "Load more" : "Check for newer"}
+      {feed.hasOlder ? (
+        <button type="button" className="secondary" onClick={() => void fetchOlder()} disabled={isFetchingOlder}>
+          {isFetchingOlder ? "Loading…" : "Older"}
         </button>
-      )}
+      ) : null}
     </section>
   )
 }

@@ -30,9 +30,10 @@ import { announceSession, useSessionAnnouncements } from "./session/sessionChann
 
 const meKey = ["me"] as const
 
-export const useMe = () => useQuery({ queryKey: meKey, queryFn: () => client.auth.me() })
+/** Who the session cookie is, or null when signed out: asked of `/api/auth/session`, which answers 200 either way (no red 401 in the console). */
+export const useMe = () => useQuery({ queryKey: meKey, queryFn: () => client.auth.session() })
 
-/** Keys do not name the workspace: a session change drops every query, and `me` is asked again (the sign-in page on a 401). */
+/** Keys do not name the workspace: a session change drops every query, and `me` is asked again (the sign-in page when signed out). */
 const sessionChanged = async (queryClient: QueryClient) => {
   queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== meKey[0] })
   await queryClient.resetQueries({ queryKey: meKey })

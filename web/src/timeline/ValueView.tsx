@@ -1,6 +1,8 @@
 import { Fragment } from "react"
 import { isErased } from "../../../src/api/Erased"
 import type { Fields } from "../../../src/api/Field"
+import { PlainDate } from "../../../src/client/hydration/PlainDate"
+import { formatDate } from "../format/dates"
 import { humanize } from "../labels"
 import { describeTime } from "./describe"
 import { inFieldOrder, memberFields } from "./order"
@@ -16,8 +18,8 @@ interface Props {
 /**
  * A value as a person reads it: "none" for no value, "erased" for a value
  * erased from the history, yes/no, a struct as its members, a collection as
- * its entries; a decimal or plain date (hydrated or wire string) as written,
- * a datetime in local time.
+ * its entries; a decimal as written, a date and a datetime as the browser's
+ * locale writes them (`format/dates.ts`).
  */
 export const ValueView = ({ value, fields }: Props) => {
   if (value === null || value === undefined) return <span className="none">none</span>
@@ -34,6 +36,9 @@ export const ValueView = ({ value, fields }: Props) => {
         ))}
       </ol>
     )
+  }
+  if (PlainDate.isPlainDate(value)) {
+    return <time dateTime={value.toString()}>{formatDate(value)}</time>
   }
   if (value instanceof Date) {
     const time = describeTime(value)

@@ -24,6 +24,16 @@ export class Me extends Schema.Class<Me>("Me")({
   workspace: Schema.Struct({ id: Schema.String, slug: Schema.String, name: Schema.String })
 }) {}
 
+/**
+ * `GET /api/auth/session`: the session cookie's state, answered 200 either
+ * way (`me` null when signed out), so that a page learns it without a
+ * failing request; `GET /api/auth/me` stays the 401 for callers that must be
+ * signed in.
+ */
+export class SessionState extends Schema.Class<SessionState>("SessionState")({
+  me: Schema.NullOr(Me)
+}) {}
+
 export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("login", "/auth/login", {
@@ -58,4 +68,11 @@ export class AuthApi extends HttpApiGroup.make("auth")
     HttpApiEndpoint.get("me", "/auth/me", { success: Me, error: apiErrors })
       .middleware(Authenticated)
       .annotate(OpenApi.Summary, "Who the request is authenticated as")
+  )
+  .add(
+    HttpApiEndpoint.get("session", "/auth/session", { success: SessionState, error: apiErrors }).annotate(
+      OpenApi.Summary,
+      "The browser session's state: `me` as /auth/me answers it, or null when no live session cookie was sent " +
+        "(200 either way: a page asks it on every load, signed out too); API keys use /auth/me"
+    )
   ) {}

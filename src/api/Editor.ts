@@ -1,9 +1,14 @@
 import { Schema } from "effect"
 
-/** One open form as the presence list shows it (decisions.md: `{id, name}`). */
+/**
+ * One open form as the presence list shows it (decisions.md: `{id, name}`),
+ * and the user holding it: a page tells the person's own other devices
+ * ("you, on another device") from other people by it.
+ */
 export class Editor extends Schema.Class<Editor>("Editor")({
   id: Schema.String,
-  name: Schema.String
+  name: Schema.String,
+  userId: Schema.String
 }) {}
 
 /** `GET /api/presence/:ns/:name`: live editors grouped by record id. */

@@ -17,6 +17,8 @@ export interface AuthClient {
   readonly logout: () => Promise<void>
   /** `GET /api/auth/me`: who the session is (401 ApiError when signed out). */
   readonly me: () => Promise<Me>
+  /** `GET /api/auth/session`: who the session cookie is, or null when signed out (answered 200 either way). */
+  readonly session: () => Promise<Me | null>
 }
 
 export const authClient = (transport: Transport): AuthClient => ({
@@ -25,5 +27,6 @@ export const authClient = (transport: Transport): AuthClient => ({
       api.auth.login({ payload: new SignIn({ workspace, email, password: Redacted.make(password) }) })
     ),
   logout: () => transport.call((api) => api.auth.logout()),
-  me: () => transport.call((api) => api.auth.me())
+  me: () => transport.call((api) => api.auth.me()),
+  session: async () => (await transport.call((api) => api.auth.session())).me
 })

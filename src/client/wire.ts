@@ -6,7 +6,7 @@
 export { AuditEntry } from "../api/AuditEntry"
 export { LedgerDigest, timelineDefaultLimit } from "../api/AuditApi"
 export { CorrelationGroup, CorrelationView, FeedEntry, FeedPage, feedDefaultLimit } from "../api/Feed"
-export { Me, SignIn } from "../api/AuthApi"
+export { Me, SessionState, SignIn } from "../api/AuthApi"
 export {
   Broadcast,
   BroadcastData,

@@ -22,7 +22,7 @@ export const groupByRecord = (
   const byRecord = new Map<string, Array<Editor>>()
   for (const editor of live) {
     const editors = byRecord.get(editor.recordId) ?? []
-    editors.push(new Editor({ id: editor.editorId, name: editor.name }))
+    editors.push(new Editor({ id: editor.editorId, name: editor.name, userId: editor.userId }))
     byRecord.set(editor.recordId, editors)
   }
   return Object.fromEntries(byRecord)

@@ -41,6 +41,7 @@ export interface PresenceTouch {
 export interface LiveEditor {
   readonly recordId: string
   readonly editorId: string
+  readonly userId: string
   readonly name: string
 }
 

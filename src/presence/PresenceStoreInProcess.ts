@@ -62,7 +62,12 @@ const make = Effect.gen(function* () {
       Ref.modify(state, (current): [ReadonlyArray<LiveEditor>, State] => {
         const object = objectKey(workspace, businessObject)
         const editors = live(current, object, nowMs)
-        const result = [...editors.values()].map(({ recordId, editorId, name }) => ({ recordId, editorId, name }))
+        const result = [...editors.values()].map(({ recordId, editorId, userId, name }) => ({
+          recordId,
+          editorId,
+          userId,
+          name
+        }))
         return [result, replace(current, object, editors)]
       }),
     kind: "in-process"

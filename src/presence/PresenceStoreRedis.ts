@@ -129,7 +129,7 @@ const TouchOutcomes = Schema.Array(TouchOutcomeSchema)
 const isTouchOutcomes = Schema.is(TouchOutcomes)
 const ListReply = Schema.Array(Schema.String)
 const MemberJson = Schema.fromJsonString(Schema.Tuple([Schema.String, Schema.String]))
-const HolderJson = Schema.fromJsonString(Schema.Struct({ name: Schema.String }))
+const HolderJson = Schema.fromJsonString(Schema.Struct({ userId: Schema.String, name: Schema.String }))
 
 /** A reply that does not match the script is a bug, not an outage. */
 const reply =
@@ -194,7 +194,9 @@ const make = Effect.gen(function* () {
             Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i] ?? "", flat[2 * i + 1] ?? ""] as const),
             ([m, h]) =>
               Effect.all([reply(MemberJson)(m), reply(HolderJson)(h)]).pipe(
-                Effect.map(([[recordId, editorId], { name }]): LiveEditor => ({ recordId, editorId, name }))
+                Effect.map(
+                  ([[recordId, editorId], { userId, name }]): LiveEditor => ({ recordId, editorId, userId, name })
+                )
               )
           )
         )

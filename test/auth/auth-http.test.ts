@@ -112,6 +112,35 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
     })
   )
 
+  it.effect("the session probe answers 200 signed out too: no cookie, an unknown, an expired or a signed-out one", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const sql = yield* SqlClient.SqlClient
+      const workspace = yield* freshWorkspace
+      const user = yield* freshUser({ workspace })
+      const session = (cookie: string) => settled(clientFor(base, cookie).call((api) => api.auth.session()))
+      for (const cookie of ["", "session=not-a-session"]) {
+        const answer = yield* session(cookie)
+        expect([answer.status, answer.body]).toEqual([200, { me: null }])
+      }
+      const cookie = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
+      const signedIn = yield* session(cookie)
+      expect(signedIn.status).toBe(200)
+      // The same `me` as /auth/me answers.
+      expect(signedIn.body).toEqual({ me: (yield* me(base, cookie)).body })
+      expect(signedIn.body).toEqual({ me: expect.objectContaining({ id: user.id, name: user.name }) })
+
+      yield* clientFor(base, cookie).call((api) => api.auth.logout())
+      expect(yield* session(cookie)).toEqual(expect.objectContaining({ status: 200, body: { me: null } }))
+      const other = yield* signIn(base, { workspace: workspace.slug, email: user.email, password: testPassword })
+      yield* sql`UPDATE ${sql(`${platformSchema}.sessions`)} SET expires_at = now() - interval '1 second'
+        WHERE user_id = ${user.id}`
+      expect(yield* session(other)).toEqual(expect.objectContaining({ status: 200, body: { me: null } }))
+      // /auth/me still refuses: callers that must be signed in keep their 401.
+      expect((yield* me(base, other)).status).toBe(401)
+    })
+  )
+
   it.effect("logout ends the session and clears the cookie", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl

@@ -44,7 +44,7 @@ const service = (call: FetchCall): Response => {
   if (path === "/api/business-objects") return json(200, definitions)
   if (path.startsWith("/api/audit/")) return json(200, { entries: [auditRow], nextCursor: "opaque" })
   if (path.startsWith("/api/presence/") && call.method === "GET")
-    return json(200, { records: { r1: [{ id: "form-1", name: "Ann" }] } })
+    return json(200, { records: { r1: [{ id: "form-1", name: "Ann", userId: "u-ann" }] } })
   if (call.method === "DELETE" || call.method === "PUT" || path === "/api/auth/logout") return noContent()
   if (path === "/api/records/crm/deal" && call.method === "GET")
     return json(200, { records: [storedRecord({ title: "Kiosk" })] })
@@ -363,7 +363,7 @@ describe("client.presence", () => {
     const { client, calls } = setup()
     await expect(client.presence.heartbeat("crm/deal", "r1", "form-1")).resolves.toBeUndefined()
     await expect(client.presence.leave("crm/deal", "r1", "form-1")).resolves.toBeUndefined()
-    expect(await client.presence.list("crm/deal")).toEqual({ r1: [{ id: "form-1", name: "Ann" }] })
+    expect(await client.presence.list("crm/deal")).toEqual({ r1: [{ id: "form-1", name: "Ann", userId: "u-ann" }] })
     expect(
       calls.map((c) => `${c.method} ${c.url.replace("http://svc.test", "")} keepalive=${String(c.init.keepalive)}`)
     ).toEqual([

@@ -209,6 +209,25 @@ layer(TestApp, { excludeTestServices: true })("the OpenAPI document and the docs
     })
   )
 
+  it.effect("the create bodies are typed per business object, as the update bodies are", () =>
+    Effect.gen(function* () {
+      const document = yield* fetchDocument
+      const { schemas } = document.components
+      for (const object of (yield* PluginRegistry).businessObjects) {
+        const prefix = object.name.replace("/", ".")
+        const create = document.paths[`/api/records/${object.name}`]?.post
+        const body = create?.requestBody?.content["application/json"].schema
+        expect(componentName(body), object.name).toBe(`${prefix}.CreateRecord`)
+        const createSchema = schemas[`${prefix}.CreateRecord`]
+        expect(componentName(createSchema?.properties?.values), object.name).toBe(`${prefix}.ValuesInput`)
+        expect(Object.keys(createSchema?.properties ?? {})).toEqual(["values", "draft"])
+        expect(createSchema?.required).toEqual(["values"])
+      }
+      // No body anywhere is left with the generic, untyped values map.
+      expect(JSON.stringify(document.paths)).not.toContain("#/components/schemas/ValuesInput")
+    })
+  )
+
   it.effect("limit is an integer, the document names its server, and the business objects list its 304", () =>
     Effect.gen(function* () {
       const document = yield* fetchDocument

@@ -117,7 +117,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
 
       const { window } = yield* closeWindow(sse, client, next)
       expect(window).toEqual([presenceHint(record.id)])
-      expect(yield* presence.editors()).toEqual({ [record.id]: [{ id: "form-1", name: user.name }] })
+      expect(yield* presence.editors()).toEqual({ [record.id]: [{ id: "form-1", name: user.name, userId: user.id }] })
     })
   )
 
@@ -138,7 +138,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       // The save's hint is the very next event: the renewals sent none.
       const renewals = yield* closeWindow(sse, client, arrival.next)
       expect(renewals.window).toEqual([])
-      expect(yield* presence.editors()).toEqual({ [record.id]: [{ id: "form-1", name: user.name }] })
+      expect(yield* presence.editors()).toEqual({ [record.id]: [{ id: "form-1", name: user.name, userId: user.id }] })
     })
   )
 
@@ -188,7 +188,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
         expectForbidden(yield* other.presence.leave(record.id, "form-1"))
         const refused = yield* closeWindow(sse, holder.client, arrival.next)
         expect(refused.window).toEqual([])
-        const listed = { [record.id]: [{ id: "form-1", name: holder.user.name }] }
+        const listed = { [record.id]: [{ id: "form-1", name: holder.user.name, userId: holder.user.id }] }
         expect(yield* holder.presence.editors()).toEqual(listed)
         expect(yield* other.presence.editors()).toEqual(listed)
 
@@ -232,19 +232,19 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
 
         const expected = {
           [r1.id]: [
-            { id: "alice-tab-1", name: alice.user.name },
-            { id: "alice-tab-2", name: alice.user.name },
-            { id: "bob-tab", name: bob.user.name }
+            { id: "alice-tab-1", name: alice.user.name, userId: alice.user.id },
+            { id: "alice-tab-2", name: alice.user.name, userId: alice.user.id },
+            { id: "bob-tab", name: bob.user.name, userId: bob.user.id }
           ],
-          [r2.id]: [{ id: "alice-tab-3", name: alice.user.name }]
+          [r2.id]: [{ id: "alice-tab-3", name: alice.user.name, userId: alice.user.id }]
         }
         expect(yield* alice.presence.editors()).toEqual(expected)
         expect(yield* bob.presence.editors()).toEqual(expected)
         expect(yield* alice.presence.editors(company)).toEqual({
-          [acme.id]: [{ id: "alice-company-tab", name: alice.user.name }]
+          [acme.id]: [{ id: "alice-company-tab", name: alice.user.name, userId: alice.user.id }]
         })
         expect(yield* carol.presence.editors()).toEqual({
-          [elsewhere.id]: [{ id: "alice-tab-1", name: carol.user.name }]
+          [elsewhere.id]: [{ id: "alice-tab-1", name: carol.user.name, userId: carol.user.id }]
         })
         expect(yield* carol.presence.editors(company)).toEqual({})
 
@@ -303,7 +303,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       expectForbidden(yield* reader.presence.heartbeat(record.id, "reader-tab"))
       expectForbidden(yield* reader.presence.leave(record.id, "reader-tab"))
       expectForbidden(yield* reader.presence.leave(record.id, "admin-tab"))
-      const listed = { [record.id]: [{ id: "admin-tab", name: admin.user.name }] }
+      const listed = { [record.id]: [{ id: "admin-tab", name: admin.user.name, userId: admin.user.id }] }
       expect(yield* reader.presence.editors()).toEqual(listed)
 
       // Update on another business object only: nothing on this one.
@@ -311,7 +311,7 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       expectForbidden(yield* companyEditor.presence.list())
       expect((yield* companyEditor.presence.heartbeat(acme.id, "company-editor-tab", company)).status).toBe(204)
       expect(yield* companyEditor.presence.editors(company)).toEqual({
-        [acme.id]: [{ id: "company-editor-tab", name: companyEditor.user.name }]
+        [acme.id]: [{ id: "company-editor-tab", name: companyEditor.user.name, userId: companyEditor.user.id }]
       })
 
       // No grant at all.
@@ -446,7 +446,9 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
         expect(presenceIn((yield* closeWindow(sse, client, arrivals.next)).window)).toEqual([])
         const listed = yield* presence.editors()
         expect(listed).toEqual(
-          Object.fromEntries(records.map((record, i) => [record.id, [{ id: `desk-${i}`, name: user.name }]]))
+          Object.fromEntries(
+            records.map((record, i) => [record.id, [{ id: `desk-${i}`, name: user.name, userId: user.id }]])
+          )
         )
       })
   )
@@ -467,7 +469,9 @@ layer(routes, { excludeTestServices: true })("presence routes (HTTP, SSE, Redis)
       expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 204))
       const { window } = yield* closeWindow(sse, client, baseline.next)
       expect(window).toEqual([presenceHint(record.id)])
-      expect(yield* presence.editors()).toEqual({ [record.id]: [{ id: "racing-tab", name: user.name }] })
+      expect(yield* presence.editors()).toEqual({
+        [record.id]: [{ id: "racing-tab", name: user.name, userId: user.id }]
+      })
     })
   )
 })
@@ -486,7 +490,7 @@ layer(shortHeartbeat, { excludeTestServices: true })("presence lapse (HTTP, SSE,
       const record = yield* createRecord(client, deal, { title: "Kiosk" })
       const sse = yield* openStream(base, cookie)
       const baseline = yield* closeWindow(sse, client, 0)
-      const listed = { [record.id]: [{ id: "form-1", name: user.name }] }
+      const listed = { [record.id]: [{ id: "form-1", name: user.name, userId: user.id }] }
 
       const sentAt = Date.now()
       expect((yield* presence.heartbeat(record.id, "form-1")).status).toBe(204)

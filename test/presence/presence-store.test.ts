@@ -43,7 +43,9 @@ const presenceSuite = <R>(
           const store = yield* PresenceStore
           const r1 = record(ws, "r1")
           expect(yield* store.touch(r1, alice("e1"), t0, t0 + lapse)).toBe("arrived")
-          expect(yield* store.list(ws, deal, t0)).toEqual([{ recordId: "r1", editorId: "e1", name: "Alice" }])
+          expect(yield* store.list(ws, deal, t0)).toEqual([
+            { recordId: "r1", editorId: "e1", userId: "alice", name: "Alice" }
+          ])
           expect(yield* store.touch(r1, alice("e1"), t0 + 10_000, t0 + 10_000 + lapse)).toBe("renewed")
           expect(yield* store.list(ws, deal, t0 + 10_000)).toHaveLength(1)
           // The renewal moved the lapse time: still live after the first one would have lapsed.
@@ -63,7 +65,9 @@ const presenceSuite = <R>(
           expect(yield* store.touch(r1, alice("e1"), t0, t0 + lapse)).toBe("arrived")
           expect(yield* store.touch(r1, bob("e1"), t0 + 1, t0 + 1 + lapse)).toBe("held-by-other")
           expect(yield* store.leave(r1, "e1", "bob", t0 + 2)).toBe("held-by-other")
-          expect(yield* store.list(ws, deal, t0 + 3)).toEqual([{ recordId: "r1", editorId: "e1", name: "Alice" }])
+          expect(yield* store.list(ws, deal, t0 + 3)).toEqual([
+            { recordId: "r1", editorId: "e1", userId: "alice", name: "Alice" }
+          ])
           // Bob's refused heartbeat did not move Alice's lapse time.
           expect(yield* store.list(ws, deal, t0 + lapse)).toEqual([])
         })
@@ -83,7 +87,9 @@ const presenceSuite = <R>(
           expect(yield* store.leave(r1, "e2", "alice", t0 + lapse)).toBe("absent")
           // Once lapsed, the id is free: another user may take it.
           expect(yield* store.touch(r1, bob("e1"), t0 + 2 * lapse, t0 + 3 * lapse)).toBe("arrived")
-          expect(yield* store.list(ws, deal, t0 + 2 * lapse)).toEqual([{ recordId: "r1", editorId: "e1", name: "Bob" }])
+          expect(yield* store.list(ws, deal, t0 + 2 * lapse)).toEqual([
+            { recordId: "r1", editorId: "e1", userId: "bob", name: "Bob" }
+          ])
         })
       )
     )
@@ -98,12 +104,16 @@ const presenceSuite = <R>(
           yield* store.touch(record(other, "r1"), alice("e4"), t0, t0 + lapse)
           yield* store.touch(record(ws, "r1", contact), alice("e5"), t0, t0 + lapse)
           expect(sorted(yield* store.list(ws, deal, t0))).toEqual([
-            { recordId: "r1", editorId: "e1", name: "Alice" },
-            { recordId: "r1", editorId: "e2", name: "Bob" },
-            { recordId: "r2", editorId: "e3", name: "Alice" }
+            { recordId: "r1", editorId: "e1", userId: "alice", name: "Alice" },
+            { recordId: "r1", editorId: "e2", userId: "bob", name: "Bob" },
+            { recordId: "r2", editorId: "e3", userId: "alice", name: "Alice" }
           ])
-          expect(yield* store.list(other, deal, t0)).toEqual([{ recordId: "r1", editorId: "e4", name: "Alice" }])
-          expect(yield* store.list(ws, contact, t0)).toEqual([{ recordId: "r1", editorId: "e5", name: "Alice" }])
+          expect(yield* store.list(other, deal, t0)).toEqual([
+            { recordId: "r1", editorId: "e4", userId: "alice", name: "Alice" }
+          ])
+          expect(yield* store.list(ws, contact, t0)).toEqual([
+            { recordId: "r1", editorId: "e5", userId: "alice", name: "Alice" }
+          ])
           // One editor id on two records is two editors.
           expect(yield* store.touch(record(ws, "r2"), bob("e1"), t0, t0 + lapse)).toBe("arrived")
         })
@@ -149,10 +159,10 @@ const presenceSuite = <R>(
           expect(outcomes).toEqual(["arrived", "renewed", "arrived", "held-by-other", "arrived"])
           expect(sorted(yield* store.list(ws, deal, at))).toEqual(
             [
-              { recordId: "r1", editorId: "e1", name: "Alice" },
-              { recordId: "r2", editorId: "e2", name: "Alice" },
-              { recordId: "r0", editorId: "held", name: "Bob" },
-              { recordId: "r9", editorId: "old", name: "Alice" }
+              { recordId: "r1", editorId: "e1", userId: "alice", name: "Alice" },
+              { recordId: "r2", editorId: "e2", userId: "alice", name: "Alice" },
+              { recordId: "r0", editorId: "held", userId: "bob", name: "Bob" },
+              { recordId: "r9", editorId: "old", userId: "alice", name: "Alice" }
             ].sort((a, b) => a.editorId.localeCompare(b.editorId))
           )
           expect(yield* store.touchAll(ws, deal, [])).toEqual([])

@@ -176,7 +176,12 @@ describe("names from data that are Object.prototype's (property)", () => {
     "presence: editors grouped by record id, whatever the ids, each record its own editors",
     { pairs: Arbitrary.array(Arbitrary.all([names, names]), { maxLength: 8 }) },
     ({ pairs }) => {
-      const live = pairs.map(([recordId, editorId]) => ({ recordId, editorId, name: `user of ${editorId}` }))
+      const live = pairs.map(([recordId, editorId]) => ({
+        recordId,
+        editorId,
+        userId: `user-${editorId}`,
+        name: `user of ${editorId}`
+      }))
       const grouped = groupByRecord(live)
       expect(Object.getPrototypeOf(grouped)).toBe(Object.prototype)
       expect(Object.keys(grouped).sort()).toEqual([...new Set(pairs.map(([recordId]) => recordId))].sort())

@@ -3,6 +3,8 @@ import { cleanup, render, within } from "@testing-library/react"
 import { afterEach, describe, expect, it } from "vitest"
 import type { AuditEntry, Fields } from "../../src/client"
 import { hydrateTimeline } from "../../src/client"
+import { PlainDate } from "../../src/client/hydration/PlainDate"
+import { formatDate } from "../../web/src/format/dates"
 import { indexEntries } from "../../web/src/timeline/entryIndex"
 import { TimelineRow } from "../../web/src/timeline/TimelineRow"
 
@@ -95,7 +97,8 @@ describe("a timeline row", () => {
     const amount = container.querySelector("article > .changes > .change:nth-child(1) > dd")
     expect(amount && textOf(amount)).toBe("1200.00 → 1350.00")
     const closeDate = container.querySelector("article > .changes > .change:nth-child(2) > dd")
-    expect(closeDate && textOf(closeDate)).toBe("none → 2026-12-15")
+    // A date as the form's date input shows it: the locale's day, not the wire form.
+    expect(closeDate && textOf(closeDate)).toBe(`none → ${formatDate(PlainDate.parse("2026-12-15"))}`)
     const won = container.querySelector("article > .changes > .change:nth-child(3) > dd")
     expect(won && textOf(won)).toBe("no → yes")
   })

@@ -3,7 +3,7 @@ import { useMe, useSessionOfOtherTabs } from "./queries"
 import { SignIn } from "./session/SignIn"
 import { Workspace } from "./Workspace"
 
-/** Signed in (the session cookie answers `/api/auth/me`): the workspace; otherwise the sign-in form. It follows the other tabs' sign-in and sign-out. */
+/** Signed in (`/api/auth/session` names who): the workspace; otherwise the sign-in form. It follows the other tabs' sign-in and sign-out. */
 export const App = () => {
   useSessionOfOtherTabs()
   const me = useMe()
@@ -17,5 +17,6 @@ export const App = () => {
       </p>
     )
   }
+  if (me.data === null) return <SignIn />
   return <Workspace key={me.data.workspace.slug} me={me.data} />
 }

@@ -33,9 +33,10 @@ import { announceSession, useSessionAnnouncements } from "./session/sessionChann
 
 const meKey = ["me"] as const
 
-export const useMe = () => useQuery({ queryKey: meKey, queryFn: () => client.auth.me() })
+/** Who the session cookie is, or null when signed out: asked of `/api/auth/session`, which answers 200 either way (no red 401 in the console). */
+export const useMe = () => useQuery({ queryKey: meKey, queryFn: () => client.auth.session() })
 
-/** Keys do not name the workspace: a session change drops every query, and `me` is asked again (the sign-in page on a 401). */
+/** Keys do not name the workspace: a session change drops every query, and `me` is asked again (the sign-in page when signed out). */
 const sessionChanged = async (queryClient: QueryClient) => {
   queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== meKey[0] })
   await queryClient.resetQueries({ queryKey: meKey })
@@ -129,6 +130,13 @@ export const useTimeline = (businessObject: string, id: string, options: { reado
 export const useTimelinePages = (businessObject: string, id: string) =>
   useInfiniteQuery(timelinePagesQuery(client, businessObject, id))
 
+/** The id of the record's newest timeline entry (from the timeline already loaded): nothing to revert to there. */
+export const useNewestEntryId = (businessObject: string, id: string): string | undefined =>
+  useInfiniteQuery({
+    ...timelinePagesQuery(client, businessObject, id),
+    select: (data) => data.pages[0]?.entries[0]?.id
+  }).data
+
 /**
  * Saves the given fields of record `id` on the version they were edited on
  * (`If-Match`); a record that moved on since rejects with a `VersionConflictError`.
@@ -157,10 +165,12 @@ export const useRefetchBusinessObject = (businessObject: string) => {
 export const useEditingPresence = (businessObject: string, id: string, editorId: string, active: boolean) =>
   usePresenceHeartbeat(client, { businessObject, id, editorId, active })
 
-/** The live editors of record `id` other than this page's own form. */
-export const useOtherEditors = (businessObject: string, id: string, ownEditorId: string) => {
+const noEditors: ReadonlyArray<never> = []
+
+/** The live editors of record `id`, this page's own form among them (`presence/editorsSentence.ts` leaves it out). */
+export const useEditorsOf = (businessObject: string, id: string) => {
   const editors = useEditors(client, businessObject)
-  return (editors.data?.[id] ?? []).filter((editor) => editor.id !== ownEditorId)
+  return editors.data?.[id] ?? noEditors
 }
 
 /** The workspace feed with `filters`, newest first, live: new rows on top as they commit, older pages on demand. */

@@ -3,7 +3,7 @@ import { HttpServerRequest } from "effect/http"
 import { Duration, Effect, Option } from "effect"
 import { AppConfig } from "../../config/AppConfig"
 import { ServedApi } from "../ServedApi"
-import { Me } from "../../api/AuthApi"
+import { Me, SessionState } from "../../api/AuthApi"
 import { sessionCookie } from "../../api/AuthMiddleware"
 import { Authentication } from "../../auth/Authentication"
 import { CurrentPrincipal } from "../../api/Principal"
@@ -76,5 +76,12 @@ export const AuthHttp = HttpApiBuilder.group(ServedApi, "auth", (handlers) =>
         })
       )
       .handle("me", () => Effect.map(CurrentPrincipal, toMe))
+      .handle("session", () =>
+        HttpApiBuilder.securityDecode(sessionCookie).pipe(
+          Effect.flatMap(authentication.fromSession),
+          Effect.map((principal) => new SessionState({ me: toMe(principal) })),
+          Effect.catchTag("Unauthorized", () => Effect.succeed(new SessionState({ me: null })))
+        )
+      )
   })
 )

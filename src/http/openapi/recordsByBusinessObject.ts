@@ -143,12 +143,20 @@ const retarget = (content: Content | undefined, retargets: ReadonlyMap<string, s
     : { ...content, "application/json": { schema: retargetSchema(schema, retargets) } }
 }
 
+/**
+ * The create route: its generic body is written out inline (it has defaults,
+ * `OpenApiDocument.ts`), so no `$ref` says what to point at the object's own.
+ */
+const isCreate = (genericPath: string, method: OpenApi.OpenAPISpecMethodName) =>
+  genericPath === recordsPrefixes[0] && method === "post"
+
 /** A generic records operation made the one of a business object (and action). */
 const specialize = (
   operation: Operation,
   registered: RegisteredBusinessObject,
   components: ReturnType<typeof componentsFor>,
-  action: string | undefined
+  action: string | undefined,
+  create: boolean
 ): Operation => {
   const { name } = registered.definition
   const recordRef = ref(components.names.record).$ref
@@ -174,7 +182,9 @@ const specialize = (
     })
   )
   const description = action === undefined ? undefined : registered.actions.get(action)?.description
-  const requestContent = retarget(operation.requestBody?.content, components.retargets)
+  const requestContent = create
+    ? { "application/json": { schema: ref(components.names.create) } }
+    : retarget(operation.requestBody?.content, components.retargets)
   return {
     ...operation,
     operationId: [operation.operationId, componentPrefix(name), ...(action === undefined ? [] : [action])].join("."),
@@ -254,7 +264,10 @@ export const recordsByBusinessObject =
             const item: OpenApi.OpenAPISpecPathItem = {}
             for (const method of methods) {
               const operation = genericItem[method]
-              if (operation !== undefined) item[method] = specialize(operation, registered, components, concrete.action)
+              if (operation !== undefined) {
+                const create = isCreate(genericPath, method)
+                item[method] = specialize(operation, registered, components, concrete.action, create)
+              }
             }
             paths[concrete.path] = item
           }

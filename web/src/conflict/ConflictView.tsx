@@ -1,4 +1,4 @@
-import { useId, useMemo } from "react"
+import { useEffect, useId, useMemo, useRef } from "react"
 import type { Fields } from "../../../src/api/Field"
 import type { VersionConflictError } from "../../../src/client"
 import { conflictFields } from "../../../src/client/react"
@@ -43,6 +43,9 @@ const whatTheyDid = (operation: string, fields: ReadonlyArray<string>): string =
  * (the entries of the 412, newest first, as the timeline shows them), the
  * fields both sides changed, and the two ways on: keep mine (the same write
  * on the new version) or take theirs (drop it, show the record as it is).
+ * Each refusal brings it into view and focus: under a long form, or above
+ * the Save button the person just pressed, it would otherwise open out of
+ * sight (or be pushed out of it by the browser's scroll anchoring).
  */
 export const ConflictView = ({ conflict, fields, current, mine, refused, onKeepMine, onTakeTheirs, busy }: Props) => {
   const headingId = useId()
@@ -50,8 +53,14 @@ export const ConflictView = ({ conflict, fields, current, mine, refused, onKeepM
   const rows: ReadonlyArray<EntryView> = useMemo(() => [...conflict.entries].reverse(), [conflict])
   const index = useMemo(() => indexEntries(fields, rows, current), [fields, rows, current])
   const version = conflict.currentVersion
+  const panel = useRef<HTMLElement>(null)
+  useEffect(() => {
+    if (conflict === undefined) return
+    panel.current?.focus({ preventScroll: true })
+    panel.current?.scrollIntoView({ block: "start" })
+  }, [conflict])
   return (
-    <section className="conflict" role="alert" aria-labelledby={headingId}>
+    <section className="conflict" role="alert" aria-labelledby={headingId} ref={panel} tabIndex={-1}>
       <h3 id={headingId}>Changed since you opened it</h3>
       <p>{refused}: the record was changed in the meantime.</p>
       <ul className="conflict-summary" aria-label="Who changed what">

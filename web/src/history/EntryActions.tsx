@@ -4,7 +4,7 @@ import type { StoredRecord } from "../../../src/client"
 import { ChangedSinceError } from "../../../src/client"
 import { errorMessage } from "../errors"
 import { humanize } from "../labels"
-import { useRevertRecord } from "../queries"
+import { useNewestEntryId, useRevertRecord } from "../queries"
 import type { EntryView } from "../timeline/entry"
 
 interface Props {
@@ -26,13 +26,15 @@ const question: Record<RevertMode, (typeLabel: string) => string> = {
 
 /**
  * What can be done from one timeline entry: view the record as of it; and,
- * for a viewer who may update the record, revert to it or undo it (an
- * update only), each after a confirmation. An undo of fields changed again
+ * for a viewer who may update the record, revert to it (not to the newest
+ * entry: the record is as it left it) or undo it (an update only), each
+ * after a confirmation. An undo of fields changed again
  * since names them and offers to undo anyway (`force`).
  */
 export const EntryActions = ({ businessObject, entry, record, mayRevert, onViewAsOf, typeLabel }: Props) => {
   const revert = useRevertRecord(businessObject)
   const [confirming, setConfirming] = useState<RevertMode | undefined>(undefined)
+  const newest = useNewestEntryId(businessObject, record.id) === entry.id
   if (entry.operation === "deleted") return null
   const run = (mode: RevertMode, force = false) =>
     revert.mutate(
@@ -50,7 +52,7 @@ export const EntryActions = ({ businessObject, entry, record, mayRevert, onViewA
       <button type="button" className="link" onClick={() => onViewAsOf(entry.id)}>
         View as of this entry
       </button>
-      {mayRevert ? (
+      {mayRevert && !newest ? (
         <button type="button" className="link" onClick={() => setConfirming("restore")} disabled={busy}>
           Revert to here
         </button>

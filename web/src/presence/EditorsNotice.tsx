@@ -1,24 +1,22 @@
-import { useOtherEditors } from "../queries"
+import { useEditorsOf, useMe } from "../queries"
+import { editorsSentence } from "./editorsSentence"
 
-const listOf = (names: ReadonlyArray<string>): string =>
-  names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
-
-/** Who else has this record open with unsaved changes, live (presence broadcasts and a refetch every heartbeat interval). */
 interface Props {
   readonly businessObject: string
   readonly id: string
-  /** This page's own form, left out. */
+  /** This page's own form (all tabs of this browser), left out. */
   readonly ownEditorId: string
 }
 
+/** Who else has this record open with unsaved changes, live (presence broadcasts and a refetch every heartbeat interval). */
 export const EditorsNotice = ({ businessObject, id, ownEditorId }: Props) => {
-  const editors = useOtherEditors(businessObject, id, ownEditorId)
-  const names = editors.map((editor) => editor.name)
+  const editors = useEditorsOf(businessObject, id)
+  const me = useMe().data?.id
+  const sentence = editorsSentence(editors, me, ownEditorId)
+  const nobody = editors.every((editor) => editor.id === ownEditorId)
   return (
-    <p className={names.length === 0 ? "editors empty" : "editors"} role="status" aria-label="Other editors">
-      {names.length === 0
-        ? "Nobody else is editing this record."
-        : `${listOf(names)} ${names.length === 1 ? "is" : "are"} editing this record.`}
+    <p className={nobody ? "editors empty" : "editors"} role="status" aria-label="Other editors">
+      {sentence}
     </p>
   )
 }

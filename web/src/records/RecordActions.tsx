@@ -29,6 +29,21 @@ const stepDone: Record<Step, string> = {
 }
 
 /**
+ * What a person is told after an action: one that wrote nothing to the
+ * record (its version is the one sent) only queued work ("Follow up"
+ * enqueues a job), whose result shows later in Activity.
+ */
+const actionOutcome = (label: string, sentVersion: number | "*" | undefined, result: unknown): string => {
+  const version =
+    typeof result === "object" && result !== null && "version" in result && typeof result.version === "number"
+      ? result.version
+      : undefined
+  return version !== undefined && version === sentVersion
+    ? `${label}: queued. It runs in the background; what it does will show in Activity.`
+    : `${label}: done.`
+}
+
+/**
  * What can be done to the record besides editing it, by its state: publish
  * a draft; run the plugin's actions on an operational record and archive
  * it; restore an archived one; delete any (after a confirmation). Each is
@@ -40,14 +55,17 @@ export const RecordActions = ({ businessObject, record, fields, actions, typeLab
   const refetch = useRefetchBusinessObject(businessObject)
   const [confirming, setConfirming] = useState(false)
   const [last, setLast] = useState<RecordCommand | undefined>(undefined)
+  const [done, setDone] = useState<string | undefined>(undefined)
   const conflict = command.error instanceof VersionConflictError ? command.error : undefined
 
   const run = (next: RecordCommand) => {
     setLast(next)
     setConfirming(false)
+    setDone(undefined)
     command.mutate(next, {
-      onSuccess: () => {
+      onSuccess: (result) => {
         if (next.kind === "remove") navigate(listPath(businessObject), { replace: true })
+        if (next.kind === "action") setDone(actionOutcome(humanize(next.action), next.ifMatch, result))
       }
     })
   }
@@ -122,6 +140,11 @@ export const RecordActions = ({ businessObject, record, fields, actions, typeLab
       ) : command.isError ? (
         <p className="error" role="alert">
           {errorMessage(command.error)}
+        </p>
+      ) : null}
+      {done !== undefined ? (
+        <p className="action-outcome" role="status" aria-label="Action outcome">
+          {done}
         </p>
       ) : null}
     </section>

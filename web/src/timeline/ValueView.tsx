@@ -1,6 +1,8 @@
 import { Fragment } from "react"
 import { isErased } from "../../../src/api/Erased"
 import type { Fields } from "../../../src/api/Field"
+import { PlainDate } from "../../../src/client/hydration/PlainDate"
+import { formatDate } from "../format/dates"
 import { humanize } from "../labels"
 import { isLinkValue, LinkedTitle } from "../titles/LinkedTitle"
 import { useTitles } from "../titles/TitlesContext"
@@ -18,9 +20,9 @@ interface Props {
 /**
  * A value as a person reads it: "none" for no value, "erased" for a value
  * erased from the history, yes/no, a struct as its members, a collection as
- * its entries; a decimal or plain date (hydrated or wire string) as written,
- * a datetime in local time; a link value (a record id) as the linked
- * record's title from the titles around it (`TitlesProvider`), never the id.
+ * its entries; a decimal as written, a date and a datetime as the browser's
+ * locale writes them (`format/dates.ts`); a link value (a record id) as the
+ * linked record's title from the titles around it (`TitlesProvider`), never the id.
  */
 export const ValueView = ({ value, fields }: Props) => {
   const titles = useTitles()
@@ -38,6 +40,9 @@ export const ValueView = ({ value, fields }: Props) => {
         ))}
       </ol>
     )
+  }
+  if (PlainDate.isPlainDate(value)) {
+    return <time dateTime={value.toString()}>{formatDate(value)}</time>
   }
   if (value instanceof Date) {
     const time = describeTime(value)

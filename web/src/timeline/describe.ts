@@ -1,3 +1,4 @@
+import { formatDateTime } from "../format/dates"
 import { businessObjectLabel, humanize } from "../labels"
 import type { Actor } from "../../../src/api/Actor"
 import type { Cause } from "../../../src/api/Cause"
@@ -102,13 +103,11 @@ export const describeEntryOperation = (entry: { readonly operation: string; read
     ? `Erased ${describeErasedFields(entry.cause.erase.fields)}`
     : describeOperation(entry.operation)
 
-const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" })
-
-/** When: local date and time to the second; the exact instant goes in `dateTime`. */
+/** When: local date and time to the second (`format/dates.ts`); the exact instant goes in `dateTime`. */
 export const describeTime = (at: string | Date): { readonly text: string; readonly iso: string } => {
   const date = typeof at === "string" ? new Date(at) : at
   if (Number.isNaN(date.getTime())) return { text: String(at), iso: String(at) }
-  return { text: timeFormat.format(date), iso: typeof at === "string" ? at : date.toISOString() }
+  return { text: formatDateTime(date), iso: typeof at === "string" ? at : date.toISOString() }
 }
 
 /** What a revert's cause says: which entry it went back to or undid, by its row when known, else by its id. */

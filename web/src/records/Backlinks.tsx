@@ -65,7 +65,6 @@ const LinkingGroup = ({
         <ul className="linking">
           {group.records.map((record) => (
             <li key={record.id}>
-              {/* TODO(titles): record.title once the API gives it (issue 25, item 1). */}
               <Link to={recordPath(group.businessObject, record.id)}>{recordTitle(fields, record)}</Link>
             </li>
           ))}

@@ -1,16 +1,27 @@
 import { useDefinition, useLinkedRecord, useRecords } from "../queries"
 import { Link, recordPath } from "../router"
 import { recordTitle } from "./recordTitle"
+import { own } from "../../../src/api/own"
+import { useTitles } from "../titles/TitlesContext"
 
 /**
- * A link value as the title of the record it names, linking to it: found
- * among the target's newest records (one query per target, shared with the
- * link pickers), else read on its own.
- *
- * TODO(titles): the API is getting a title beside each link value (issue 25,
- * item 1); once it is there, show that title and drop both lookups.
+ * A link value as the title of the record it names, linking to it: the
+ * title the answer carried beside the value (`TitlesProvider`), marked when
+ * the target was deleted; from a service older than titles, looked up.
  */
 export const LinkTitle = ({ target, id }: { readonly target: string; readonly id: string }) => {
+  const known = own(useTitles(), id)
+  if (known === undefined) return <LookedUpTitle target={target} id={id} />
+  return (
+    <Link to={recordPath(target, id)} className={known.deleted ? "link-title deleted" : "link-title"}>
+      {known.title}
+      {known.deleted ? <span className="deleted-mark"> (deleted)</span> : null}
+    </Link>
+  )
+}
+
+/** The target found among its business object's newest records (one query per target, shared with the link pickers), else read on its own. */
+const LookedUpTitle = ({ target, id }: { readonly target: string; readonly id: string }) => {
   const definition = useDefinition(target)
   const listed = useRecords(target)
   const found = listed.data?.find((record) => record.id === id)

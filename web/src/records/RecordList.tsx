@@ -8,6 +8,7 @@ import { businessObjectLabel, humanize, plural } from "../labels"
 import { useDefinition, useRecordPages, useRecords } from "../queries"
 import { Link, listPath, navigate, newRecordPath, recordPath, useSearch } from "../router"
 import { LinkTitle } from "./LinkTitle"
+import { TitlesProvider } from "../titles/TitlesContext"
 import type { ListState } from "./listState"
 import { ariaSort, filterColumns, formatListState, nextSort, parseListState, urlFilterFields } from "./listState"
 import { recordTitle } from "./recordTitle"
@@ -151,13 +152,14 @@ export const RecordList = ({ businessObject }: { readonly businessObject: string
             {records.map((record) => (
               <tr key={record.id}>
                 <td>
-                  {/* TODO(titles): record.title once the API gives it (issue 25, item 1). */}
                   <Link to={recordPath(businessObject, record.id)}>{recordTitle(fields, record)}</Link>
                   {record.state === "operational" ? null : <span className="state"> {humanize(record.state)}</span>}
                 </td>
                 {rest.map((column) => (
                   <td key={column} className={`cell-${own(fields, column)?.kind ?? "none"}`}>
-                    <Cell field={own(fields, column)} value={own(record.values, column)} />
+                    <TitlesProvider titles={record.titles}>
+                      <Cell field={own(fields, column)} value={own(record.values, column)} />
+                    </TitlesProvider>
                   </td>
                 ))}
                 <td>{formatDate(record.updatedAt)}</td>

@@ -26,10 +26,15 @@ describe("Activity filters in the URL", () => {
     from: Schema.optional(text),
     to: Schema.optional(text)
   })
-  it.prop("a link's filters read back as they were", { given: Arbitrary.schema(filters) }, ({ given }) => {
-    const kept = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined))
+  it.prop("a link's filters read back as they were", { generated: Arbitrary.schema(filters) }, ({ generated }) => {
+    // A lone surrogate is no text a URL can carry (it becomes U+FFFD); ids and names never hold one.
+    const given = Object.fromEntries(
+      Object.entries(generated).flatMap(([name, value]) =>
+        value === undefined ? [] : [[name, value.replace(/[\uD800-\uDFFF]/g, "x")]]
+      )
+    )
     const url = new URL(activityFilterPath(given), "http://page")
     expect(url.pathname).toBe("/activity")
-    expect(parseActivityFilters(url.search)).toEqual(kept)
+    expect(parseActivityFilters(url.search)).toEqual(given)
   })
 })

@@ -102,7 +102,8 @@ const seed = async (ada: Client, grace: Client) => {
 const newPage = async (browser: Browser): Promise<{ context: BrowserContext; page: Page }> => {
   const context = await browser.newContext({
     viewport: { width: 1280, height: 860 },
-    locale: "en-GB",
+    // Headless Chromium draws date inputs in its own UI language (en-US): the page's dates then read the same.
+    locale: "en-US",
     timezoneId: "UTC"
   })
   return { context, page: await context.newPage() }
@@ -170,11 +171,8 @@ const main = async () => {
       .getByRole("link", { name: /unit of work/ })
       .click()
     await a.page.waitForURL(/\/correlations\//, shown)
-    await a.page.getByRole("heading").first().waitFor(shown)
-    await a.page
-      .getByText(/Support plan|Close/)
-      .first()
-      .waitFor(shown)
+    // The cascade of closing the deal: more than one group (the deal; its company's count and activity).
+    await a.page.locator("section.correlation h2").nth(1).waitFor(shown)
     await shoot(a.page, "unit-of-work")
 
     // Presence: Grace edits the deal Ada has open.

@@ -88,6 +88,8 @@ const FilterText = Schema.Union([
 
 describe("list plan", () => {
   it.prop("parseFilter(formatFilter(f)) = f", [FieldName, Operator, Schema.String], ([name, operator, value]) => {
+    // `a>=1` is "at least 1", never "more than =1": a range's value (a number or a date) never starts with "=".
+    if ((operator === ">" || operator === "<") && value.startsWith("=")) return
     const filter = { field: name, operator, value }
     expect(parseFilter(formatFilter(filter))).toEqual(filter)
   })

@@ -4,6 +4,7 @@ import { parseFilter, recordTimeKeys, searchMaxLength } from "../api/RecordQuery
 import type { RecordFilter, SortOrder } from "../api/RecordQuery"
 import { decimalPattern, datePattern, datetimePattern } from "../api/ValueSchema"
 import type { ListCursor } from "./ListCursor"
+import { sqlLiteral, titleVector } from "../plugins/titleSearch"
 
 /** What a list asks for, as the endpoint decoded it. */
 export interface ListRequest {
@@ -43,8 +44,7 @@ export type PlanResult =
   | { readonly _tag: "Plan"; readonly plan: ListPlan }
   | { readonly _tag: "Refused"; readonly problems: ReadonlyArray<string> }
 
-/** A SQL string literal: the field names come from plugin code, yet are quoted like any text. */
-const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
+const literal = sqlLiteral
 const valueText = (field: string) => `(values->>${literal(field)})`
 
 type Cast = "text" | "numeric" | "boolean" | "timestamptz"
@@ -85,30 +85,11 @@ const castable = (cast: Cast, text: string, kind: Field["kind"] | "time") => {
   }
 }
 
-/**
- * The title rule as a SQL expression over `values`: a field's text, or a
- * template's parts joined with `||` (immutable, unlike `concat`, so an
- * expression index can be made of it).
- */
-export const titleExpression = (rule: string): string => {
-  if (!rule.includes("{")) return `coalesce(${valueText(rule)}, '')`
-  const parts = rule.split(/(\{[^{}]*\})/u).filter((part) => part.length > 0)
-  if (parts.length === 0) return "''"
-  return parts
-    .map((part) =>
-      part.startsWith("{") && part.endsWith("}") ? `coalesce(${valueText(part.slice(1, -1))}, '')` : literal(part)
-    )
-    .join(" || ")
-}
-
 /** The words of a search as a prefix query (`acme:* & corp:*`); none: the search asks for nothing. */
 export const searchQuery = (q: string): string | undefined => {
   const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
   return words.length === 0 ? undefined : words.map((word) => `${word}:*`).join(" & ")
 }
-
-/** The full-text match of a title rule: the expression a per-business-object index is made of. */
-export const titleVector = (rule: string) => `to_tsvector('simple'::regconfig, ${titleExpression(rule)})`
 
 const timeColumns: Readonly<Record<(typeof recordTimeKeys)[number], string>> = {
   updatedAt: "updated_at",

@@ -16,6 +16,8 @@ import { Workspace } from "../api/Workspace"
 import { WorkspaceSlug } from "../api/WorkspaceSlug"
 import { excerpt, shorten } from "../messages/inputExcerpt"
 import { WorkspaceWork } from "./WorkspaceWork"
+import { PluginRegistry } from "../plugins/PluginRegistry"
+import { titleIndexStatement } from "../plugins/titleSearch"
 
 const decodeSlug = (input: string) =>
   Schema.decodeUnknownEffect(WorkspaceSlug)(input).pipe(
@@ -36,6 +38,24 @@ export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
     const workspaces = sql(`${platformSchema}.workspaces`)
     const caches = yield* Caches
     const bus = yield* BroadcastBus
+
+    const registry = yield* PluginRegistry
+
+    /**
+     * The title search index of each business object (docs/web.md, "Lists"):
+     * made of its title rule, which is plugin code, so it is made here rather
+     * than by a migration, and again when a rule changes.
+     */
+    const indexTitles = (schema: string) =>
+      Effect.forEach(
+        registry.plugins.flatMap((plugin) =>
+          Object.entries(plugin.businessObjects).map(([name, declaration]) =>
+            titleIndexStatement(schema, `${plugin.namespace}/${name}`, declaration.title)
+          )
+        ),
+        (statement) => sql.unsafe(statement),
+        { discard: true }
+      )
 
     const bySlug = SqlSchema.findOneOption({
       Request: Schema.String,
@@ -84,6 +104,7 @@ export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
         if (Option.isNone(inserted))
           return yield* new Conflict({ message: `workspace ${excerpt(slug)} already exists` })
         yield* migrateSchema(inserted.value.schema, workspaceMigrations)
+        yield* indexTitles(inserted.value.schema)
         return inserted.value
       }).pipe(sql.withTransaction, orDieOnSqlError)
 
@@ -95,7 +116,10 @@ export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
     const migrateWorkspace = (workspace: Workspace) =>
       Effect.gen(function* () {
         const live = yield* sql`SELECT 1 FROM ${workspaces} WHERE id = ${workspace.id} FOR KEY SHARE`
-        if (live.length > 0) yield* migrateSchema(workspace.schema, workspaceMigrations)
+        if (live.length > 0) {
+          yield* migrateSchema(workspace.schema, workspaceMigrations)
+          yield* indexTitles(workspace.schema)
+        }
       }).pipe(sql.withTransaction, Effect.orDie)
 
     /** Brings the platform schema and every workspace schema up to date (start-up). */

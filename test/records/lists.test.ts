@@ -1,5 +1,8 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { Effect, Option } from "effect"
+import { PluginRegistry } from "../../src/plugins/PluginRegistry"
+import { planList } from "../../src/records/ListPlan"
 import type { RecordList } from "../../src/api/RecordQuery"
 import type { RecordBacklinks } from "../../src/api/RecordQuery"
 import { Roles } from "../../src/auth/Roles"
@@ -123,6 +126,44 @@ layer(testApp(), { excludeTestServices: true })("record lists", (it) => {
       const rest = yield* allPages(client, "crm/deal", "sort=amount&order=asc&limit=4", first.nextCursor)
       expect(rest.flatMap((page) => page.records.map((record) => record.id))).toEqual(whole.slice(4))
       expect(created).toHaveLength(11)
+    })
+  )
+
+  it.effect("a title search is served by the business object's title index, made with the workspace", () =>
+    Effect.gen(function* () {
+      const workspace = yield* freshWorkspace
+      const sql = yield* SqlClient.SqlClient
+      const registered = Option.getOrThrow((yield* PluginRegistry).find("crm/deal"))
+      const planned = planList(
+        {
+          businessObject: "crm/deal",
+          fields: registered.definition.fields,
+          columns: registered.definition.columns,
+          title: registered.title
+        },
+        { q: "kiosk", limit: 10 }
+      )
+      if (planned._tag !== "Plan") throw new Error("refused")
+      // Enough deals for the planner to weigh its indexes (written behind the service's back: the schema is dropped after).
+      const records = sql(workspace.table("records"))
+      yield* sql`INSERT INTO ${records} (business_object, id, state, values)
+        SELECT 'crm/deal', gen_random_uuid(), 'operational', jsonb_build_object('title', 'Deal ' || i)
+        FROM generate_series(1, 3000) AS i`.pipe(Effect.orDie)
+      yield* sql`ANALYZE ${records}`.pipe(Effect.orDie)
+      const explained = yield* sql
+        .unsafe(
+          `EXPLAIN SELECT id FROM "${workspace.schema}"."records"
+          WHERE ${["business_object = $1", ...planned.plan.where].join(" AND ")}`,
+          ["crm/deal", ...planned.plan.params]
+        )
+        .pipe(Effect.orDie)
+      const indexes = yield* sql<{
+        readonly indexname: string
+      }>`SELECT indexname FROM pg_indexes WHERE schemaname = ${workspace.schema} AND indexname LIKE 'records_title_%'`.pipe(
+        Effect.orDie
+      )
+      expect(indexes).toHaveLength(3)
+      expect(JSON.stringify(explained)).toMatch(/records_title_[0-9a-f]{16}/)
     })
   )
 

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import type { SchemaMigration } from "../Migrations"
+import { feedPositionsFromWalMigration } from "./feedPositionsFromWal"
 import { ledgerMigration } from "./ledger"
 
 /** Every workspace schema's tables. New migrations are appended, never edited. */
@@ -206,5 +207,6 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
       yield* sql`CREATE TRIGGER audit_entries_feed_position_store AFTER INSERT ON ${t("audit_entries")}
         FOR EACH STATEMENT EXECUTE FUNCTION ${t("audit_entries_feed_position_store")}()`
     }),
-  "0009_ledger": ledgerMigration
+  "0009_ledger": ledgerMigration,
+  "0010_feed_positions_from_wal": feedPositionsFromWalMigration
 }

@@ -7,6 +7,8 @@ import { Feed } from "../../src/audit/Feed"
 import type { FeedRow } from "../../src/audit/Feed"
 import { decodeFeedCursor, encodeFeedCursor, feedStart } from "../../src/audit/FeedCursor"
 import { FeedWake } from "../../src/audit/FeedWake"
+import { FeedMode } from "../../src/feedPositions/FeedMode"
+import type { FeedModeName } from "../../src/feedPositions/FeedMode"
 import { withActor } from "../../src/context/Frames"
 import { makeAuditStaging } from "../../src/unitOfWork/AuditStaging"
 import { Records } from "../../src/records/Records"
@@ -127,8 +129,9 @@ const acceptanceTitle = (instances: number) =>
  * instance n mod `instances`; consumer A follows on the first, B on the last,
  * C on the first and, after its restart, on the last.
  */
-const acceptance = (instances: number, on: OnInstance) =>
+const acceptance = (mode: FeedModeName, instances: number, on: OnInstance) =>
   Effect.gen(function* () {
+    expect((yield* FeedMode).mode).toBe(mode)
     const sql = yield* SqlClient.SqlClient
     const workspace = yield* freshWorkspace
     const records = yield* Records
@@ -216,11 +219,24 @@ const acceptance = (instances: number, on: OnInstance) =>
       readonly position: string
       readonly seq: string
       readonly businessObjectId: string
+      readonly correlationId: string
     }>`
-          SELECT e.id::text AS id, e.position::text AS position, e.seq::text AS seq, e.business_object_id
+          SELECT e.id::text AS id, e.position::text AS position, e.seq::text AS seq, e.business_object_id,
+            e.correlation_id::text AS correlation_id
           FROM ${table} AS e ORDER BY e.position`
     // Every row positioned, positions 1..N: none skipped, none given twice.
     expect(database.map((row) => row.position)).toEqual(database.map((_, i) => String(i + 1)))
+    // Each unit's rows one after another, in the order it wrote them (their seq).
+    const unitRows = new Map<string, Array<{ readonly seq: bigint; readonly index: number }>>()
+    for (const [index, row] of database.entries())
+      unitRows.set(row.correlationId, [...(unitRows.get(row.correlationId) ?? []), { seq: BigInt(row.seq), index }])
+    for (const [unit, rows] of unitRows) {
+      const inOrder = rows.every((row, i) => {
+        const previous = rows[i - 1]
+        return previous === undefined || (row.seq > previous.seq && row.index === previous.index + 1)
+      })
+      expect(inOrder, `unit ${unit}: ${rows.map((row) => `seq ${row.seq} at ${row.index}`).join(", ")}`).toBe(true)
+    }
     const rolledBackRows = yield* sql<{ readonly n: number }>`
           SELECT count(*)::int AS n FROM ${table} WHERE changes->'title'->>'to' LIKE 'rolled-back%'`
     const counts = { committed: yield* Ref.get(committed), rolledBack: yield* Ref.get(rolledBack) }
@@ -263,10 +279,10 @@ const acceptance = (instances: number, on: OnInstance) =>
  */
 const writerConfig = { databasePoolSize: 16, databaseLockTimeout: Duration.seconds(30) }
 
-layer(testServices(writerConfig), { excludeTestServices: true })(
+layer(testServices({ ...writerConfig, feedPositions: "lock" }), { excludeTestServices: true })(
   "the workspace feed under concurrent commits (lock mode)",
   (it) => {
-    it.effect(acceptanceTitle(1), () => acceptance(1, oneInstance).pipe(withActor(someone)), {
+    it.effect(acceptanceTitle(1), () => acceptance("lock", 1, oneInstance).pipe(withActor(someone)), {
       timeout: (seconds + 120) * 1_000
     })
 
@@ -361,18 +377,22 @@ layer(testServices(writerConfig), { excludeTestServices: true })(
   }
 )
 
-/** The domain services over the logical PostgreSQL of this file; auto mode chooses WAL there. */
+/** The domain services over the logical PostgreSQL of this file, in WAL mode. */
 const walServices = Layer.unwrap(
   Effect.gen(function* () {
     const postgres = yield* LogicalPostgres
-    return testServices({ ...writerConfig, databaseUrl: Option.some(Redacted.make(postgres.url)) })
+    return testServices({
+      ...writerConfig,
+      databaseUrl: Option.some(Redacted.make(postgres.url)),
+      feedPositions: "wal"
+    })
   })
 )
 
 layer(Layer.provideMerge(walServices, LogicalPostgres.layer), { excludeTestServices: true, timeout: "120 seconds" })(
   "the workspace feed under concurrent commits (WAL mode)",
   (it) => {
-    it.effect(acceptanceTitle(1), () => acceptance(1, oneInstance).pipe(withActor(someone)), {
+    it.effect(acceptanceTitle(1), () => acceptance("wal", 1, oneInstance).pipe(withActor(someone)), {
       timeout: (seconds + 120) * 1_000
     })
 
@@ -383,9 +403,73 @@ layer(Layer.provideMerge(walServices, LogicalPostgres.layer), { excludeTestServi
           // A second instance of the deployment: its own pools, bus and positioner candidate.
           const second = yield* Layer.build(walServices)
           const onTwo: OnInstance = (instance, self) => (instance === 0 ? self : Effect.provideContext(self, second))
-          yield* acceptance(2, onTwo)
+          yield* acceptance("wal", 2, onTwo)
         }).pipe(withActor(someone)),
       { timeout: (seconds + 120) * 1_000 }
+    )
+
+    it.effect(
+      "a unit that has flushed holds nothing: a later unit commits and is served first; the first follows once it commits",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const workspace = yield* freshWorkspace
+          const records = yield* Records
+          const units = yield* UnitOfWork
+          const feed = yield* Feed
+          const [first, second] = yield* Effect.forEach([0, 1], (i) =>
+            units.run(workspace, records.create(deal, { title: `deal ${i}`, stage: "lead" }))
+          )
+          yield* allPositioned(sql(workspace.table("audit_entries")))
+          const before = yield* feed.batch(workspace, feedStart, { readable: "all" }, 500)
+          /** The feed after `before` once it holds `count` rows (bounded). */
+          const served = (count: number) =>
+            Effect.gen(function* () {
+              for (;;) {
+                const page = yield* feed.batch(workspace, before.next, { readable: "all" }, 500)
+                if (page.rows.length >= count) return page.rows.map((row) => seenOf(row))
+                yield* Effect.sleep("10 millis")
+              }
+            }).pipe(
+              Effect.timeoutOrElse({
+                duration: "30 seconds",
+                orElse: () => Effect.die(new Error(`the feed did not reach ${count} new rows`))
+              })
+            )
+
+          // Unit A: its audit row flushed (inserted first, its seq the lower), not committed yet.
+          const rowOfA = {
+            id: crypto.randomUUID(),
+            actor: someone,
+            correlationId: crypto.randomUUID(),
+            businessObject: deal,
+            businessObjectId: first?.id ?? "",
+            recordVersion: 99,
+            operation: "archived" as const,
+            cause: null
+          }
+          const commitA = yield* holdInTransaction(
+            Effect.gen(function* () {
+              const staging = makeAuditStaging(sql, workspace, null, "wal")
+              yield* staging.stage(rowOfA)
+              yield* staging.flush
+            })
+          )
+          // Unit B, on another record, commits while A is open (in lock mode it would wait at its flush).
+          yield* units.run(workspace, records.update(deal, second?.id ?? "", { title: "B" }))
+          const onlyB = yield* served(1)
+          expect(onlyB.map((row) => row.businessObjectId)).toEqual([second?.id])
+
+          yield* commitA
+          const both = yield* served(2)
+          // Commit order, not insert order: A's row after B's though it was inserted before.
+          expect(both.map((row) => row.id)).toEqual([onlyB[0]?.id, rowOfA.id])
+          const seqs = yield* sql<{ readonly id: string; readonly seq: string }>`
+            SELECT id::text AS id, seq::text AS seq FROM ${sql(workspace.table("audit_entries"))}
+            WHERE id IN ${sql.in(both.map((row) => row.id))}`
+          const seqOf = (id: string | undefined) => BigInt(seqs.find((row) => row.id === id)?.seq ?? "0")
+          expect(seqOf(rowOfA.id) < seqOf(onlyB[0]?.id)).toBe(true)
+        }).pipe(withActor(someone))
     )
   }
 )

@@ -107,10 +107,13 @@ describe(`fault 11: the feed positioner's instance killed (SIGKILL) under writes
         )
         const [holder] = yield* holdersAmong(instances)
         if (holder === undefined) return yield* Effect.die(new Error("no holder"))
-        const [slotBefore] = (yield* psql(
-          `SELECT active_pid FROM pg_replication_slots WHERE slot_name = '${slot}' AND active`
-        )).split("\n")
-        expect(slotBefore, "the slot is active (streamed by its holder)").toMatch(/^\d+$/)
+        const activePid = psql(`SELECT active_pid FROM pg_replication_slots WHERE slot_name = '${slot}' AND active`)
+        yield* waitUntil(
+          "the holder streams the slot",
+          Effect.map(activePid, (pid) => /^\d+$/.test(pid)),
+          "30 seconds"
+        )
+        const slotBefore = yield* activePid
 
         // Writers: each its own deal, updated again and again (a new title each time), now and then a new deal;
         // writer n sends through the live instances in turn. Writes cut by the kill are not retried: the
@@ -164,9 +167,7 @@ describe(`fault 11: the feed positioner's instance killed (SIGKILL) under writes
           Effect.gen(function* () {
             const holders = yield* holdersAmong(survivors)
             if (holders.length !== 1) return false
-            const active = yield* psql(
-              `SELECT active_pid FROM pg_replication_slots WHERE slot_name = '${slot}' AND active`
-            )
+            const active = yield* activePid
             return /^\d+$/.test(active) && active !== slotBefore
           }),
           "30 seconds",

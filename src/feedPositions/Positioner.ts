@@ -37,6 +37,9 @@ export interface PositionerState {
 /** The session advisory lock the candidates wait on: whoever holds it reads the slot. */
 export const electionKey = (slot: string) => `abs.feed-positioner:${slot}`
 
+/** Rows positioned per transaction at most (a commit is never split): bounds a bulk import's transactions. */
+const rowsPerTransaction = 5_000
+
 /** Between two attempts to hold the slot after a failure (a slot still active elsewhere, a lost connection). */
 const retryDelay = Duration.millis(200)
 
@@ -110,17 +113,31 @@ const make = Effect.gen(function* () {
             if (item.lsn > upTo) upTo = item.lsn
           } else yield* Effect.logWarning(`feed positions: ${item.reason}; skipped`)
         }
-        if (commits.length > 0) {
-          const n = yield* positionCommits(commits)
+        // Slices of about `rowsPerTransaction` rows: a bulk import's commits are not one huge transaction.
+        for (let from = 0; from < commits.length; ) {
+          let to = from
+          let rows = 0
+          while (to < commits.length && (to === from || rows < rowsPerTransaction)) {
+            for (const unit of commits[to]?.units ?? []) rows += unit.contents.length
+            to += 1
+          }
+          const slice = commits.slice(from, to)
+          const n = yield* positionCommits(slice)
           const now = BigInt(Date.now()) * 1000n
           let worst = 0
-          for (const commit of commits) {
+          for (const commit of slice) {
             const seconds = Math.max(0, Number(now - commit.commitMicros) / 1_000_000)
             worst = Math.max(worst, seconds)
             yield* Metric.update(feedPositionDelay, seconds)
           }
           yield* Metric.update(feedPositionedRows, n)
           yield* Ref.update(state, (s) => ({ ...s, delayMs: Math.round(worst * 1000) }))
+          const last = slice[slice.length - 1]
+          if (to < commits.length && last !== undefined && last.endLsn > confirmed) {
+            confirmed = last.endLsn
+            acknowledge(confirmed)
+          }
+          from = to
         }
         if (upTo > confirmed) {
           confirmed = upTo
@@ -128,7 +145,8 @@ const make = Effect.gen(function* () {
         }
       }
     })
-    return yield* Effect.raceAll([subscribed, Deferred.await(ended), consume])
+    // Whichever ends first ends the term, failing: the stream, its error, or the consumer's failure.
+    return yield* Effect.raceFirst(subscribed, Effect.raceFirst(Deferred.await(ended), consume))
   })
 
   /** One term as the holder: the election's lock, the slot made if missing, the waiting rows, then the stream. */

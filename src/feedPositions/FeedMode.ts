@@ -1,8 +1,9 @@
 import { SqlClient } from "effect/sql"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Cause, Context, Effect, Layer } from "effect"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { AppConfig } from "../config/AppConfig"
 import { DatabaseInfo } from "../db/Database"
-import { errorFields } from "../api/errors"
+import { FeedPositionsUnavailable } from "./FeedPositionsUnavailable"
 
 /** How this deployment takes feed positions (docs/feed.md, "Order"). */
 export type FeedModeName = "lock" | "wal"
@@ -15,18 +16,15 @@ export interface FeedModeShape {
   readonly reason: string
 }
 
-/** `FEED_POSITIONS=wal` on a database that cannot decode its WAL: start-up stops. */
-export class FeedPositionsUnavailable extends Schema.TaggedError<FeedPositionsUnavailable>()(
-  "FeedPositionsUnavailable",
-  errorFields
-) {}
-
 /** The publication the slot is read with: no table, so only the units' messages are sent. */
 export const publicationOf = (slot: string) => `${slot}_messages`
 
+/** The SQLSTATE of a failed statement, wherever in its causes the driver put it. */
 const sqlState = (error: unknown): string | undefined => {
-  const cause = typeof error === "object" && error !== null && "cause" in error ? error.cause : undefined
-  return typeof cause === "object" && cause !== null && "code" in cause ? String(cause.code) : undefined
+  for (let at: unknown = error; typeof at === "object" && at !== null; at = "cause" in at ? at.cause : undefined) {
+    if ("code" in at && typeof at.code === "string") return at.code
+  }
+  return undefined
 }
 
 /**
@@ -75,7 +73,17 @@ export const ensureSlot = (slot: string) =>
         () => Effect.succeed("kept" as const)
       )
     )
-  })
+  }).pipe(orDieOnSqlError)
+
+/** An error's message and its causes' (PostgreSQL's own words are the innermost). */
+const messagesOf = (error: unknown): string => {
+  const parts: Array<string> = []
+  for (let at: unknown = error; typeof at === "object" && at !== null && parts.length < 4; ) {
+    if ("message" in at) parts.push(String(at.message))
+    at = "cause" in at ? at.cause : undefined
+  }
+  return parts.length === 0 ? String(error) : parts.join(": ")
+}
 
 const decide = Effect.gen(function* () {
   const config = yield* AppConfig
@@ -95,19 +103,19 @@ const decide = Effect.gen(function* () {
   if (database.kind === "embedded") return yield* refuse("the embedded PGlite has no logical decoding")
   const level = yield* sql<{ level: string }>`SELECT current_setting('wal_level') AS level`.pipe(Effect.orDie)
   if (level[0]?.level !== "logical") return yield* refuse(`wal_level is ${level[0]?.level ?? "unknown"}, not logical`)
-  const made = yield* Effect.result(ensureSlot(slot))
+  const made = yield* Effect.exit(ensureSlot(slot))
   if (made._tag === "Failure") {
-    const error = made.failure
+    const error = Cause.squash(made.cause)
     return yield* refuse(
       error instanceof FeedPositionsUnavailable
         ? error.message
-        : `the replication slot ${slot} cannot be made: ${error instanceof Error ? error.message : String(error)}`
+        : `the replication slot ${slot} cannot be made: ${messagesOf(error)}`
     )
   }
   return {
     mode: "wal",
     slot,
-    reason: made.success === "made" ? `wal_level=logical, slot ${slot} made` : `wal_level=logical, slot ${slot}`
+    reason: made.value === "made" ? `wal_level=logical, slot ${slot} made` : `wal_level=logical, slot ${slot}`
   } satisfies FeedModeShape
 })
 

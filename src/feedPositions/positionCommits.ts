@@ -1,5 +1,6 @@
 import { SqlClient } from "effect/sql"
 import { Effect, Schedule } from "effect"
+import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import type { DecodedCommit } from "./commits"
 import type { UnitMessage } from "./unitMessage"
 import type { WaitingUnit } from "./positionRows"
@@ -44,6 +45,7 @@ const visibleUnits = (schema: string, units: ReadonlyArray<UnitMessage>) =>
     if (seen.length < new Set(ids).size) return yield* Effect.fail(new NotVisibleYet())
     return true
   }).pipe(
+    orDieOnSqlError,
     Effect.retry({
       while: (error) => error instanceof NotVisibleYet,
       schedule: Schedule.spaced("2 millis")
@@ -129,4 +131,4 @@ export const positionCommits = (commits: ReadonlyArray<DecodedCommit>) =>
         return positioned
       })
     )
-  })
+  }).pipe(Effect.orDie)

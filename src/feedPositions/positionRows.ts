@@ -43,7 +43,7 @@ export const lockHead = (schema: string) =>
     const row = rows[0]
     if (row === undefined) return yield* Effect.die(new Error(`${schema}.feed_position has no row`))
     return { position: BigInt(row.position), hash: Buffer.from(row.head, "hex") } satisfies Head
-  })
+  }).pipe(Effect.orDie)
 
 /**
  * Gives `units`' rows (all of them waiting) the positions after `head` and
@@ -79,4 +79,4 @@ export const writePositions = (schema: string, head: Head, units: ReadonlyArray<
       )
     }
     return n
-  })
+  }).pipe(Effect.orDie)

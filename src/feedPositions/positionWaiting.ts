@@ -69,13 +69,12 @@ export const positionWaiting = (workspaceId: string, schema: string) =>
             SELECT ${sql.literal(ledgerRowColumns)}, encode(e.salt, 'hex') AS salt, e.erased_salts AS "erasedSalts"
             FROM units AS u JOIN ${table} AS e ON e.correlation_id = u.correlation_id AND e.position IS NULL
             ORDER BY u.first, e.seq`
-          const units: Array<WaitingUnit> = []
+          const units: Array<{ correlationId: string; rows: Array<WaitingUnit["rows"][number]> }> = []
           for (const row of rows) {
             const last = units[units.length - 1]
             const waiting = { id: row.id, atMicros: BigInt(row.atMicros), content: contentOf(row) }
-            if (last !== undefined && last.correlationId === row.correlationId) {
-              ;(last.rows as Array<typeof waiting>).push(waiting)
-            } else units.push({ correlationId: row.correlationId, rows: [waiting] })
+            if (last !== undefined && last.correlationId === row.correlationId) last.rows.push(waiting)
+            else units.push({ correlationId: row.correlationId, rows: [waiting] })
           }
           const written = yield* writePositions(schema, head, units)
           if (written > 0) yield* sql`SELECT 1 AS done FROM pg_notify(${positionedChannel}, ${workspaceId})`
@@ -85,7 +84,7 @@ export const positionWaiting = (workspaceId: string, schema: string) =>
       total += n
       if (n === 0) return total
     }
-  })
+  }).pipe(Effect.orDie)
 
 /** `positionWaiting` for every workspace; a workspace dropped meanwhile is passed. */
 export const positionAllWaiting = Effect.gen(function* () {
@@ -102,4 +101,4 @@ export const positionAllWaiting = Effect.gen(function* () {
     total += yield* positionWaiting(workspace.id, schema)
   }
   return total
-})
+}).pipe(Effect.orDie)

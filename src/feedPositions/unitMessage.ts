@@ -31,7 +31,7 @@ export const encodeUnitMessage = (message: Omit<UnitMessage, "contents">, conten
 export const decodeUnitMessage = (content: Uint8Array): Option.Option<UnitMessage> => {
   const parts = Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString("latin1").split(" ")
   if (parts.length !== 5) return Option.none()
-  const [version, workspaceId, schema, correlationId, contents] = parts as [string, string, string, string, string]
+  const [version = "", workspaceId = "", schema = "", correlationId = "", contents = ""] = parts
   if (version !== "1" || !uuid.test(workspaceId) || !schemaName.test(schema) || !uuid.test(correlationId)) {
     return Option.none()
   }

@@ -9,18 +9,23 @@
  * psql in the same run, and the RSS growth of this process (server and
  * client) during the export, sampled every 50 ms (target < 64 MiB).
  *
- * `npm run bench:feed-writes`: the write cost of the feed position. 32
- * concurrent writers in one workspace, each unit the statements a
- * one-record update unit sends (lock the record, update it, one audit
- * INSERT, COMMIT), with the feed position (the INSERT's CTE on the
- * workspace counter, as the service runs it) and without (the INSERT as it
- * was before migration 0008): units/s and commit latency of each; then the
- * real service path (UnitOfWork + Records.update) for reference.
+ * `npm run bench:feed-writes`: what the feed position costs the writers, in
+ * one run on a PostgreSQL of its own with `wal_level=logical`
+ * (test/support/logicalPostgres.ts, fsync on): 32 concurrent writers of
+ * distinct records in one workspace on the raw driver, each unit the
+ * statements of a one-record update (lock the record, update it, one audit
+ * INSERT, COMMIT) with the INSERT of no feed position (the floor), of lock
+ * mode and of WAL mode (the service running in WAL mode, its positioner
+ * positioning the rows); units/s, each against the floor (target WAL >= 80
+ * %), and WAL mode's feed delay from COMMIT to the row seen with its
+ * position, p50/p99 (target p99 <= 100 ms); then the service itself in WAL
+ * mode for reference.
  *
- * Each rewrites its section of BENCHMARKS.md. Database: DATABASE_URL, else
- * TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test. No Redis
- * needed (in-process bus).
+ * Each rewrites its section of BENCHMARKS.md. The export's database:
+ * DATABASE_URL, else TEST_DATABASE_URL, else
+ * postgres://postgres@127.0.0.1:5432/test. No Redis needed (in-process bus).
  */
+import pg from "pg"
 import { spawn } from "node:child_process"
 import { cpus, loadavg } from "node:os"
 import { HttpServer } from "effect/http"
@@ -35,8 +40,19 @@ import { AppConfig } from "../src/config/AppConfig"
 import { withActor } from "../src/context/Frames"
 import { Records } from "../src/records/Records"
 import { Workspaces } from "../src/tenancy/Workspaces"
+import { FeedMode } from "../src/feedPositions/FeedMode"
+import { positionedChannel } from "../src/feedPositions/positionCommits"
+import {
+  ledgerInsertParameters,
+  ledgerInsertText,
+  walInsertParameters,
+  walInsertText
+} from "../src/unitOfWork/AuditStaging"
+import type { StagedRow } from "../src/unitOfWork/AuditStaging"
 import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
+import { startLogicalPostgres } from "../test/support/logicalPostgres"
 import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
+import { prepared } from "./http/pg"
 
 const databaseUrl =
   process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -52,6 +68,7 @@ const mib = (bytes: number) => bytes / 1024 / 1024
 const say = (line: string) => Effect.sync(() => console.log(line))
 const redactedUrl = (url: string) => url.replace(/\/\/[^@/]*@/, "//")
 const actor: Actor = { kind: "system", name: "seeder:bench" }
+const company = "crm/company"
 
 const config = AppConfig.make({
   databaseUrl: Option.some(Redacted.make(databaseUrl)),
@@ -233,29 +250,28 @@ interface WriteRun {
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN
 
+const rate = (run: WriteRun) => run.units / run.seconds
+
 /** `writers` loops of one unit after another for `seconds`, each unit `unit(writer, i)`; units/s and latency. */
 const concurrentUnits = (
   seconds: number,
-  unit: (writer: number, i: number) => Effect.Effect<unknown, unknown>,
+  unit: (writer: number, i: number) => Promise<unknown>,
   writers: number = writes.writers
 ) =>
-  Effect.gen(function* () {
+  Effect.promise(async () => {
     const latencies: Array<number> = []
-    const deadline = performance.now() + seconds * 1_000
     const started = performance.now()
-    yield* Effect.forEach(
-      Array.from({ length: writers }, (_, n) => n),
-      (n) =>
-        Effect.gen(function* () {
-          for (let i = 0; performance.now() < deadline; i++) {
-            const t0 = performance.now()
-            yield* unit(n, i).pipe(Effect.orDie)
-            latencies.push(performance.now() - t0)
-          }
-        }),
-      { concurrency: "unbounded", discard: true }
+    const deadline = started + seconds * 1_000
+    await Promise.all(
+      Array.from({ length: writers }, async (_, n) => {
+        for (let i = 0; performance.now() < deadline; i++) {
+          const t0 = performance.now()
+          await unit(n, i)
+          latencies.push(performance.now() - t0)
+        }
+      })
     )
-    const sorted = latencies.sort((a, b) => a - b)
+    const sorted = latencies.sort((x, y) => x - y)
     return {
       units: sorted.length,
       seconds: (performance.now() - started) / 1000,
@@ -264,107 +280,265 @@ const concurrentUnits = (
     } satisfies WriteRun
   })
 
-const writesBench = Effect.gen(function* () {
-  const env = yield* environment
-  const sql = yield* SqlClient.SqlClient
-  const workspace = yield* benchWorkspace("writes")
-  const records = yield* Records
-  const units = yield* UnitOfWork
-  const table = sql(workspace.table("audit_entries"))
-  const recordsTable = sql(workspace.table("records"))
-  const created = yield* Effect.forEach(
-    Array.from({ length: writes.records }, (_, i) => i),
-    (i) => units.run(workspace, records.create("crm/company", { name: `company ${i}` })).pipe(withActor(actor))
-  )
-  const idOf = (writer: number, i: number) => created[(writer * 7 + i) % writes.records]?.id ?? ""
+/** The audit INSERT a raw unit sends: none of the feed (the floor), the lock mode's, the WAL mode's. */
+type FeedWay = "none" | "lock" | "wal"
 
-  /** The statements of a one-record update unit, the audit INSERT with or without the feed position. */
-  const rawUnit = (feed: boolean) => (writer: number, i: number) =>
-    Effect.gen(function* () {
-      const id = idOf(writer, i)
-      yield* sql`SELECT version FROM ${recordsTable} WHERE business_object = 'crm/company' AND id = ${id} FOR UPDATE`
-      yield* sql`UPDATE ${recordsTable} SET values = jsonb_set(values, '{name}', to_jsonb(${`w${writer}.${i}`}::text)),
-        version = version + 1 WHERE business_object = 'crm/company' AND id = ${id}`
-      const row = sql`SELECT gen_random_uuid(), ${JSON.stringify(actor)}::jsonb, gen_random_uuid(), 'crm/company', ${id},
-          'updated', jsonb_build_object('name', jsonb_build_object('from', 'a', 'to', 'b'))`
-      if (feed) {
-        yield* sql`WITH taken AS (
-            UPDATE ${sql(workspace.table("feed_position"))} SET position = position + 1 RETURNING position
-          )
-          INSERT INTO ${table} (id, actor, correlation_id, business_object, business_object_id, operation, changes, position)
-          SELECT r.*, taken.position FROM taken, (${row}) AS r`
-      } else {
-        yield* sql`INSERT INTO ${table} (id, actor, correlation_id, business_object, business_object_id, operation, changes)
-          ${row}`
+/**
+ * The floor's INSERT: the WAL mode's statement without its logical message, so
+ * the same rows (salts, content hashes and all) without any feed position.
+ */
+const floorInsertText = (schema: string) => {
+  const table = `"${schema}"."audit_entries"`
+  return `INSERT INTO ${table}
+      (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes,
+       parent_correlation_id, salt)
+    SELECT r.id, r.actor, r.correlation_id, r.business_object, r.business_object_id, r.record_version, r.operation,
+      r.cause, r.record, r.changes, r.parent_correlation_id, r.salt
+    FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb) WITH ORDINALITY AS r
+    ORDER BY r.ordinality`
+}
+
+/**
+ * 32 writers of distinct records in one workspace, on node-postgres (the raw
+ * driver): each unit BEGIN, the record's locking read, its UPDATE, the audit
+ * INSERT of `way` (the service's own text and parameters), COMMIT. Each unit's
+ * correlation id and commit time go to `committed`.
+ */
+const rawUnits = (pool: pg.Pool, workspace: Workspace, ids: ReadonlyArray<string>, way: FeedWay) => {
+  const records = `"${workspace.schema}"."records"`
+  const lock = prepared(`SELECT version, values FROM ${records} WHERE business_object = $1 AND id = $2 FOR UPDATE`)
+  const update = prepared(`UPDATE ${records} SET values = $1::jsonb, version = version + 1, updated_at = now()
+    WHERE business_object = $2 AND id = $3 RETURNING version`)
+  const insert = prepared(
+    way === "lock"
+      ? ledgerInsertText(workspace.schema, 1)
+      : way === "wal"
+        ? walInsertText(workspace.schema)
+        : floorInsertText(workspace.schema)
+  )
+  const committed = new Map<string, number>()
+  const unit = async (writer: number, i: number) => {
+    const id = ids[writer] ?? ""
+    const client = await pool.connect()
+    try {
+      await client.query("BEGIN")
+      const current = (
+        await client.query<{ version: string; values: Record<string, string> }>({ ...lock, values: [company, id] })
+      ).rows[0]
+      const name = `w${writer}.${i}`
+      const updated = (
+        await client.query<{ version: string }>({
+          ...update,
+          values: [JSON.stringify({ ...current?.values, name }), company, id]
+        })
+      ).rows[0]
+      const row: StagedRow = {
+        id: crypto.randomUUID(),
+        actor,
+        correlationId: crypto.randomUUID(),
+        businessObject: company,
+        businessObjectId: id,
+        recordVersion: Number(updated?.version ?? 0),
+        operation: "updated",
+        cause: null,
+        changes: { name: { from: current?.values.name ?? null, to: name } }
       }
-    }).pipe(sql.withTransaction)
+      const values: ReadonlyArray<unknown> =
+        way === "lock"
+          ? ledgerInsertParameters([row], null)
+          : way === "wal"
+            ? walInsertParameters(workspace, [row], null)
+            : [ledgerInsertParameters([row], null)[1]]
+      await client.query({ ...insert, values: [...values] })
+      await client.query("COMMIT")
+      committed.set(row.correlationId, performance.now())
+      client.release()
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined)
+      client.release(error instanceof Error ? error : new Error(String(error)))
+      throw error
+    }
+  }
+  return { unit, committed }
+}
 
-  yield* say(`[writes] ${writes.writers} writers over ${writes.records} records, ${writes.seconds} s per series`)
-  // Without: the INSERT as before 0008 (no position: the column may be NULL, no trigger).
-  yield* sql`ALTER TABLE ${table} ALTER COLUMN position DROP NOT NULL`
-  yield* sql`ALTER TABLE ${table} DISABLE TRIGGER audit_entries_feed_position`
-  yield* concurrentUnits(2, rawUnit(false))
-  const without = yield* concurrentUnits(writes.seconds, rawUnit(false))
-  const withoutFew = yield* concurrentUnits(writes.seconds, rawUnit(false), 4)
-  yield* sql`ALTER TABLE ${table} ENABLE TRIGGER audit_entries_feed_position`
-  yield* say(
-    `[writes] without the feed position: ${int(without.units / without.seconds)} units/s, p50 ${without.p50.toFixed(1)} ms, p99 ${without.p99.toFixed(1)} ms`
+/**
+ * Follows the workspace's positioned rows (position > the last seen) on a
+ * connection of its own: a query after each notice the positioner sends
+ * (LISTEN), and every 10 ms besides; notes when each unit's row was first
+ * seen with its position.
+ */
+const followPositions = (url: string, workspace: Workspace) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: url, application_name: "bench/feed-delay" })
+      await client.connect()
+      const seen = new Map<string, number>()
+      let last = "0"
+      let stopped = false
+      let notified: (() => void) | undefined
+      client.on("notification", () => notified?.())
+      await client.query(`LISTEN ${positionedChannel}`)
+      const text = `SELECT correlation_id::text AS c, position::text AS p FROM "${workspace.schema}"."audit_entries"
+        WHERE position > $1::bigint ORDER BY position LIMIT 20000`
+      const loop = (async () => {
+        while (!stopped) {
+          const { rows } = await client.query<{ c: string; p: string }>(text, [last])
+          const at = performance.now()
+          for (const row of rows) if (!seen.has(row.c)) seen.set(row.c, at)
+          last = rows[rows.length - 1]?.p ?? last
+          if (rows.length === 0)
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, 10)
+              notified = () => {
+                clearTimeout(timer)
+                resolve()
+              }
+            })
+        }
+      })()
+      return {
+        seen,
+        stop: async () => {
+          stopped = true
+          notified?.()
+          await loop
+          await client.end()
+        }
+      }
+    }),
+    (follower) => Effect.promise(() => follower.stop())
   )
-  const withFeed = yield* concurrentUnits(writes.seconds, rawUnit(true))
-  const withFeedFew = yield* concurrentUnits(writes.seconds, rawUnit(true), 4)
-  yield* say(
-    `[writes] 4 writers: without ${int(withoutFew.units / withoutFew.seconds)} units/s, with ${int(withFeedFew.units / withFeedFew.seconds)} units/s`
-  )
-  yield* say(
-    `[writes] with the feed position:    ${int(withFeed.units / withFeed.seconds)} units/s, p50 ${withFeed.p50.toFixed(1)} ms, p99 ${withFeed.p99.toFixed(1)} ms`
-  )
-  const service = yield* concurrentUnits(writes.seconds, (writer, i) =>
-    units
-      .run(workspace, records.update("crm/company", idOf(writer, i), { name: `s${writer}.${i}` }))
-      .pipe(withActor(actor))
-  )
-  yield* say(
-    `[writes] the service (UnitOfWork + Records.update): ${int(service.units / service.seconds)} units/s, p50 ${service.p50.toFixed(1)} ms, p99 ${service.p99.toFixed(1)} ms`
-  )
-  const [sync] = yield* sql<{
-    readonly setting: string
-  }>`SELECT setting FROM pg_settings WHERE name = 'synchronous_commit'`
-  const ratio = without.units / without.seconds / (withFeed.units / withFeed.seconds)
-  const row = (name: string, run: WriteRun) =>
-    `| ${name} | ${int(run.units / run.seconds)} | ${run.p50.toFixed(1)} ms | ${run.p99.toFixed(1)} ms |`
-  writeBenchmarkSection(
-    "Feed write cost",
-    `## Feed write cost
 
-\`npm run bench:feed-writes\` (bench/feed.ts writes), ${env.date}, ${env.postgres} (synchronous_commit
-${sync?.setting ?? "?"}), Node ${env.node}, ${env.machine}, on the test database (${redactedUrl(databaseUrl)}).
+/** The WAL mode's feed delay: for each unit, from its COMMIT returning to its row seen with a position. */
+const feedDelays = (committed: ReadonlyMap<string, number>, seen: ReadonlyMap<string, number>) =>
+  Effect.gen(function* () {
+    const bound = Date.now() + 60_000
+    while ([...committed.keys()].some((c) => !seen.has(c))) {
+      if (Date.now() > bound) return yield* Effect.die(new Error("units still unpositioned 60 s after the series"))
+      yield* Effect.sleep("20 millis")
+    }
+    return [...committed].map(([c, at]) => (seen.get(c) ?? at) - at).sort((x, y) => x - y)
+  })
 
-${writes.writers} concurrent writers in one workspace over ${writes.records} records, ${writes.seconds} s per series,
-each unit the statements of a one-record update (lock the record, update it, one audit INSERT, COMMIT) on a pool
-of ${writes.writers + 2} connections. "With" is the INSERT as the service sends it since migration 0008: a CTE moves
-the workspace's feed counter on and locks it to COMMIT, so the units of a workspace pass flush + COMMIT one at a time.
-"Without" is the INSERT as before (no position).
-
-| series | units/s | p50 | p99 |
-|---|---|---|---|
-${row(`${writes.writers} writers, without the feed position`, without)}
-${row(`${writes.writers} writers, with the feed position`, withFeed)}
-${row("4 writers, without the feed position", withoutFew)}
-${row("4 writers, with the feed position", withFeedFew)}
-${row("the service (UnitOfWork + Records.update, with)", service)}
-
-Ratio without / with at ${writes.writers} writers: **${ratio.toFixed(2)}**; at 4 writers:
-**${(withoutFew.units / withoutFew.seconds / (withFeedFew.units / withFeedFew.seconds)).toFixed(2)}**. The cost is the per-workspace serialization of flush + COMMIT (the
-commit's WAL flush included): it bounds one workspace's commit rate by its commit latency, while other workspaces
-are not affected (each has its own counter). Why this and not a snapshot horizon: docs/feed.md, "Order".
-`
+const writesBench = Effect.gen(function* () {
+  // A PostgreSQL of its own with logical decoding, committing as a deployment does (the fixture's fsync=off off).
+  const postgres = yield* startLogicalPostgres("bench", ["fsync=on", "synchronous_commit=on"])
+  const writeConfig = AppConfig.make({
+    databaseUrl: Option.some(Redacted.make(postgres.url)),
+    redisUrl: Option.none(),
+    host: "127.0.0.1",
+    port: 0,
+    databasePoolSize: writes.writers + 2,
+    feedPositions: "wal"
+  })
+  const services = yield* Layer.build(
+    appLayer(writeConfig).pipe(Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn")))
   )
-  yield* say(`[bench] wrote the "Feed write cost" section of ${benchmarksFile} (without/with ${ratio.toFixed(2)})`)
+  return yield* Effect.gen(function* () {
+    const env = yield* environment
+    const records = yield* Records
+    const units = yield* UnitOfWork
+    const feedMode = yield* FeedMode
+    if (feedMode.mode !== "wal") return yield* Effect.die(new Error(`the service runs in ${feedMode.mode} mode`))
+    const workspaceOf = (name: string) =>
+      Effect.gen(function* () {
+        const workspace = yield* benchWorkspace(name)
+        const ids = yield* Effect.forEach(
+          Array.from({ length: writes.writers }, (_, i) => i),
+          (i) =>
+            units.run(workspace, records.create(company, { name: `company ${i}` })).pipe(
+              withActor(actor),
+              Effect.map((r) => r.id)
+            )
+        )
+        return { workspace, ids }
+      })
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => new pg.Pool({ connectionString: postgres.url, max: writes.writers + 2 })),
+      (p) => Effect.promise(() => p.end())
+    )
+    yield* say(
+      `[writes] ${writes.writers} writers of distinct records in one workspace, ${writes.seconds} s per series, ${env.machine}`
+    )
+    const floorSpace = yield* workspaceOf("floor")
+    const lockSpace = yield* workspaceOf("lock")
+    const walSpace = yield* workspaceOf("wal")
+    const floorUnits = rawUnits(pool, floorSpace.workspace, floorSpace.ids, "none")
+    yield* concurrentUnits(2, floorUnits.unit)
+    const floor = yield* concurrentUnits(writes.seconds, floorUnits.unit)
+    yield* say(`[writes] floor (no feed position): ${int(rate(floor))} units/s, p99 ${floor.p99.toFixed(1)} ms`)
+    const lock = yield* concurrentUnits(writes.seconds, rawUnits(pool, lockSpace.workspace, lockSpace.ids, "lock").unit)
+    yield* say(`[writes] lock mode: ${int(rate(lock))} units/s (${pct(lock, floor)} of the floor)`)
+    const follower = yield* followPositions(postgres.url, walSpace.workspace)
+    const walUnits = rawUnits(pool, walSpace.workspace, walSpace.ids, "wal")
+    const wal = yield* concurrentUnits(writes.seconds, walUnits.unit)
+    const delays = yield* feedDelays(walUnits.committed, follower.seen)
+    const delay = { p50: percentile(delays, 0.5), p99: percentile(delays, 0.99), max: delays[delays.length - 1] ?? 0 }
+    yield* say(
+      `[writes] WAL mode: ${int(rate(wal))} units/s (${pct(wal, floor)} of the floor; target >= 80 %); feed delay ` +
+        `p50 ${delay.p50.toFixed(1)} ms, p99 ${delay.p99.toFixed(1)} ms (target <= 100 ms), max ${delay.max.toFixed(1)} ms`
+    )
+    const service = yield* concurrentUnits(writes.seconds, (writer, i) =>
+      Effect.runPromise(
+        units
+          .run(walSpace.workspace, records.update(company, walSpace.ids[writer] ?? "", { name: `s${writer}.${i}` }))
+          .pipe(withActor(actor), Effect.provide(services))
+      )
+    )
+    yield* say(`[writes] the service in WAL mode (UnitOfWork + Records.update): ${int(rate(service))} units/s`)
+    const loadNow = loadavg()[0] ?? 0
+    const load = loadNow.toFixed(1)
+    const loaded =
+      loadNow > cpus().length
+        ? `\n**The machine was loaded** (load average ${load} on ${cpus().length} cores, other work running): the bench's
+writers, the positioner and PostgreSQL waited for CPU, which shows in every latency and most in the feed delay (a
+queue behind one consumer). Figures for this machine need a quiet run.\n`
+        : ""
+    const pass = (ok: boolean) => (ok ? "PASS" : "FAIL")
+    const row = (name: string, run: WriteRun) =>
+      `| ${name} | ${int(rate(run))} | ${pct(run, floor)} | ${run.p50.toFixed(1)} ms | ${run.p99.toFixed(1)} ms |`
+    writeBenchmarkSection(
+      "Feed positions from the WAL",
+      `## Feed positions from the WAL
+
+\`npm run bench:feed-writes\` (bench/feed.ts writes), ${env.date}, ${env.postgres} of the bench's own
+(test/support/logicalPostgres.ts: \`wal_level=logical\`, \`fsync=on\`, \`synchronous_commit=on\`), Node ${env.node},
+${env.machine}; load average ${load} at the end.
+
+${writes.writers} concurrent writers in one workspace, each updating its own record (distinct records: no record lock
+in common), ${writes.seconds} s per series, on node-postgres (the raw driver) with a pool of ${writes.writers + 2}; each
+unit BEGIN, the record's locking read, its UPDATE, one audit INSERT, COMMIT. The INSERTs are the service's own text and
+parameters (salts and content hashes included): the **floor** is the WAL mode's INSERT without its logical message (no
+feed position at all); **lock mode** the INSERT that takes positions and chains rows under the workspace's counter
+lock; **WAL mode** the INSERT with NULL position and the unit's \`pg_logical_emit_message\`, the service running in
+WAL mode meanwhile (its positioner giving the rows their positions and links from the slot).
+
+| series | units/s | of the floor | p50 | p99 |
+|---|---|---|---|---|
+${row("floor: no feed position", floor)}
+${row("lock mode", lock)}
+${row("WAL mode", wal)}
+${row("the service in WAL mode (UnitOfWork + Records.update)", service)}
+
+WAL mode against the floor: **${pct(wal, floor)}** (target >= 80 %: ${pass(rate(wal) >= 0.8 * rate(floor))}); lock mode:
+${pct(lock, floor)}.
+
+Feed delay in WAL mode, from each unit's COMMIT returning at its writer to its row seen with a position by a reader
+(a query on its own connection after each of the positioner's notices, LISTEN, and every 10 ms besides), over
+${int(delays.length)} units: p50 **${delay.p50.toFixed(1)} ms**, p99 **${delay.p99.toFixed(1)} ms** (target <= 100 ms:
+${pass(delay.p99 <= 100)}), max ${delay.max.toFixed(1)} ms.
+${loaded}`
+    )
+    yield* say(`[bench] wrote the "Feed positions from the WAL" section of ${benchmarksFile}`)
+  }).pipe(Effect.provide(services))
 })
 
-const main = Effect.gen(function* () {
-  yield* say(`[bench] database ${redactedUrl(databaseUrl)}`)
-  yield* mode === "writes" ? writesBench : exportBench
-}).pipe(Effect.scoped)
+const pct = (run: WriteRun, floor: WriteRun) => `${((100 * rate(run)) / rate(floor)).toFixed(0)} %`
 
-NodeRuntime.runMain(main.pipe(Effect.provide(BenchLive), Effect.orDie))
+const main =
+  mode === "writes"
+    ? writesBench
+    : Effect.andThen(say(`[bench] database ${redactedUrl(databaseUrl)}`), exportBench).pipe(Effect.provide(BenchLive))
+
+NodeRuntime.runMain(main.pipe(Effect.scoped, Effect.orDie))

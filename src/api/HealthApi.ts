@@ -23,12 +23,29 @@ export const ReplicaHealth = Schema.Struct({
   replayLsn: Schema.NullOr(Schema.String)
 })
 
+/**
+ * How the workspace feed takes its positions (docs/feed.md, "Order"): `lock`, in each unit's INSERT; `wal`, from
+ * the logical replication slot `slot` after COMMIT. In WAL mode: whether this instance reads the slot (`holder`),
+ * the WAL the slot retains (`slotLagBytes`; null: the slot is gone), the committed rows waiting for positions, all
+ * workspaces (`unpositionedRows`), both measured every 2 s, and on the holder the last batch's commit-to-position
+ * delay (`delayMs`).
+ */
+export const FeedHealth = Schema.Struct({
+  mode: Schema.Literals(["lock", "wal"]),
+  slot: Schema.NullOr(Schema.String),
+  holder: Schema.Boolean,
+  slotLagBytes: Schema.NullOr(Schema.Number),
+  unpositionedRows: Schema.NullOr(Schema.Number),
+  delayMs: Schema.NullOr(Schema.Number)
+})
+
 const report = {
   database: ComponentHealth,
   pubsub: ComponentHealth,
   /** The broadcast subscription's outages and the hints dropped, since start-up. */
   broadcast: BroadcastStatus,
-  replica: Schema.optionalKey(ReplicaHealth)
+  replica: Schema.optionalKey(ReplicaHealth),
+  feed: FeedHealth
 }
 
 export class HealthReport extends Schema.Class<HealthReport>("HealthReport")(report) {}

@@ -14,6 +14,7 @@ import { Caches } from "../cache/Caches"
 import { Users } from "../auth/Users"
 import type { AppConfig, LogFormat } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
+import { FeedPositionsLive } from "../feedPositions/FeedPositionsLive"
 import { OutboundBridgeLive } from "../outbound/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
 import { PluginRegistry } from "../plugins/PluginRegistry"
@@ -65,7 +66,12 @@ const CoreServicesLive = Layer.mergeAll(
   Idempotency.layer,
   Presence.layer,
   EditableRecords.layer
-).pipe(Layer.provide(OutboundBridgeLive), Layer.provideMerge(QueuesLive), Layer.provideMerge(Caches.layer))
+).pipe(
+  Layer.provide(OutboundBridgeLive),
+  Layer.provideMerge(QueuesLive),
+  Layer.provideMerge(Caches.layer),
+  Layer.provideMerge(FeedPositionsLive)
+)
 
 /** The domain services, over whatever SQL client, pub/sub store and plugins are provided. */
 export const ServicesLive = Seeders.layer.pipe(Layer.provideMerge(CoreServicesLive))

@@ -38,7 +38,8 @@ const make = Effect.gen(function* () {
           e.parent_correlation_id::text AS parent_correlation_id
         FROM ${table} AS e
         WHERE e.correlation_id IN (SELECT correlation_id FROM story) AND ${permitted}
-        ORDER BY e.position
+        -- seq: each record's commit order, and it is there before the row's feed position (WAL mode).
+        ORDER BY e.seq
         LIMIT ${correlationMaxRows + 1}`
       const shown = rows.slice(0, correlationMaxRows)
       const correlated = yield* Effect.forEach(shown, (row) =>

@@ -22,6 +22,9 @@ export interface RedisNode {
   readonly port: number
 }
 
+/** `FEED_POSITIONS`, as set. */
+export type FeedPositionsSetting = "auto" | "lock" | "wal"
+
 /** How the session cookie's Secure flag is chosen. `auto`: when the request came over HTTPS. */
 export type CookieSecure = "auto" | "always" | "never"
 
@@ -45,6 +48,14 @@ export interface AppConfigShape {
   readonly databaseAcquireTimeout: Duration.Duration
   /** Names this instance's connections in `pg_stat_activity` (suffixed `/write`, `/read`, `/health`). */
   readonly databaseApplicationName: string
+  /**
+   * `FEED_POSITIONS`: how feed positions are taken (docs/feed.md, "Order"). `lock`: in the unit's INSERT,
+   * under the workspace's counter lock; `wal`: after COMMIT, from a logical replication slot; `auto`: `wal`
+   * where PostgreSQL offers logical decoding, else `lock`.
+   */
+  readonly feedPositions: FeedPositionsSetting
+  /** `FEED_SLOT`: the logical replication slot (and the publication `<slot>_messages`) WAL mode reads. */
+  readonly feedSlot: string
   /** Redis URL; none (and no cluster) means the in-process broadcast bus and presence store (single instance only). */
   readonly redisUrl: Option.Option<Redacted.Redacted>
   /** `REDIS_CLUSTER_NODES`: some nodes of a Redis Cluster, which then takes every Redis use (never with `redisUrl`). */
@@ -345,6 +356,13 @@ const variables = {
   databasePoolSize: between("DATABASE_POOL_SIZE", 1, 100, "must be between 1 and 100", 10),
   databaseReadPoolSize: between("DATABASE_READ_POOL_SIZE", 1, 100, "must be between 1 and 100", 5),
   databaseLockTimeout: positiveMillis("DATABASE_LOCK_TIMEOUT_MS", 2_000),
+  feedPositions: literal("auto", "lock", "wal")("FEED_POSITIONS").pipe(Config.withDefault("auto")),
+  feedSlot: Config.String("FEED_SLOT").pipe(
+    checked("FEED_SLOT", "must be a replication slot name: 1-50 lower-case letters, digits or underscores", (name) =>
+      /^[a-z0-9_]{1,50}$/u.test(name)
+    ),
+    Config.withDefault("audit_feed")
+  ),
   databaseStatementTimeout: positiveMillis("DATABASE_STATEMENT_TIMEOUT_MS", 10_000),
   databaseAcquireTimeout: positiveMillis("DATABASE_ACQUIRE_TIMEOUT_MS", 5_000),
   databaseApplicationName: Config.String("DATABASE_APPLICATION_NAME").pipe(

@@ -28,8 +28,8 @@ export interface ErasedRows {
  * Inside the erasure's unit, after its own rows are written: every audit row
  * of the record with the values at `paths` (none: every value) replaced by
  * erased markers that keep their commitments (`eraseRow`), its root salt
- * destroyed and the salts of what is left published. Rows are locked in feed
- * order; a row that holds none of the values is left as it is. The
+ * destroyed and the salts of what is left published. Rows are locked in
+ * `seq` order (a row may not have its feed position yet, in WAL mode); a row that holds none of the values is left as it is. The
  * permanence trigger lets this one UPDATE through: it is told so for it
  * alone (`abs.audit_erasure`), and it changes only values and salts.
  */
@@ -45,7 +45,7 @@ export const eraseAuditRows = (
     const rows = yield* sql<ErasableRow>`SELECT e.id::text AS id, e.record, e.changes,
         encode(e.salt, 'hex') AS salt, e.erased_salts AS "erasedSalts"
       FROM ${table} AS e WHERE e.business_object = ${businessObject} AND e.business_object_id = ${id}
-      ORDER BY e.position FOR UPDATE`
+      ORDER BY e.seq FOR UPDATE`
     const rewritten: Array<{
       readonly id: string
       readonly record: unknown

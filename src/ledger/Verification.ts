@@ -136,8 +136,19 @@ export const verifyLedger = (
     const recordFaults: Array<RecordFault> = []
     const stored = yield* sql<StoredRecord>`SELECT business_object AS "businessObject", id::text AS id, state, values,
       version::text AS version FROM ${sql(workspace.table("records"))} WHERE state <> 'draft'`.pipe(Effect.orDie)
+    // A record with rows committed but not positioned yet (WAL mode) has a timeline the chain does not reach yet:
+    // it is left for the next verification, which finds those rows positioned.
+    const waiting = new Set(
+      (yield* sql<{ businessObject: string; businessObjectId: string }>`SELECT DISTINCT
+        business_object AS "businessObject", business_object_id AS "businessObjectId"
+        FROM ${sql(workspace.table("audit_entries"))} WHERE position IS NULL`.pipe(Effect.orDie)).map(
+        (row) => `${row.businessObject}\u0000${row.businessObjectId}`
+      )
+    )
+    for (const key of waiting) replays.delete(key)
     for (const record of stored) {
       const key = `${record.businessObject}\u0000${record.id}`
+      if (waiting.has(key)) continue
       const replaying = replays.get(key)
       replays.delete(key)
       const fields = fieldsOf(record.businessObject)

@@ -92,3 +92,22 @@ export const replicaReads = Metric.counter("db_replica_reads_total", {
   description: "Routed reads (timelines, lists, feed, history) by where they ran and why",
   incremental: true
 })
+
+/** WAL mode (docs/feed.md): the WAL the feed's replication slot keeps, from its confirmed position to the server's end. */
+export const feedSlotLagBytes = Metric.gauge("feed_slot_lag_bytes", {
+  description: "WAL retained by the feed's replication slot (bytes from its confirmed flush position to the WAL's end)"
+})
+
+export const feedUnpositionedRows = Metric.gauge("feed_unpositioned_rows", {
+  description: "Audit rows committed and not yet given a feed position (WAL mode), all workspaces"
+})
+
+export const feedPositionDelay = Metric.histogram("feed_position_delay_seconds", {
+  boundaries: Metric.boundariesFromIterable([0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]),
+  description: "From a unit's COMMIT to its rows' feed positions committed (WAL mode, on the positioning instance)"
+})
+
+export const feedPositionedRows = Metric.counter("feed_positioned_rows_total", {
+  description: "Audit rows given their feed position by this instance's positioner (WAL mode, and rebuilds)",
+  incremental: true
+})

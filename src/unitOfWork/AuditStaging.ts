@@ -8,6 +8,8 @@ import type { Workspace } from "../api/Workspace"
 import { executeFixed, quotedName } from "../db/fixedStatement"
 import { contentHash, rootSalts } from "../chain/rowHash"
 import { freshSalt } from "./saltPool"
+import { encodeUnitMessage, unitMessagePrefix } from "../feedPositions/unitMessage"
+import type { FeedModeName } from "../feedPositions/FeedMode"
 
 /** A row waiting for its unit of work to commit. `at` and `seq` are given by the INSERT. */
 export interface StagedRow {
@@ -168,23 +170,61 @@ const oneRowInsert = (schema: string): string => {
     FROM moved, jsonb_populate_recordset(NULL::${table}, $2::jsonb) AS r`
 }
 
+/**
+ * WAL mode (docs/feed.md, "Order"): the rows go in without position or hash
+ * and no lock is taken; the same statement emits the unit's transactional
+ * logical message (`pg_logical_emit_message`), which logical decoding hands
+ * the positioner in commit order, and never for a unit that rolled back.
+ * `$1` the rows, `$2` the message (`walInsertParameters`).
+ */
+export const walInsertText = (schema: string): string => {
+  const table = quotedName(`${schema}.audit_entries`)
+  return `WITH message AS MATERIALIZED (SELECT pg_logical_emit_message(true, '${unitMessagePrefix}', $2::text) AS lsn)
+    INSERT INTO ${table}
+      (id, actor, correlation_id, business_object, business_object_id, record_version, operation, cause, record, changes,
+       parent_correlation_id, salt)
+    SELECT r.id, r.actor, r.correlation_id, r.business_object, r.business_object_id, r.record_version, r.operation,
+      r.cause, r.record, r.changes, r.parent_correlation_id, r.salt
+    FROM message, jsonb_populate_recordset(NULL::${table}, $1::jsonb) WITH ORDINALITY AS r
+    ORDER BY r.ordinality`
+}
+
+/** `walInsertText`'s parameters: the rows as for the lock-mode INSERT, and the unit's message naming their hashes. */
+export const walInsertParameters = (
+  workspace: Workspace,
+  rows: ReadonlyArray<StagedRow>,
+  parentCorrelationId: string | null
+): readonly [string, string] => {
+  const [, payload, contents] = ledgerInsertParameters(rows, parentCorrelationId)
+  const correlationId = rows[0]?.correlationId ?? ""
+  return [payload, encodeUnitMessage({ workspaceId: workspace.id, schema: workspace.schema, correlationId }, contents)]
+}
+
 const insertAll = (
   sql: SqlClient.SqlClient,
   workspace: Workspace,
   parentCorrelationId: string | null,
-  rows: ReadonlyArray<StagedRow>
+  rows: ReadonlyArray<StagedRow>,
+  mode: FeedModeName
 ) =>
-  executeFixed(
-    sql,
-    ledgerInsertText(workspace.schema, rows.length),
-    ledgerInsertParameters(rows, parentCorrelationId)
+  (mode === "wal"
+    ? executeFixed(sql, walInsertText(workspace.schema), walInsertParameters(workspace, rows, parentCorrelationId))
+    : executeFixed(
+        sql,
+        ledgerInsertText(workspace.schema, rows.length),
+        ledgerInsertParameters(rows, parentCorrelationId)
+      )
   ).pipe(Effect.orDie)
 
-/** A fresh staging area for one unit of work in `workspace` (run for the unit `parentCorrelationId`, if any). */
+/**
+ * A fresh staging area for one unit of work in `workspace` (run for the unit `parentCorrelationId`, if any),
+ * flushing as the deployment's feed mode says (`lock`: positions taken in the INSERT; `wal`: after COMMIT).
+ */
 export const makeAuditStaging = (
   sql: SqlClient.SqlClient,
   workspace: Workspace,
-  parentCorrelationId: string | null
+  parentCorrelationId: string | null,
+  mode: FeedModeName = "lock"
 ): AuditStaging => {
   let staged: Array<StagedRow> = []
   return {
@@ -193,7 +233,7 @@ export const makeAuditStaging = (
       const rows = staged
       staged = []
       return rows.length > 0
-        ? Effect.as(insertAll(sql, workspace, parentCorrelationId, rows), rows.length)
+        ? Effect.as(insertAll(sql, workspace, parentCorrelationId, rows, mode), rows.length)
         : Effect.succeed(0)
     }),
     discard: Effect.sync(() => {

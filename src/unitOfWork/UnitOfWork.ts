@@ -13,6 +13,7 @@ import { CurrentActor } from "../context/Frames"
 import { actorSpanAttributes } from "../context/actorSpanAttributes"
 import { withSpanIfTracing } from "../context/withSpanIfTracing"
 import { auditRowsWritten, unitsOfWork } from "../metrics/ServiceMetrics"
+import { FeedMode } from "../feedPositions/FeedMode"
 
 const committed = Metric.withAttributes(unitsOfWork, { outcome: "committed" })
 const rolledBack = Metric.withAttributes(unitsOfWork, { outcome: "rolled_back" })
@@ -46,6 +47,7 @@ const nextRetry = (
 const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const bridge = yield* OutboundBridge
+  const feed = yield* FeedMode
 
   /**
    * One attempt: the transaction with fresh staging and outbox, `effect`
@@ -66,7 +68,7 @@ const make = Effect.gen(function* () {
       // The staging area is a resource of the transaction: acquired inside it, released with it, and on any
       // failure discarded unflushed.
       const exit = yield* Effect.acquireUseRelease(
-        Effect.sync(() => makeAuditStaging(sql, workspace, parentCorrelationId)),
+        Effect.sync(() => makeAuditStaging(sql, workspace, parentCorrelationId, feed.mode)),
         (staging) =>
           Effect.gen(function* () {
             const value = yield* Effect.provideService(effect, CurrentUnit, {
@@ -76,7 +78,8 @@ const make = Effect.gen(function* () {
               outbox
             })
             if (outbox.length > 0) yield* bridge.stage(workspace, outbox, correlationId)
-            // Last before COMMIT: the flush locks the workspace's feed position until COMMIT (docs/feed.md).
+            // Last before COMMIT: in lock mode the flush locks the workspace's feed position until COMMIT; in WAL
+            // mode it takes no lock and emits the unit's message for the positioner (docs/feed.md, "Order").
             auditRows = yield* staging.flush
             committing = true
             return value

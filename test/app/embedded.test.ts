@@ -30,7 +30,9 @@ describe("embedded mode", () => {
           expect(health.json).toEqual({
             database: { status: "up", kind: "embedded" },
             pubsub: { status: "up", kind: "in-process" },
-            broadcast: { subscribed: true, lostSince: null, outages: 0, lastOutageMs: null, droppedPublishes: 0 }
+            broadcast: { subscribed: true, lostSince: null, outages: 0, lastOutageMs: null, droppedPublishes: 0 },
+            // PGlite has no logical decoding: FEED_POSITIONS=auto takes lock mode.
+            feed: { mode: "lock", slot: null, holder: false, slotLagBytes: null, unpositionedRows: null, delayMs: null }
           })
           const cookie = yield* signIn(base, { workspace: demo.workspace, email: demo.email, password: demo.password })
           const demoUser = clientFor(base, cookie)

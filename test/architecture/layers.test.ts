@@ -39,6 +39,7 @@ const domainOrder = [
   "queue",
   "workflows",
   "outbound",
+  "feedPositions",
   "unitOfWork",
   "audit",
   "idempotency",

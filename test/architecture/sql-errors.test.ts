@@ -83,6 +83,12 @@ interface SqlModules {
   "src/auth/Roles.ts": typeof import("../../src/auth/Roles")
   "src/auth/Sessions.ts": typeof import("../../src/auth/Sessions")
   "src/auth/Users.ts": typeof import("../../src/auth/Users")
+  "src/feedPositions/FeedHealth.ts": typeof import("../../src/feedPositions/FeedHealth")
+  "src/feedPositions/FeedMode.ts": typeof import("../../src/feedPositions/FeedMode")
+  "src/feedPositions/Positioner.ts": typeof import("../../src/feedPositions/Positioner")
+  "src/feedPositions/positionCommits.ts": typeof import("../../src/feedPositions/positionCommits")
+  "src/feedPositions/positionRows.ts": typeof import("../../src/feedPositions/positionRows")
+  "src/feedPositions/positionWaiting.ts": typeof import("../../src/feedPositions/positionWaiting")
   "src/idempotency/Idempotency.ts": typeof import("../../src/idempotency/Idempotency")
   "src/ledger/AuditRowsErasure.ts": typeof import("../../src/ledger/AuditRowsErasure")
   "src/ledger/ErasedCopies.ts": typeof import("../../src/ledger/ErasedCopies")
@@ -97,6 +103,7 @@ interface SqlModules {
   "src/tenancy/Migrations.ts": typeof import("../../src/tenancy/Migrations")
   "src/tenancy/Workspaces.ts": typeof import("../../src/tenancy/Workspaces")
   "src/tenancy/migrations/durableQueue.ts": typeof import("../../src/tenancy/migrations/durableQueue")
+  "src/tenancy/migrations/feedPositionsFromWal.ts": typeof import("../../src/tenancy/migrations/feedPositionsFromWal")
   "src/tenancy/migrations/ledger.ts": typeof import("../../src/tenancy/migrations/ledger")
   "src/tenancy/migrations/platform.ts": typeof import("../../src/tenancy/migrations/platform")
   "src/tenancy/migrations/workspace.ts": typeof import("../../src/tenancy/migrations/workspace")
@@ -120,6 +127,12 @@ const sqlModules = {
   "src/auth/Roles.ts": true,
   "src/auth/Sessions.ts": true,
   "src/auth/Users.ts": true,
+  "src/feedPositions/FeedHealth.ts": true,
+  "src/feedPositions/FeedMode.ts": true,
+  "src/feedPositions/Positioner.ts": true,
+  "src/feedPositions/positionCommits.ts": true,
+  "src/feedPositions/positionRows.ts": true,
+  "src/feedPositions/positionWaiting.ts": true,
   "src/idempotency/Idempotency.ts": true,
   "src/ledger/AuditRowsErasure.ts": true,
   "src/ledger/ErasedCopies.ts": true,
@@ -134,6 +147,7 @@ const sqlModules = {
   "src/tenancy/Migrations.ts": true,
   "src/tenancy/Workspaces.ts": true,
   "src/tenancy/migrations/durableQueue.ts": true,
+  "src/tenancy/migrations/feedPositionsFromWal.ts": true,
   "src/tenancy/migrations/ledger.ts": true,
   "src/tenancy/migrations/platform.ts": true,
   "src/tenancy/migrations/workspace.ts": true,

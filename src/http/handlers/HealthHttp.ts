@@ -5,6 +5,7 @@ import { DatabaseInfo, DatabaseProbe, ReplicaStatus } from "../../db/Database"
 import { ServedApi } from "../ServedApi"
 import { HealthReport, Liveness, NotReady, ReadinessReport, Unhealthy } from "../../api/HealthApi"
 import { Readiness } from "../../health/Readiness"
+import { FeedHealth } from "../../feedPositions/FeedHealth"
 
 /**
  * Health answers within about a second whatever the database does: its
@@ -19,6 +20,7 @@ export const HealthHttp = HttpApiBuilder.group(ServedApi, "health", (handlers) =
     const bus = yield* BroadcastBus
     const readiness = yield* Readiness
     const replica = yield* ReplicaStatus
+    const feed = yield* FeedHealth
 
     // A probe over its budget is left to end in the background: the answer does not wait for it.
     const pubsubUp = Effect.gen(function* () {
@@ -38,7 +40,8 @@ export const HealthHttp = HttpApiBuilder.group(ServedApi, "health", (handlers) =
         database: { status: db ? "up" : "down", kind: database.kind },
         pubsub: { status: pubsub ? "up" : "down", kind: bus.kind },
         broadcast: yield* bus.status,
-        ...(Option.isSome(standby) ? { replica: standby.value } : {})
+        ...(Option.isSome(standby) ? { replica: standby.value } : {}),
+        feed: yield* feed.health
       } as const
     })
 

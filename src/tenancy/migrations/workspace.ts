@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import type { SchemaMigration } from "../Migrations"
+import { feedPositionsFromWalMigration } from "./feedPositionsFromWal"
 import { ledgerMigration } from "./ledger"
 
 /** Every workspace schema's tables. New migrations are appended, never edited. */
@@ -214,5 +215,6 @@ export const workspaceMigrations: Record<string, SchemaMigration> = {
       // Lists filter by field value and record pages find what links to them with `values @> '{"field": ...}'`
       // (docs/web.md, "Lists"): one index of every value serves each field of every business object.
       yield* sql`CREATE INDEX records_values ON ${t("records")} USING gin (values jsonb_path_ops)`
-    })
+    }),
+  "0011_feed_positions_from_wal": feedPositionsFromWalMigration
 }

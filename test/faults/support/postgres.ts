@@ -65,9 +65,15 @@ export const killPostmaster = (pid: number) => {
   signalPid(pid, "SIGKILL")
 }
 
-/** `pg_ctl start -o` for a server of the test's own: loopback only, its socket in its data directory, no fsync. */
-export const serverOptions = (port: number, data: string) =>
-  `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`
+/**
+ * `pg_ctl start -o` for a server of the test's own: loopback only, its socket in its data directory, no fsync;
+ * `settings` (`name=value`) on top.
+ */
+export const serverOptions = (port: number, data: string, settings: ReadonlyArray<string> = []) =>
+  [
+    `-p ${port} -k ${data} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`,
+    ...settings.map((s) => `-c ${s}`)
+  ].join(" ")
 
 /** A fresh directory under /tmp for a server of the test's own (the postgres user's, as root), removed with the scope. */
 export const serverDirectory = (prefix: string) =>
@@ -87,9 +93,12 @@ export const serverDirectory = (prefix: string) =>
  * A throw-away PostgreSQL cluster on a free loopback port, its data under
  * /tmp. When the scope closes (also after a failure) it is woken if frozen,
  * stopped by its own pid, and its directory removed. Never touches the
- * machine's own server.
+ * machine's own server. `settings` (`name=value`) are server settings on top of `serverOptions`'.
  */
-export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<TestPostgres, Error, Scope.Scope> =>
+export const startPostgres = (
+  databases: ReadonlyArray<string>,
+  settings: ReadonlyArray<string> = []
+): Effect.Effect<TestPostgres, Error, Scope.Scope> =>
   Effect.gen(function* () {
     const bin = binDir()
     const port = yield* freePort
@@ -132,7 +141,7 @@ export const startPostgres = (databases: ReadonlyArray<string>): Effect.Effect<T
 
     // Stop by our own pid: wake it if frozen, ask for an immediate stop, kill what is left.
     yield* Effect.acquireRelease(
-      pgCtl(["-D", data, "-l", log, "-o", serverOptions(port, data), "-w", "-t", "60", "start"]),
+      pgCtl(["-D", data, "-l", log, "-o", serverOptions(port, data, settings), "-w", "-t", "60", "start"]),
       () =>
         Effect.gen(function* () {
           for (const pid of frozen) signalPid(pid, "SIGCONT")

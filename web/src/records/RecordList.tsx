@@ -4,6 +4,7 @@ import { own } from "../../../src/api/own"
 import type { Json } from "../../../src/api/Json"
 import { formatFilter } from "../../../src/api/RecordQuery"
 import { errorMessage } from "../errors"
+import { formatDateTime, formatWireDate } from "../format/dates"
 import { businessObjectLabel, humanize, plural } from "../labels"
 import { useDefinition, useRecordPages, useRecords } from "../queries"
 import { Link, listPath, navigate, newRecordPath, recordPath, useSearch } from "../router"
@@ -12,13 +13,6 @@ import { TitlesProvider } from "../titles/TitlesContext"
 import type { ListState } from "./listState"
 import { ariaSort, filterColumns, formatListState, nextSort, parseListState, urlFilterFields } from "./listState"
 import { recordTitle } from "./recordTitle"
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" })
-
-const formatDate = (iso: string) => {
-  const date = new Date(iso)
-  return Number.isNaN(date.getTime()) ? iso : dateFormat.format(date)
-}
 
 /** Kinds a list can sort by (a link would sort by an id: it is not offered). */
 const sortable = (field: Field | undefined) => field !== undefined && field.kind !== "link"
@@ -162,7 +156,7 @@ export const RecordList = ({ businessObject }: { readonly businessObject: string
                     </TitlesProvider>
                   </td>
                 ))}
-                <td>{formatDate(record.updatedAt)}</td>
+                <td>{formatDateTime(record.updatedAt)}</td>
               </tr>
             ))}
           </tbody>
@@ -188,6 +182,8 @@ const Cell = ({ field, value }: { readonly field: Field | undefined; readonly va
   if (field?.kind === "link" && typeof value === "string") return <LinkTitle target={field.target} id={value} />
   if (typeof value === "boolean") return <>{value ? "yes" : "no"}</>
   if (typeof value === "object") return <span className="muted">…</span>
+  if (field?.kind === "date" && typeof value === "string") return <>{formatWireDate(value)}</>
+  if (field?.kind === "datetime" && typeof value === "string") return <>{formatDateTime(value)}</>
   return <>{String(value)}</>
 }
 

@@ -186,7 +186,8 @@ const main = Effect.gen(function* () {
 
   const base = yield* Console.Console
   // The batch lines of a non-terminal run: one per 1,000 records, not the measure.
-  const quiet: Console.Console = { ...base, log: () => {}, error: () => {} }
+  const batchEnds: Array<number> = []
+  const quiet: Console.Console = { ...base, log: () => {}, error: () => void batchEnds.push(performance.now()) }
   const importRun = yield* withRssGrowth(
     recordsImport({ workspace: workspace.slug, businessObject: "crm/deal", file }).pipe(
       Effect.provideService(AdminInvocation, { cwd: dir, progress: false, confirmation: { _tag: "None" } }),
@@ -194,6 +195,9 @@ const main = Effect.gen(function* () {
     )
   )
   const rate = total / importRun.seconds
+  const batchMs = batchEnds.slice(1).map((end, i) => end - (batchEnds[i] ?? end))
+  const spread = (part: ReadonlyArray<number>) => part.map((ms) => ms.toFixed(0)).join(" ")
+  yield* say(`[bench] ms per batch, first: ${spread(batchMs.slice(0, 5))}; last: ${spread(batchMs.slice(-5))}`)
 
   const [check] = yield* sql<{ records: number; audited: number }>`SELECT
       (SELECT count(*)::int FROM ${sql(workspace.table("records"))} WHERE business_object = 'crm/deal') AS records,

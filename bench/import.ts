@@ -18,7 +18,7 @@ import { SqlClient } from "effect/sql"
 import { Console, Duration, Effect, Layer, Option, Redacted, References } from "effect"
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs"
 import { execSync } from "node:child_process"
-import { tmpdir } from "node:os"
+import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { once } from "node:events"
 import type { Actor } from "../src/api/Actor"
@@ -224,7 +224,8 @@ batches of 1,000, each one bulk write in one unit of work under its Idempotency-
 the floor reads the same file and inserts the same records and audit rows (the service's ledger INSERT)
 with the raw \`pg\` driver in transactions of 1,000, in another fresh workspace, in the same run.
 
-Load when it started: \`${load}\`
+Load when it started: \`${load}\` on ${cpus().length} cores. Far above the cores (other processes' work),
+the absolute rates are the machine's, not the service's: read the ratio to the floor.
 
 | | records/s | time | RSS growth |
 |---|---:|---:|---:|

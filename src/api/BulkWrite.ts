@@ -10,7 +10,7 @@ export const maxBulkItems = 1_000
  * The body limit of the bulk route, instead of `MAX_BODY_BYTES`: room for
  * `maxBulkItems` records of a few KiB each, still bounded.
  */
-export const bulkMaxBodyBytes = 32 * 1024 * 1024
+export const bulkMaxBodyBytes = 16 * 1024 * 1024
 
 /** A create: the record's values, as the single create's `values`. */
 export const BulkCreate = Schema.Struct({ create: ValuesInput }).annotate({ identifier: "BulkCreate" })

@@ -21,6 +21,8 @@ import {
 } from "./RecordQuery"
 
 export { RecordList, recordsDefaultLimit } from "./RecordQuery"
+import { BulkRejected, BulkWrite, BulkWritten, bulkMaxBodyBytes } from "./BulkWrite"
+import { MaxBodyBytes } from "./MaxBodyBytes"
 import { conditionalWriteEndpoint, writeEndpoint } from "./WriteEndpoint"
 
 const TypePath = { namespace: Schema.String, name: Schema.String }
@@ -57,6 +59,19 @@ export class RecordsApi extends HttpApiGroup.make("records")
       success: StoredRecord.pipe(HttpApiSchema.status(201)),
       ...writeEndpoint()
     }).annotate(OpenApi.Summary, "Create a record (operational, or a draft with draft: true); needs update permission")
+  )
+  .add(
+    HttpApiEndpoint.post("bulk", "/records/:namespace/:name/bulk", {
+      params: TypePath,
+      payload: BulkWrite,
+      success: BulkWritten,
+      ...writeEndpoint(BulkRejected)
+    })
+      .annotate(MaxBodyBytes, bulkMaxBodyBytes)
+      .annotate(
+        OpenApi.Summary,
+        "Create and update up to 1,000 records in one unit of work, all or none (422 BulkRejected lists each refused item); needs update permission"
+      )
   )
   .add(
     HttpApiEndpoint.get("list", "/records/:namespace/:name", {

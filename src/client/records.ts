@@ -8,6 +8,8 @@ import { typeParams } from "./pathParams"
 import { randomId } from "./randomId"
 import type { Transport } from "./transport"
 import { asVersionConflict } from "./versionConflict"
+import { BulkWrite } from "./wire"
+import type { BulkItem, BulkWritten } from "./wire"
 import {
   CreateRecord,
   RecordAsOf,
@@ -101,6 +103,14 @@ export interface RecordsClient {
     values: Values,
     options?: { readonly draft?: boolean }
   ) => Promise<StoredRecord>
+  /**
+   * `POST /api/records/:ns/:name/bulk` (docs/writes.md, "Bulk writes"): up to
+   * 1,000 creates (`{ create: values }`) and updates (`{ update: { id, values,
+   * ifMatch? } }`) in one unit of work, all or none; the written records' id,
+   * version and ETag in item order. A refused item rejects with an `ApiError`
+   * of status 422 whose body (`BulkRejected`) lists every refused item.
+   */
+  readonly bulk: (businessObject: string, items: ReadonlyArray<BulkItem>) => Promise<BulkWritten>
   /** The given fields replace the current ones. */
   readonly update: (businessObject: string, id: string, values: Values, options?: WriteOptions) => Promise<StoredRecord>
   readonly remove: (businessObject: string, id: string, options?: WriteOptions) => Promise<void>
@@ -210,6 +220,14 @@ export const recordsClient = (transport: Transport, definitions: Definitions): R
         api.records.create({
           params: typeParams(businessObject),
           payload: new CreateRecord({ values: toWireObject(values), draft: options.draft ?? false }),
+          headers: writeHeaders()
+        })
+      ),
+    bulk: (businessObject, items) =>
+      transport.call((api) =>
+        api.records.bulk({
+          params: typeParams(businessObject),
+          payload: new BulkWrite({ items }),
           headers: writeHeaders()
         })
       ),

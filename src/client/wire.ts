@@ -4,6 +4,8 @@
  * these modules touches Node (`tsconfig.client.json` checks it).
  */
 export { AuditEntry } from "../api/AuditEntry"
+export { BulkRejected, BulkWrite, BulkWritten, maxBulkItems } from "../api/BulkWrite"
+export type { BulkItem, BulkItemError } from "../api/BulkWrite"
 export { LedgerDigest, timelineDefaultLimit } from "../api/AuditApi"
 export { CorrelationGroup, CorrelationView, FeedEntry, FeedPage, feedDefaultLimit } from "../api/Feed"
 export { Me, SessionState, SignIn } from "../api/AuthApi"

@@ -171,6 +171,26 @@ const feedExport = command(
   )
 )
 
+const recordsImport = command(
+  "import",
+  {
+    workspace: workspaceOption,
+    businessObject: Flag.String("business-object").pipe(Flag.withDescription("<namespace>/<name>, e.g. crm/deal")),
+    file: Argument.String("file").pipe(
+      Argument.withDescription(
+        'NDJSON: per line a record\'s values (a create) or {"id", "values", "ifMatch"?} (an update)'
+      )
+    )
+  },
+  (input) => run((handlers) => handlers.recordsImport(input))
+).pipe(
+  Command.withDescription(
+    "Import records from an NDJSON file in batches of 1,000 lines, each all or none, as the operator. " +
+      "Interrupted or refused, run the same command again: the batches already imported are recognised " +
+      "(each one's Idempotency-Key stands for the file up to its last line, kept IDEMPOTENCY_KEY_TTL) and skipped"
+  )
+)
+
 const group = (name: string, description: string) => Command.make(name).pipe(Command.withDescription(description))
 
 export const adminCommand = Command.make("admin").pipe(
@@ -189,6 +209,7 @@ export const adminCommand = Command.make("admin").pipe(
     group("apikey", "API keys").pipe(Command.withSubcommands([apiKeyList, apiKeyCreate, apiKeyRevoke])),
     group("agent", "Agents").pipe(Command.withSubcommands([agentList, agentCreate])),
     group("jobs", "Background jobs and workflow runs").pipe(Command.withSubcommands([failedList, failedRetry])),
+    group("records", "Business object records").pipe(Command.withSubcommands([recordsImport])),
     group("feed", "The workspace change feed").pipe(Command.withSubcommands([feedExport])),
     auditGroup
   ])

@@ -29,6 +29,7 @@ export { auditDigest } from "./auditDigest"
 export { auditErase } from "./auditErase"
 export { auditVerify } from "./auditVerify"
 export { feedExport } from "./feedExport"
+export { recordsImport } from "./recordsImport"
 
 /** A listing, or one line saying there is nothing to list; its ids and emails (copied whole into the next command) are never broken over two lines. */
 const printTable = (nothing: string, header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) =>

@@ -34,11 +34,15 @@ import { Erasure } from "../../ledger/Erasure"
 import { RecordTitles } from "../../audit/RecordTitles"
 import { LinkingRecords, RecordBacklinks, RecordList } from "../../api/RecordQuery"
 import type { VersionPrecondition } from "../../api/EntityTag"
+import { BulkWritten } from "../../api/BulkWrite"
+import type { BulkRejected } from "../../api/BulkWrite"
+import { bulkWrite } from "../../records/bulkWrite"
 
 /** Every answer with a record carries its version as its ETag. */
 const withETag = (record: StoredRecord) => ({ etag: versionTag(record.version) })
 const recordAnswer = ok(StoredRecord, withETag)
 const createdAnswer = created(StoredRecord, withETag)
+const bulkAnswer = ok(BulkWritten)
 /** A record as it was carries no ETag: its version is not one a write could be made on. */
 const asOfAnswer = ok(RecordAsOf)
 /** An erasure's answer carries the record's version, when it is still there. */
@@ -76,7 +80,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
      * A write: one unit of work in the principal's workspace, with the
      * principal as actor, run once per `Idempotency-Key` when it has one.
      */
-    const write = <A, I, E extends WriteError | PreconditionFailed | ChangedSince>(
+    const write = <A, I, E extends WriteError | PreconditionFailed | ChangedSince | BulkRejected>(
       businessObject: string,
       call: WriteCall,
       answer: Answer<A, I>,
@@ -110,6 +114,10 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
         const businessObject = `${call.params.namespace}/${call.params.name}`
         const create = titled(records.create(businessObject, call.payload.values, { draft: call.payload.draft }))
         return write(businessObject, call, createdAnswer, create)
+      })
+      .handle("bulk", (call) => {
+        const businessObject = `${call.params.namespace}/${call.params.name}`
+        return write(businessObject, call, bulkAnswer, bulkWrite(records, businessObject, call.payload.items))
       })
       .handle("list", ({ params, query }) =>
         Effect.gen(function* () {

@@ -346,6 +346,8 @@ const template = (fixture: Fixture, route: Route): Record<string, unknown> => {
       return { workspace: fixture.workspace.slug, email: fixture.adminEmail, password: "not the password" }
     case "records.create":
       return { values: { name: "Fuzz Co", website: "https://fuzz.example" } }
+    case "records.bulk":
+      return { items: [{ create: { name: "Fuzz Co", website: "https://fuzz.example" } }] }
     case "records.update":
       return { values: { name: "Renamed", title: "Renamed" } }
     case "records.action":

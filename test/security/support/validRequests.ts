@@ -102,6 +102,13 @@ export const validRequestFor = async (
         json: { values: { name: "Made in a test" } },
         credential: "cookie"
       }
+    case "records.bulk":
+      return {
+        method: "POST",
+        path: "/api/records/crm/company/bulk",
+        json: { items: [{ create: { name: "Made in bulk" } }] },
+        credential: "cookie"
+      }
     case "records.update":
       return {
         method: "PATCH",

@@ -20,6 +20,9 @@ const Row = Schema.Struct({
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 const decodeEntry = Schema.decodeUnknownEffect(Schema.fromJsonString(AuditEntry))
 
+/** The business objects the caller may read (`readableBusinessObjects`): only their records' titles are told. */
+type Readable = "all" | ReadonlyArray<string>
+
 const keyOf = (reference: TitleReference) => `${reference.businessObject}\n${reference.id}`
 
 /** The titles of `references` found in `found`, by id (an id never seen is left out). */
@@ -47,12 +50,16 @@ const make = Effect.gen(function* () {
   /**
    * Titles of the records named, in one statement: a live record's from its
    * values now; a deleted one's from the last snapshot its timeline holds
-   * (its deletion's), marked deleted. Ids of no record at all are left out.
+   * (its deletion's), marked deleted. Ids of no record at all are left out,
+   * and so are records of business objects the caller may not read (`readable`).
    */
-  const resolve = (workspace: Workspace, references: ReadonlyArray<TitleReference>) =>
+  const resolve = (workspace: Workspace, references: ReadonlyArray<TitleReference>, readable: Readable) =>
     Effect.gen(function* () {
+      const mayRead = (ref: TitleReference) => readable === "all" || readable.includes(ref.businessObject)
       const wanted = [
-        ...new Map(references.filter((ref) => isRecordId(ref.id)).map((ref) => [keyOf(ref), ref])).values()
+        ...new Map(
+          references.filter((ref) => isRecordId(ref.id) && mayRead(ref)).map((ref) => [keyOf(ref), ref])
+        ).values()
       ]
       const found = new Map<string, RecordTitle>()
       if (wanted.length === 0) return found
@@ -78,26 +85,26 @@ const make = Effect.gen(function* () {
     }).pipe(Effect.orDie)
 
   /** The record with its title and the titles of the records it links to. */
-  const titledRecord = (workspace: Workspace, record: StoredRecord) =>
-    Effect.map(titlesOfValues(workspace, record.businessObject, record.values), (titles) =>
+  const titledRecord = (workspace: Workspace, record: StoredRecord, readable: Readable) =>
+    Effect.map(titlesOfValues(workspace, record.businessObject, record.values, readable), (titles) =>
       withTitles<StoredRecord>(record, { title: registry.titleOf(record.businessObject, record.values), titles })
     )
 
   /** The titles of the records `values` (of a `businessObject` record) link to. */
-  const titlesOfValues = (workspace: Workspace, businessObject: string, values: unknown) => {
+  const titlesOfValues = (workspace: Workspace, businessObject: string, values: unknown, readable: Readable) => {
     const fields = fieldsOf.get(businessObject)
     const references = fields === undefined ? [] : valueReferences(fields, values)
-    return Effect.map(resolve(workspace, references), (found) => pick(found, references))
+    return Effect.map(resolve(workspace, references, readable), (found) => pick(found, references))
   }
 
   /** Records of one page, titled with one statement. */
-  const titledRecords = (workspace: Workspace, records: ReadonlyArray<StoredRecord>) =>
+  const titledRecords = (workspace: Workspace, records: ReadonlyArray<StoredRecord>, readable: Readable) =>
     Effect.gen(function* () {
       const per = records.map((record) => {
         const fields = fieldsOf.get(record.businessObject)
         return fields === undefined ? [] : valueReferences(fields, record.values)
       })
-      const found = yield* resolve(workspace, per.flat())
+      const found = yield* resolve(workspace, per.flat(), readable)
       return records.map((record, index) =>
         withTitles(record, {
           title: registry.titleOf(record.businessObject, record.values),
@@ -107,16 +114,16 @@ const make = Effect.gen(function* () {
     })
 
   /** The titles each audit row names (`entryReferences`), for a page of rows, with one statement. */
-  const titlesOfEntries = (workspace: Workspace, entries: ReadonlyArray<AuditEntry>) =>
+  const titlesOfEntries = (workspace: Workspace, entries: ReadonlyArray<AuditEntry>, readable: Readable) =>
     Effect.gen(function* () {
       const per = entries.map((entry) => entryReferences(fieldsOf.get(entry.businessObject), entry))
-      const found = yield* resolve(workspace, per.flat())
+      const found = yield* resolve(workspace, per.flat(), readable)
       return per.map((references) => pick(found, references))
     })
 
   /** Audit rows of one page, each with the titles it names. */
-  const titledEntries = <E extends AuditEntry>(workspace: Workspace, entries: ReadonlyArray<E>) =>
-    Effect.map(titlesOfEntries(workspace, entries), (titles) =>
+  const titledEntries = <E extends AuditEntry>(workspace: Workspace, entries: ReadonlyArray<E>, readable: Readable) =>
+    Effect.map(titlesOfEntries(workspace, entries, readable), (titles) =>
       entries.map((entry, index) => withTitles(entry, { titles: titles[index] ?? {} }))
     )
 
@@ -125,10 +132,14 @@ const make = Effect.gen(function* () {
    * added to its text, with one statement: the rest of the text is kept as
    * PostgreSQL built it.
    */
-  const titledRows = <Row extends { readonly json: string }>(workspace: Workspace, rows: ReadonlyArray<Row>) =>
+  const titledRows = <Row extends { readonly json: string }>(
+    workspace: Workspace,
+    rows: ReadonlyArray<Row>,
+    readable: Readable
+  ) =>
     Effect.gen(function* () {
       const entries = yield* Effect.forEach(rows, (row) => decodeEntry(row.json))
-      const titles = yield* titlesOfEntries(workspace, entries)
+      const titles = yield* titlesOfEntries(workspace, entries, readable)
       return rows.map(
         (row, index): Row => ({
           ...row,

@@ -53,7 +53,7 @@ export class FeedResponses extends Context.Service<FeedResponses>()("FeedRespons
     /** A batch of the feed, each row with the titles it names (docs/titles.md), read in the same placement. */
     const titledBatch = (workspace: Workspace, at: FeedPosition, filter: FeedFilter, limit: number) =>
       Effect.flatMap(feed.batch(workspace, at, filter, limit), (batch) =>
-        Effect.map(titles.titledRows(workspace, batch.rows), (rows): FeedBatch => ({ ...batch, rows }))
+        Effect.map(titles.titledRows(workspace, batch.rows, filter.readable), (rows): FeedBatch => ({ ...batch, rows }))
       )
     const waiters = makeFeedWaiterCap(config.maxStreamsPerSession)
 

@@ -1,6 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { BusinessObjectList } from "../../src/api/BusinessObjectsApi"
+import { Roles } from "../../src/auth/Roles"
 import { CorrelationView, FeedEntry, FeedPage } from "../../src/api/Feed"
 import { clientFor, createRecord, recordsOf, signedInMember, timelineOf } from "../support/api"
 import { openSse } from "../support/sse"
@@ -64,6 +65,22 @@ layer(TestApp, { excludeTestServices: true })("titles", (it) => {
       // The company's own timeline names it by its last title, deleted, on every row (today's, not the row's).
       const own = (yield* timelineOf(client, company, acme.id)).entries
       expect(own.map((row) => row.titles?.[acme.id])).toEqual(own.map(() => gone[acme.id]))
+    })
+  )
+
+  it.effect("a caller who may not read the target's business object is told no title of it", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const { client } = yield* signedInMember(base, workspace)
+      const acme = yield* createRecord(client, company, { name: "Acme" })
+      const kiosk = yield* createRecord(client, deal, { title: "Kiosk", company: acme.id })
+      yield* (yield* Roles).grant(workspace, "deal-reader", deal, "read")
+      const reader = (yield* signedInMember(base, workspace, "deal-reader")).client
+      const seen = (yield* recordsOf(reader, deal).get(kiosk.id).pipe(Effect.orDie)).body
+      expect([seen.title, seen.titles]).toEqual(["Kiosk", {}])
+      const rows = (yield* timelineOf(reader, deal, kiosk.id)).entries
+      expect(rows.at(-1)?.titles).toEqual({ [kiosk.id]: { title: "Kiosk", deleted: false } })
     })
   )
 

@@ -89,7 +89,7 @@ describe("history on the record page (Chromium, PostgreSQL, Redis)", () => {
     const past = page.getByRole("region", { name: "Record as it was" })
     await past.waitFor(shown)
     expect(await past.getByRole("status").textContent()).toMatch(
-      /^Read only: the past\. This deal as it was after the change by Ada Lovelace on /
+      /^Read only: the past\. This deal, "Kiosk", as it was after the change by Ada Lovelace on /
     )
     await expect.poll(() => past.locator("dl").textContent(), shown).toBe("TitleKioskAmount100.00")
     expect(await record.form.isVisible()).toBe(false)

@@ -61,7 +61,9 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
             return yield* new BadRequest({ message: "cursor: not a cursor from this timeline" })
           }
           const page = yield* timeline.page(principal.workspace, params.businessObject, params.id, after, query.limit)
-          return new TimelinePage({ ...page, entries: yield* titles.titledEntries(principal.workspace, page.entries) })
+          const readable = readableBusinessObjects(yield* access.grants)
+          const entries = yield* titles.titledEntries(principal.workspace, page.entries, readable)
+          return new TimelinePage({ ...page, entries })
         })
       )
       .handle("feed", ({ query }) =>
@@ -124,14 +126,12 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
       .handle("correlation", ({ params }) =>
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal
-          const view = yield* correlation.view(
-            principal.workspace,
-            params.id,
-            readableBusinessObjects(yield* access.grants)
-          )
+          const readable = readableBusinessObjects(yield* access.grants)
+          const view = yield* correlation.view(principal.workspace, params.id, readable)
           const entries = yield* titles.titledEntries(
             principal.workspace,
-            view.groups.flatMap((group) => group.entries)
+            view.groups.flatMap((group) => group.entries),
+            readable
           )
           let start = 0
           const groups = view.groups.map((group) => {

@@ -33,6 +33,7 @@ import { Access } from "../../auth/Access"
 import { Erasure } from "../../ledger/Erasure"
 import { RecordTitles } from "../../audit/RecordTitles"
 import { LinkingRecords, RecordBacklinks, RecordList } from "../../api/RecordQuery"
+import { readableBusinessObjects } from "../../auth/Grants"
 import type { VersionPrecondition } from "../../api/EntityTag"
 import { BulkWritten } from "../../api/BulkWrite"
 import type { BulkRejected } from "../../api/BulkWrite"
@@ -65,13 +66,17 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
     const members = yield* Members
     const erasure = yield* Erasure
     const titles = yield* RecordTitles
+    const access = yield* Access
+    /** Only records of business objects the caller may read are named by their titles. */
+    const readable = Effect.map(access.grants, readableBusinessObjects)
 
     /** The record answered with its title and its links' (read in the write's own unit, so new links are seen). */
     const titled = <E, R>(effect: Effect.Effect<StoredRecord, E, R>) =>
       Effect.flatMap(effect, (record) =>
-        Effect.flatMap(CurrentUnit, (unit) => titles.titledRecord(unit.workspace, record))
+        Effect.flatMap(CurrentUnit, (unit) =>
+          Effect.flatMap(readable, (may) => titles.titledRecord(unit.workspace, record, may))
+        )
       )
-    const access = yield* Access
 
     const authorize = (businessObject: string, permission: Permission) =>
       Effect.map(guard.require(businessObject, permission), ({ principal }) => principal.workspace)
@@ -84,12 +89,13 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
       businessObject: string,
       call: WriteCall,
       answer: Answer<A, I>,
-      effect: Effect.Effect<A, E, CurrentUnit>
+      effect: Effect.Effect<A, E, CurrentUnit | CurrentPrincipal>
     ) =>
       Effect.gen(function* () {
         const workspace = yield* authorize(businessObject, "update")
         const principal = yield* CurrentPrincipal
-        const once = idempotency.run(keyedRequest(callerOf(principal), call), answer, effect)
+        const inUnit = Effect.provideService(effect, CurrentPrincipal, principal)
+        const once = idempotency.run(keyedRequest(callerOf(principal), call), answer, inUnit)
         const result = yield* units.run(workspace, once).pipe(withActor(actorOf(principal)))
         return yield* responseOf(answer, result)
       })
@@ -100,7 +106,7 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
       id: string,
       call: WriteCall & { readonly headers: { readonly "if-match"?: string | undefined } },
       answer: Answer<A, I>,
-      effect: Effect.Effect<A, E, CurrentUnit>
+      effect: Effect.Effect<A, E, CurrentUnit | CurrentPrincipal>
     ) =>
       write(
         businessObject,
@@ -124,7 +130,10 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           const businessObject = `${params.namespace}/${params.name}`
           const workspace = yield* authorize(businessObject, "read")
           const page = yield* records.listPage(workspace, businessObject, query)
-          return new RecordList({ ...page, records: yield* titles.titledRecords(workspace, page.records) })
+          return new RecordList({
+            ...page,
+            records: yield* titles.titledRecords(workspace, page.records, yield* readable)
+          })
         })
       )
       .handle("backlinks", ({ params, query }) =>
@@ -134,10 +143,11 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           const backlinks = yield* records.backlinks(workspace, businessObject, params.id, query.limit, (linking) =>
             access.can(linking, "read")
           )
+          const may = yield* readable
           return new RecordBacklinks({
             groups: yield* Effect.forEach(backlinks.groups, (group) =>
               Effect.map(
-                titles.titledRecords(workspace, group.records),
+                titles.titledRecords(workspace, group.records, may),
                 (titledRecords) => new LinkingRecords({ ...group, records: titledRecords })
               )
             )
@@ -152,12 +162,12 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
           const point = query.asOf === undefined ? undefined : parseAsOf(query.asOf)
           if (point !== undefined) {
             const then = yield* history.asOf(workspace, businessObject, params.id, point)
-            const linked = yield* titles.titlesOfValues(workspace, businessObject, then.values)
+            const linked = yield* titles.titlesOfValues(workspace, businessObject, then.values, yield* readable)
             const title = titles.titleOf(businessObject, then.values)
             return yield* respond(asOfAnswer, new RecordAsOf({ ...then, title, titles: linked }))
           }
           const record = yield* records.get(workspace, businessObject, params.id)
-          return yield* respond(recordAnswer, yield* titles.titledRecord(workspace, record))
+          return yield* respond(recordAnswer, yield* titles.titledRecord(workspace, record, yield* readable))
         })
       )
       .handle("revert", (call) => {

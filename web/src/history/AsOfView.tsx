@@ -47,8 +47,8 @@ export const AsOfView = ({ businessObject, id, entry, fields, typeLabel, onBack 
     <section className="as-of" aria-label="Record as it was">
       <p className="as-of-banner" role="status">
         <strong>Read only: the past.</strong> This {typeLabel}
-        {title === undefined ? "" : ` ("${title}" then)`} as it was after the change by{" "}
-        <ActorName actor={standsOn.actor} /> on <time dateTime={time.iso}>{time.text}</time>
+        {title === undefined ? "" : `, "${title}",`} as it was after the change by <ActorName actor={standsOn.actor} />{" "}
+        on <time dateTime={time.iso}>{time.text}</time>
         {state === "archived" ? " (archived then)" : ""}.
       </p>
       {back}

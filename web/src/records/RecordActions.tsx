@@ -5,6 +5,7 @@ import { VersionConflictError } from "../../../src/client"
 import type { RecordCommand } from "../../../src/client/react"
 import { ConflictView } from "../conflict/ConflictView"
 import { errorMessage } from "../errors"
+import { own } from "../../../src/api/own"
 import { humanize } from "../labels"
 import { useRecordCommand, useRefetchBusinessObject } from "../queries"
 import { listPath, navigate } from "../router"
@@ -15,6 +16,8 @@ interface Props {
   readonly fields: Fields
   /** The plugin's actions on this business object (`close`, `follow-up`). */
   readonly actions: ReadonlyArray<string>
+  /** What a person reads for each action ("Close deal"), by name; the name is on hover. */
+  readonly actionLabels?: { readonly [name: string]: string } | undefined
   /** "deal" */
   readonly typeLabel: string
 }
@@ -50,7 +53,9 @@ const actionOutcome = (label: string, sentVersion: number | "*" | undefined, res
  * sent with `If-Match` on the version shown; a record that moved on shows
  * the conflict view. Only shown to a viewer who may update the type.
  */
-export const RecordActions = ({ businessObject, record, fields, actions, typeLabel }: Props) => {
+export const RecordActions = ({ businessObject, record, fields, actions, actionLabels, typeLabel }: Props) => {
+  const labelOf = (action: string) =>
+    (actionLabels === undefined ? undefined : own(actionLabels, action)) ?? humanize(action)
   const command = useRecordCommand(businessObject)
   const refetch = useRefetchBusinessObject(businessObject)
   const [confirming, setConfirming] = useState(false)
@@ -75,7 +80,7 @@ export const RecordActions = ({ businessObject, record, fields, actions, typeLab
     last === undefined
       ? "It was not done"
       : last.kind === "action"
-        ? `${humanize(last.action)} was not run`
+        ? `${labelOf(last.action)} was not run`
         : `The ${typeLabel} was not ${stepDone[last.kind]}`
 
   return (
@@ -91,10 +96,11 @@ export const RecordActions = ({ businessObject, record, fields, actions, typeLab
               key={action}
               type="button"
               className="secondary"
+              title={action}
               disabled={busy}
               onClick={() => run({ kind: "action", action, id: record.id, ifMatch: record.version })}
             >
-              {humanize(action)}
+              {labelOf(action)}
             </button>
           ))
         : null}

@@ -73,6 +73,7 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
                   record={record.data}
                   fields={fields}
                   actions={actions}
+                  actionLabels={definition.data.actionLabels}
                   typeLabel={typeLabel.toLowerCase()}
                 />
               ) : null}

@@ -199,9 +199,6 @@ const make = Effect.gen(function* () {
     }).pipe(Effect.orDie)
 
   /** A page newest first, before `before` (none: from the head), with the head to follow from. */
-  const pageBefore = (workspace: Workspace, before: FeedPosition | undefined, filter: FeedFilter, limit: number) =>
-    Effect.flatMap(batchBefore(workspace, before, filter, limit), toPage)
-
   const page = (workspace: Workspace, after: FeedPosition, filter: FeedFilter, limit: number) =>
     Effect.flatMap(batch(workspace, after, filter, limit), toPage)
 
@@ -213,7 +210,7 @@ const make = Effect.gen(function* () {
       (rows) => Number(rows[0]?.n ?? "0")
     ).pipe(Effect.orDie)
 
-  return { batch, batchBefore, page, pageBefore, toPage, countAfter } as const
+  return { batch, batchBefore, page, toPage, countAfter } as const
 })
 
 /**

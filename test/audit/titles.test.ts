@@ -85,7 +85,7 @@ layer(TestApp, { excludeTestServices: true })("titles", (it) => {
   )
 
   it.effect(
-    "feed pages, SSE events and the correlation view: each row with its record's, cause's and links' titles",
+    "feed pages (either order), SSE events and the correlation view: each row with its record's, cause's and links' titles",
     () =>
       Effect.gen(function* () {
         const base = yield* baseUrl
@@ -112,6 +112,13 @@ layer(TestApp, { excludeTestServices: true })("titles", (it) => {
         const counted = page.entries.find((row) => row.businessObjectId === acme.id && row.operation === "updated")
         expect(counted?.cause).toMatchObject({ kind: "event", businessObjectId: kiosk.id })
         expect(counted?.titles).toEqual(expected)
+        // Newest first (Activity's pages): the same rows, the same titles.
+        const newest = Schema.decodeUnknownSync(FeedPage)(
+          (yield* client.get("/api/audit/feed?limit=500&order=newest")).body
+        )
+        expect(newest.entries.slice(0, page.entries.length).map((row) => [row.id, row.titles])).toEqual(
+          [...page.entries].reverse().map((row) => [row.id, row.titles])
+        )
         const events = yield* sse.waitFor((all) => all.length >= page.entries.length)
         const streamed = events.map((event) => Schema.decodeUnknownSync(FeedEntry)(event.data))
         expect(streamed.map((row) => row.titles)).toEqual(page.entries.map((row) => row.titles))

@@ -19,7 +19,8 @@ import type { PageHarness } from "./support/pageHarness"
  * service, on a workspace's seeded CRM data: a deal's timeline, the deal as
  * of its creation, and its company's timeline (a listener's cascade) show
  * titles and labels; no text reads as a UUID, its 8-character prefix, a
- * plugin-qualified name or a seeder's actor name.
+ * plugin-qualified name or a seeder's actor name; nor on Activity and the
+ * close's unit-of-work page.
  */
 
 const shown = { timeout: 10_000, interval: 100 }
@@ -92,6 +93,23 @@ describe("titles on the page (Chromium, seeded CRM data)", () => {
       .poll(() => record.timelineRows.getByRole("heading").allTextContents(), shown)
       .toEqual(["Updated by Ada Lovelace", "Created by Seed data (CRM)"])
     await expect.poll(async () => (await record.timeline.textContent()) ?? "", shown).toContain("Acme pilot")
+    expect(await mainText(page)).not.toMatch(machineText)
+
+    // Activity, newest first: the close's cascade on top, every row named by titles and labels.
+    await page.goto(`${base}/activity`)
+    const rows = page.getByRole("list", { name: "Changes, newest first" }).locator(":scope > li")
+    await expect.poll(() => rows.count(), shown).toBeGreaterThan(3)
+    await expect.poll(async () => (await rows.nth(2).textContent()) ?? "", shown).toContain("Acme pilot")
+    const activity = await mainText(page)
+    expect(activity).toContain("Seed data (CRM)")
+    expect(activity).not.toContain("direct edit")
+    expect(activity).not.toMatch(machineText)
+
+    // The close's unit of work: titled by what happened, its cascade by titles.
+    await rows.nth(2).getByRole("link", { name: "unit of work" }).click()
+    const heading = page.getByRole("heading", { level: 1 })
+    await expect.poll(async () => (await heading.textContent()) ?? "", shown).toContain("Acme pilot")
+    await expect.poll(async () => (await mainText(page)).includes("Acme Corporation"), shown).toBe(true)
     expect(await mainText(page)).not.toMatch(machineText)
     await context.close()
   })

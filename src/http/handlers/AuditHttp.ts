@@ -98,7 +98,13 @@ const handlers = HttpApiBuilder.group(ServedApi, "audit", (handlers) =>
             from: query.from,
             to: query.to
           }
-          if (newest) return yield* feed.pageBefore(workspace, before, filter, query.limit)
+          if (newest) {
+            const batch = yield* feed.batchBefore(workspace, before, filter, query.limit)
+            return yield* feed.toPage({
+              ...batch,
+              rows: yield* titles.titledRows(workspace, batch.rows, filter.readable)
+            })
+          }
           if (streaming) {
             const recheck = yield* captureAccessRecheck
             const release = yield* responses.waiters.take(principal.credential)

@@ -4,6 +4,7 @@ import { businessObjectLabel, plural } from "../labels"
 import { useBusinessObjects, useLiveFeed } from "../queries"
 import { navigate, useSearch } from "../router"
 import { describeActor } from "../timeline/describe"
+import { useNaming } from "../titles/naming"
 import type { ActivityFilters } from "./activityFilters"
 import { activityFilterPath, feedFiltersOf, parseActivityFilters } from "./activityFilters"
 import { ActivityRow } from "./ActivityRow"
@@ -46,13 +47,17 @@ export const ActivityPage = () => {
     businessObjects.data?.find((definition) => definition.name === businessObject)?.fields
   // Actors seen so far, kept when a filter hides them: the actor list does not shrink to the one chosen.
   const [actors, setActors] = useState<ReadonlyMap<string, string>>(new Map())
+  const naming = useNaming()
   useEffect(() => {
     const unseen = entries.filter((entry) => !actors.has(actorKey(entry.actor)))
     if (unseen.length === 0) return
     setActors(
-      new Map([...actors, ...unseen.map((entry) => [actorKey(entry.actor), describeActor(entry.actor)] as const)])
+      new Map([
+        ...actors,
+        ...unseen.map((entry) => [actorKey(entry.actor), describeActor(entry.actor, naming)] as const)
+      ])
     )
-  }, [entries, actors])
+  }, [entries, actors, naming])
   // A page the filters emptied while older rows remain: read on, so that "Older" always shows something.
   const readOn = lastPage !== undefined && lastPage.entries.length === 0 && lastPage.more && !isFetchingOlder
   useEffect(() => {

@@ -10,6 +10,9 @@ import { indexEntries } from "../timeline/entryIndex"
 import { isPlain } from "../timeline/shape"
 import { SnapshotView } from "../timeline/SnapshotView"
 import { entrySubject } from "./entrySubject"
+import { actorTechnicalName } from "../timeline/describe"
+import { useNaming } from "../titles/naming"
+import { TitlesProvider } from "../titles/TitlesContext"
 
 interface Props {
   readonly entry: AuditEntry
@@ -34,9 +37,17 @@ const noFields: Fields = {}
  * why, a link to its unit of work; under it what changed, field by field, as
  * the timeline shows it (the values of a created or deleted record).
  */
-export const ActivityRow = ({ entry, fields, onActor, onRecord, cause, unitLink = true, children }: Props) => {
+export const ActivityRow = (props: Props) => (
+  <TitlesProvider titles={props.entry.titles}>
+    <Row {...props} />
+  </TitlesProvider>
+)
+
+/** The row inside its titles, so link values, its record and its cause are named by them. */
+const Row = ({ entry, fields, onActor, onRecord, cause, unitLink = true, children }: Props) => {
+  const naming = useNaming(entry.actor)
   const time = describeTime(entry.at)
-  const actor = describeActor(entry.actor)
+  const actor = describeActor(entry.actor, naming)
   const known = fields ?? noFields
   const entries = useMemo(() => indexEntries(known, [entry], undefined), [known, entry])
   return (
@@ -64,14 +75,19 @@ export const ActivityRow = ({ entry, fields, onActor, onRecord, cause, unitLink 
         <span className="who">
           by{" "}
           {onActor === undefined ? (
-            actor
+            <span title={actorTechnicalName(entry.actor)}>{actor}</span>
           ) : (
-            <button type="button" className="link" onClick={onActor} title="Show only this actor's changes">
+            <button
+              type="button"
+              className="link"
+              onClick={onActor}
+              title={`Show only the changes of ${actorTechnicalName(entry.actor)}`}
+            >
               {actor}
             </button>
           )}
         </span>
-        {cause ?? <span className="cause">{describeCause(entry.cause)}</span>}
+        {cause ?? <span className="cause">{describeCause(entry.cause, naming)}</span>}
         {unitLink ? (
           <Link to={correlationPath(entry.correlationId)} className="correlation-link">
             unit of work

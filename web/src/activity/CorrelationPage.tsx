@@ -8,6 +8,8 @@ import { useBusinessObjects, useCorrelation } from "../queries"
 import { activityPath, Link } from "../router"
 import { CauseText } from "../timeline/CauseText"
 import { describeActor, describeCause, describeEntryOperation } from "../timeline/describe"
+import type { Naming } from "../timeline/describe"
+import { useNaming } from "../titles/naming"
 import { ActivityRow } from "./ActivityRow"
 import type { CauseNode } from "./causeTree"
 import { causeTree } from "./causeTree"
@@ -16,8 +18,8 @@ import { entrySubject } from "./entrySubject"
 const none: ReadonlyArray<CorrelationGroup> = []
 
 /** What the unit of work did, from its first row: "Updated deal Kiosk by Ada Lovelace". */
-const headline = (root: AuditEntry) =>
-  `${describeEntryOperation(root)} ${businessObjectLabel(root.businessObject).toLowerCase()} ${entrySubject(root)} by ${describeActor(root.actor)}`
+const headline = (root: AuditEntry, naming: Naming) =>
+  `${describeEntryOperation(root)} ${businessObjectLabel(root.businessObject).toLowerCase()} ${entrySubject(root)} by ${describeActor(root.actor, naming)}`
 
 interface TreeProps {
   readonly nodes: ReadonlyArray<CauseNode<AuditEntry>>
@@ -79,15 +81,16 @@ export const CorrelationPage = ({ correlationId }: { readonly correlationId: str
     [groups]
   )
   const root = rows[0]
+  const naming: Naming = { ...useNaming(root?.actor), titles: root?.titles }
   return (
     <section className="panel correlation" aria-labelledby="correlation-heading">
       <header className="page-title">
         <h1 id="correlation-heading" title={correlationId}>
-          {root === undefined ? "Unit of work" : headline(root)}
+          {root === undefined ? "Unit of work" : headline(root, naming)}
         </h1>
         <Link to={activityPath}>All activity</Link>
       </header>
-      {root === undefined ? null : <p className="muted correlation-cause">{describeCause(root.cause)}</p>}
+      {root === undefined ? null : <p className="muted correlation-cause">{describeCause(root.cause, naming)}</p>}
       {view.isError ? (
         <p className="error" role="alert">
           {errorMessage(view.error)}

@@ -20,7 +20,7 @@ export interface FeedModeShape {
 export const publicationOf = (slot: string) => `${slot}_messages`
 
 /** The SQLSTATE of a failed statement, wherever in its causes the driver put it. */
-const sqlState = (error: unknown): string | undefined => {
+export const sqlState = (error: unknown): string | undefined => {
   for (let at: unknown = error; typeof at === "object" && at !== null; at = "cause" in at ? at.cause : undefined) {
     if ("code" in at && typeof at.code === "string") return at.code
   }

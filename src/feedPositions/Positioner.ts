@@ -37,8 +37,8 @@ export interface PositionerState {
 /** The session advisory lock the candidates wait on: whoever holds it reads the slot. */
 export const electionKey = (slot: string) => `abs.feed-positioner:${slot}`
 
-/** Rows positioned per transaction at most (a commit is never split): bounds a bulk import's transactions. */
-const rowsPerTransaction = 5_000
+/** Rows positioned per statement at most (a commit is never split): bounds a bulk import's transactions. */
+const rowsPerTransaction = 1_000
 
 /** Between two attempts to hold the slot after a failure (a slot still active elsewhere, a lost connection). */
 const retryDelay = Duration.millis(200)

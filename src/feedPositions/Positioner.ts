@@ -20,7 +20,7 @@ import { AppConfig } from "../config/AppConfig"
 import { feedPositionDelay, feedPositionedRows } from "../metrics/ServiceMetrics"
 import type { DecodedCommit, SlotEvent } from "./commits"
 import { makeCommitAssembler } from "./commits"
-import { ensureSlot, FeedMode, publicationOf } from "./FeedMode"
+import { ensureSlot, FeedMode, publicationOf, takeSlot } from "./FeedMode"
 import { lsnOf, lsnText } from "./lsn"
 import { positionCommits } from "./positionCommits"
 import { positionAllWaiting } from "./positionWaiting"
@@ -170,6 +170,11 @@ const make = Effect.gen(function* () {
     )
     yield* Effect.logInfo(`feed positions: this instance reads the slot ${slot}`)
     yield* ensureSlot(slot)
+    for (const walsender of yield* takeSlot(slot)) {
+      yield* Effect.logInfo(
+        `feed positions: the previous holder's walsender (pid ${walsender.pid}) ended${walsender.gone ? "" : " (not gone after 5 s)"}`
+      )
+    }
     const waiting = yield* positionAllWaiting
     if (waiting > 0) {
       yield* Metric.update(feedPositionedRows, waiting)

@@ -17,6 +17,7 @@ import {
 import pg from "pg"
 import { LogicalReplicationService, PgoutputPlugin } from "pg-logical-replication"
 import { AppConfig } from "../config/AppConfig"
+import { SchemasMigrated } from "../db/SchemasMigrated"
 import { feedPositionDelay, feedPositionedRows } from "../metrics/ServiceMetrics"
 import type { DecodedCommit, SlotEvent } from "./commits"
 import { makeCommitAssembler } from "./commits"
@@ -50,10 +51,12 @@ const make = Effect.gen(function* () {
   const config = yield* AppConfig
   const sql = yield* SqlClient.SqlClient
   const state = yield* Ref.make<PositionerState>({ holder: false, delayMs: null })
+  const migrated = yield* SchemasMigrated
 
   if (feed.mode === "lock" || Option.isNone(config.databaseUrl)) {
     // Rows a WAL-mode run left waiting (the deployment switched to lock mode) are positioned at start.
-    yield* positionAllWaiting.pipe(
+    yield* migrated.wait.pipe(
+      Effect.andThen(positionAllWaiting),
       Effect.tap((n) =>
         n > 0 ? Effect.logInfo(`feed positions: ${n} waiting rows positioned at start-up`) : Effect.void
       ),
@@ -183,14 +186,19 @@ const make = Effect.gen(function* () {
     return yield* Effect.raceFirst(stream, Deferred.await(lost))
   }).pipe(Effect.scoped)
 
-  yield* hold.pipe(
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.logWarning("feed positions: the positioner stopped; trying again", Cause.pretty(cause))
+  // A fresh database has no tables before the start-up migrations: the first term waits for them.
+  yield* migrated.wait.pipe(
+    Effect.andThen(
+      hold.pipe(
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logWarning("feed positions: the positioner stopped; trying again", Cause.pretty(cause))
+        ),
+        Effect.andThen(Effect.sleep(retryDelay)),
+        Effect.forever
+      )
     ),
-    Effect.andThen(Effect.sleep(retryDelay)),
-    Effect.forever,
     Effect.provideService(SqlClient.SqlClient, sql),
     Effect.forkScoped
   )

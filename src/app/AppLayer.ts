@@ -14,6 +14,7 @@ import { Caches } from "../cache/Caches"
 import { Users } from "../auth/Users"
 import type { AppConfig, LogFormat } from "../config/AppConfig"
 import { DatabaseLive } from "../db/Database"
+import { SchemasMigrated } from "../db/SchemasMigrated"
 import { FeedPositionsLive } from "../feedPositions/FeedPositionsLive"
 import { OutboundBridgeLive } from "../outbound/OutboundBridgeLive"
 import { ServerLive } from "../http/Server"
@@ -77,7 +78,7 @@ const CoreServicesLive = Layer.mergeAll(
 export const ServicesLive = Seeders.layer.pipe(Layer.provideMerge(CoreServicesLive))
 
 /** Storage ports: the database and the shared pub/sub store, chosen by configuration. */
-export const StorageLive = Layer.merge(DatabaseLive, PubSubLive)
+export const StorageLive = Layer.mergeAll(DatabaseLive, PubSubLive, SchemasMigrated.layer)
 
 type PubSubPorts = Layer.Success<typeof PubSubLive>
 
@@ -108,7 +109,7 @@ export const appLayer = (
     Layer.provideMerge(StartedServerLive),
     Layer.provideMerge(ServicesLive),
     Layer.provideMerge(plugins),
-    Layer.provideMerge(Layer.merge(DatabaseLive, pubsub)),
+    Layer.provideMerge(Layer.mergeAll(DatabaseLive, pubsub, SchemasMigrated.layer)),
     Layer.provideMerge(Layer.merge(GracefulShutdown.layer, Readiness.layer)),
     // First, so that everything built after it (server, workers, pools) runs with its tracer, and last to close (a final flush).
     Layer.provideMerge(TracingLive),

@@ -17,10 +17,11 @@ import {
 import pg from "pg"
 import { LogicalReplicationService, PgoutputPlugin } from "pg-logical-replication"
 import { AppConfig } from "../config/AppConfig"
+import { SchemasMigrated } from "../db/SchemasMigrated"
 import { feedPositionDelay, feedPositionedRows } from "../metrics/ServiceMetrics"
 import type { DecodedCommit, SlotEvent } from "./commits"
 import { makeCommitAssembler } from "./commits"
-import { ensureSlot, FeedMode, publicationOf } from "./FeedMode"
+import { ensureSlot, FeedMode, publicationOf, takeSlot } from "./FeedMode"
 import { lsnOf, lsnText } from "./lsn"
 import { positionCommits } from "./positionCommits"
 import { positionAllWaiting } from "./positionWaiting"
@@ -37,8 +38,8 @@ export interface PositionerState {
 /** The session advisory lock the candidates wait on: whoever holds it reads the slot. */
 export const electionKey = (slot: string) => `abs.feed-positioner:${slot}`
 
-/** Rows positioned per transaction at most (a commit is never split): bounds a bulk import's transactions. */
-const rowsPerTransaction = 5_000
+/** Rows positioned per statement at most (a commit is never split): bounds a bulk import's transactions. */
+const rowsPerTransaction = 1_000
 
 /** Between two attempts to hold the slot after a failure (a slot still active elsewhere, a lost connection). */
 const retryDelay = Duration.millis(200)
@@ -50,10 +51,12 @@ const make = Effect.gen(function* () {
   const config = yield* AppConfig
   const sql = yield* SqlClient.SqlClient
   const state = yield* Ref.make<PositionerState>({ holder: false, delayMs: null })
+  const migrated = yield* SchemasMigrated
 
   if (feed.mode === "lock" || Option.isNone(config.databaseUrl)) {
     // Rows a WAL-mode run left waiting (the deployment switched to lock mode) are positioned at start.
-    yield* positionAllWaiting.pipe(
+    yield* migrated.wait.pipe(
+      Effect.andThen(positionAllWaiting),
       Effect.tap((n) =>
         n > 0 ? Effect.logInfo(`feed positions: ${n} waiting rows positioned at start-up`) : Effect.void
       ),
@@ -170,6 +173,11 @@ const make = Effect.gen(function* () {
     )
     yield* Effect.logInfo(`feed positions: this instance reads the slot ${slot}`)
     yield* ensureSlot(slot)
+    for (const walsender of yield* takeSlot(slot)) {
+      yield* Effect.logInfo(
+        `feed positions: the previous holder's walsender (pid ${walsender.pid}) ended${walsender.gone ? "" : " (not gone after 5 s)"}`
+      )
+    }
     const waiting = yield* positionAllWaiting
     if (waiting > 0) {
       yield* Metric.update(feedPositionedRows, waiting)
@@ -178,14 +186,19 @@ const make = Effect.gen(function* () {
     return yield* Effect.raceFirst(stream, Deferred.await(lost))
   }).pipe(Effect.scoped)
 
-  yield* hold.pipe(
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause)
-        ? Effect.failCause(cause)
-        : Effect.logWarning("feed positions: the positioner stopped; trying again", Cause.pretty(cause))
+  // A fresh database has no tables before the start-up migrations: the first term waits for them.
+  yield* migrated.wait.pipe(
+    Effect.andThen(
+      hold.pipe(
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.failCause(cause)
+            : Effect.logWarning("feed positions: the positioner stopped; trying again", Cause.pretty(cause))
+        ),
+        Effect.andThen(Effect.sleep(retryDelay)),
+        Effect.forever
+      )
     ),
-    Effect.andThen(Effect.sleep(retryDelay)),
-    Effect.forever,
     Effect.provideService(SqlClient.SqlClient, sql),
     Effect.forkScoped
   )

@@ -5,6 +5,7 @@ import { revokeStreams } from "../broadcast/revokeStreams"
 import { Caches } from "../cache/Caches"
 import { cacheTag } from "../cache/cacheTags"
 import { PrimaryReadSqlClient } from "../db/Database"
+import { SchemasMigrated } from "../db/SchemasMigrated"
 import { isContention } from "../db/DatabaseFault"
 import { orDieOnSqlError } from "../db/orDieOnSqlError"
 import { BadRequest, Conflict, NotFound } from "../api/errors"
@@ -33,6 +34,7 @@ const dropRetries = Schedule.exponential("50 millis").pipe(Schedule.jittered, Sc
 export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
   make: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const migrated = yield* SchemasMigrated
     const read = yield* PrimaryReadSqlClient
     const work = yield* WorkspaceWork
     const workspaces = sql(`${platformSchema}.workspaces`)
@@ -127,6 +129,7 @@ export class Workspaces extends Context.Service<Workspaces>()("Workspaces", {
       yield* migrateSchema(platformSchema, platformMigrations)
       const all = yield* list
       yield* Effect.forEach(all, migrateWorkspace, { discard: true })
+      yield* migrated.done
       return all.length
     })
 

@@ -174,6 +174,13 @@ describe(`fault 11: the feed positioner's instance killed (SIGKILL) under writes
           "20 millis"
         )
         const takeoverMs = Date.now() - killedAt
+        // What the survivors' positioners said meanwhile (a term failed and started again, a walsender ended).
+        for (const survivor of survivors) {
+          const said = (yield* survivor.service.logs)
+            .map((line) => String(line.message))
+            .filter((message) => message.startsWith("feed positions"))
+          yield* say(`instance ${survivor.n}: ${said.join(" | ").slice(0, 600)}`)
+        }
         // Positions go on being given after the takeover.
         yield* waitUntil(
           "rows positioned after the takeover",

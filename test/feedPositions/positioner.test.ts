@@ -3,7 +3,7 @@ import { expect, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer, Option, Redacted, Schedule } from "effect"
 import { withActor } from "../../src/context/Frames"
 import { FeedHealth } from "../../src/feedPositions/FeedHealth"
-import { FeedMode } from "../../src/feedPositions/FeedMode"
+import { FeedMode, takeSlot } from "../../src/feedPositions/FeedMode"
 import { positionWaiting } from "../../src/feedPositions/positionWaiting"
 import { verificationPassed, verifyLedger } from "../../src/ledger/Verification"
 import type { Workspace } from "../../src/api/Workspace"
@@ -101,6 +101,30 @@ layer(WalServices, { excludeTestServices: true, timeout: "120 seconds" })("feed 
       const health = yield* (yield* FeedHealth).health
       expect(health.mode).toBe("wal")
       expect(health.holder).toBe(true)
+    }).pipe(withActor(someone))
+  )
+
+  it.effect("a walsender holding the slot is ended for the holder, which streams it again and goes on", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { slot } = yield* FeedMode
+      const activePid = Effect.map(
+        sql<{ pid: number | null }>`SELECT active_pid AS pid FROM pg_replication_slots WHERE slot_name = ${slot}`,
+        (rows) => rows[0]?.pid ?? null
+      )
+      const streaming = yield* activePid.pipe(
+        Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (pid) => pid !== null })
+      )
+      // What a new holder finds when the dead holder's walsender has not exited yet: the slot active elsewhere.
+      const ended = yield* takeSlot(slot)
+      expect(ended).toEqual([{ pid: streaming, gone: true }])
+      const again = yield* activePid.pipe(
+        Effect.repeat({ schedule: Schedule.spaced("10 millis"), until: (pid) => pid !== null && pid !== streaming })
+      )
+      expect(again).not.toBe(streaming)
+      const workspace = yield* freshWorkspace
+      yield* (yield* UnitOfWork).run(workspace, (yield* Records).create("crm/company", { name: "after" }))
+      expect((yield* allPositioned(workspace)).length).toBe(1)
     }).pipe(withActor(someone))
   )
 

@@ -73,6 +73,7 @@ interface SqlModules {
   "src/app/Provisioning.ts": typeof import("../../src/app/Provisioning")
   "src/unitOfWork/AuditStaging.ts": typeof import("../../src/unitOfWork/AuditStaging")
   "src/audit/History.ts": typeof import("../../src/audit/History")
+  "src/audit/RecordTitles.ts": typeof import("../../src/audit/RecordTitles")
   "src/audit/Correlation.ts": typeof import("../../src/audit/Correlation")
   "src/audit/Feed.ts": typeof import("../../src/audit/Feed")
   "src/audit/Timeline.ts": typeof import("../../src/audit/Timeline")
@@ -117,6 +118,7 @@ const sqlModules = {
   "src/app/Provisioning.ts": true,
   "src/unitOfWork/AuditStaging.ts": true,
   "src/audit/History.ts": true,
+  "src/audit/RecordTitles.ts": true,
   "src/audit/Correlation.ts": true,
   "src/audit/Feed.ts": true,
   "src/audit/Timeline.ts": true,

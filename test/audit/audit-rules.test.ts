@@ -9,7 +9,18 @@ import { refusal } from "../support/apiCaller"
 
 const deal = "crm/deal"
 const keysOf = (entry: AuditEntry) => Object.keys(entry).sort()
-const base = ["actor", "at", "businessObject", "businessObjectId", "cause", "correlationId", "id", "operation"]
+// `titles`: the titles a row names, added by the read (docs/titles.md).
+const base = [
+  "actor",
+  "at",
+  "businessObject",
+  "businessObjectId",
+  "cause",
+  "correlationId",
+  "id",
+  "operation",
+  "titles"
+]
 
 layer(TestApp, { excludeTestServices: true })("audit rows through the records API", (it) => {
   it.effect("rule 1: each verb carries only what it determines, no null padding", () =>

@@ -230,9 +230,13 @@ layer(TestApp, { excludeTestServices: true })("sign-in, sessions and API keys ov
       })
 
       const list = yield* asReader.call((api) => api.businessObjects.list({ headers: {} }))
-      expect(list.body).toEqual({ businessObjects: [expect.objectContaining({ name: "crm/deal" })] })
+      expect(list.body).toEqual({
+        businessObjects: [expect.objectContaining({ name: "crm/deal" })],
+        labels: expect.objectContaining({ actors: expect.any(Object) })
+      })
       const none = yield* asNobody.call((api) => api.businessObjects.list({ headers: {} }))
-      expect(none.body).toEqual({ businessObjects: [] })
+      // No business object to read: no action labels either (the plugins' actor and job labels name no data).
+      expect(none.body).toEqual({ businessObjects: [], labels: expect.objectContaining({ actions: {} }) })
     })
   )
 })

@@ -300,7 +300,7 @@ layer(Layer.merge(TestApp, RedisConnection.layer(testRedisUrl)), { excludeTestSe
         yield* call(() => client.presence.heartbeat(deal, record.id, "form-1"))
         yield* call(() => client.presence.heartbeat(deal, record.id, "form-1"))
         expect(yield* call(() => client.presence.list(deal))).toEqual({
-          [record.id]: [{ id: "form-1", name: user.name }]
+          [record.id]: [{ id: "form-1", name: user.name, userId: user.id }]
         })
         yield* call(() => client.presence.leave(deal, record.id, "form-1"))
         expect(yield* call(() => client.presence.list(deal))).toEqual({})

@@ -97,7 +97,10 @@ layer(testApp({}, PluginRegistry.layerWith([crm, kinds])), { excludeTestServices
       const definition = expectStatus(200)(yield* client.get(`/api/business-objects/${encodeURIComponent(item)}`))
       expect(definition).toEqual({
         name: item,
+        label: "Item",
+        title: "name",
         actions: [],
+        actionLabels: {},
         columns: [],
         fields: {
           name: { kind: "string", required: true },

@@ -21,7 +21,7 @@ export const causeTree = <E extends Traceable>(rows: ReadonlyArray<E>): Readonly
   const roots: Array<CauseNode<E>> = []
   const earlier: Array<E> = []
   for (const entry of rows) {
-    const node = { entry, children: [] as CauseNode<E>[] }
+    const node: { entry: E; children: Array<CauseNode<E>> } = { entry, children: [] }
     children.set(entry, node.children)
     // Newest first, as findCauseEntry takes its candidates.
     const parent = findCauseEntry(entry, earlier)

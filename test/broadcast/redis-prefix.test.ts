@@ -110,7 +110,7 @@ describe("two deployments on one Redis", () => {
       })
       expect(heartbeat.status).toBe(204)
       expect((yield* request(`${a.base}${path}`, { headers: { cookie: onA.cookie } })).body).toEqual({
-        records: { [first.id]: [{ id: "editor-a", name: onA.user.name }] }
+        records: { [first.id]: [{ id: "editor-a", name: onA.user.name, userId: onA.user.id }] }
       })
       expect((yield* request(`${b.base}${path}`, { headers: { cookie: cookieOnB } })).body).toEqual({ records: {} })
 

@@ -105,11 +105,11 @@ describe("erased values on the page", () => {
     cleanup()
     const feed = render(
       <ul>
-        <ActivityRow entry={erased} />
+        <ActivityRow entry={{ ...erased, titles: { "d-1": { title: "Kiosk", deleted: false } } }} />
       </ul>
     )
     expect(textOf(feed.container.querySelector(".what") ?? feed.container)).toBe(
-      "Erased website, address street of deal d-1"
+      "Erased website, address street of deal Kiosk"
     )
     cleanup()
     const whole = render(

@@ -23,7 +23,9 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
         draining: false,
         database: { status: "up", kind: "postgres" },
         pubsub: { status: "up", kind: "redis" },
-        broadcast: subscribed
+        broadcast: subscribed,
+        // The machine's PostgreSQL has no logical decoding: the feed takes positions under the lock (docs/feed.md).
+        feed: { mode: "lock", slot: null, holder: false, slotLagBytes: null, unpositionedRows: null, delayMs: null }
       })
       // The original route keeps its shape, and shows the broadcast subscription too.
       const health = yield* routes.health
@@ -31,7 +33,8 @@ layer(testApp(), { excludeTestServices: true })("liveness and readiness", (it) =
       expect(bodyAsSent(health)).toEqual({
         database: { status: "up", kind: "postgres" },
         pubsub: { status: "up", kind: "redis" },
-        broadcast: subscribed
+        broadcast: subscribed,
+        feed: { mode: "lock", slot: null, holder: false, slotLagBytes: null, unpositionedRows: null, delayMs: null }
       })
     })
   )

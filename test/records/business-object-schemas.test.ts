@@ -43,17 +43,27 @@ layer(TestApp, { excludeTestServices: true })("business object schemas: ETag and
         const adminTag = (yield* admin.client.get("/api/business-objects")).headers.get("etag") ?? ""
         const readerList = yield* reader.client.get("/api/business-objects")
         const readerTag = readerList.headers.get("etag") ?? ""
-        expect(readerList.body).toEqual({ businessObjects: [expect.objectContaining({ name: "crm/deal" })] })
+        expect(readerList.body).toEqual({
+          businessObjects: [expect.objectContaining({ name: "crm/deal" })],
+          labels: expect.any(Object)
+        })
         expect(readerTag).not.toBe(adminTag)
         // What the caller may do is in the list (and so in its tag): a page hides the controls it would be refused.
-        expect(readerList.body).toEqual({ businessObjects: [expect.objectContaining({ mayUpdate: false })] })
+        expect(readerList.body).toEqual({
+          businessObjects: [expect.objectContaining({ mayUpdate: false })],
+          labels: expect.any(Object)
+        })
         const adminList = yield* admin.client.get("/api/business-objects")
         expect(adminList.body).toEqual({
-          businessObjects: expect.arrayContaining([expect.objectContaining({ name: "crm/deal", mayUpdate: true })])
+          businessObjects: expect.arrayContaining([expect.objectContaining({ name: "crm/deal", mayUpdate: true })]),
+          labels: expect.any(Object)
         })
         yield* roles.grant(workspace, "deals-only", "crm/deal", "update")
         const updater = yield* reader.client.get("/api/business-objects")
-        expect(updater.body).toEqual({ businessObjects: [expect.objectContaining({ mayUpdate: true })] })
+        expect(updater.body).toEqual({
+          businessObjects: [expect.objectContaining({ mayUpdate: true })],
+          labels: expect.any(Object)
+        })
         expect(updater.headers.get("etag")).not.toBe(readerTag)
 
         const withAdminTag = clientFor(base, reader.cookie, { "if-none-match": adminTag })

@@ -171,8 +171,8 @@ const main = async () => {
       .getByRole("link", { name: /unit of work/ })
       .click()
     await a.page.waitForURL(/\/correlations\//, shown)
-    // The cascade of closing the deal: more than one group (the deal; its company's count and activity).
-    await a.page.locator("section.correlation h2").nth(1).waitFor(shown)
+    // The cascade drawn as a tree: a row nested under the row that caused it.
+    await a.page.locator("section.correlation ol.cascade ol.cascade > li").first().waitFor(shown)
     await shoot(a.page, "unit-of-work")
 
     // Presence: Grace edits the deal Ada has open.

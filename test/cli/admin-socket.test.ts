@@ -260,6 +260,29 @@ layer(EmbeddedServerLive, { timeout: 180_000, excludeTestServices: true })(
           expect(feedLines.length).toBeGreaterThan(0)
           expect(meaningfulLines(exported.stderr).join("\n")).toContain(`rows to ${join(dataDir, "feed.ndjson")}`)
 
+          // An import: the file named relative to where the command line was typed; run again, nothing twice.
+          ran.add("records import")
+          writeFileSync(
+            join(dataDir, "companies.ndjson"),
+            `${JSON.stringify({ name: "Imported One" })}\n${JSON.stringify({ name: "Imported Two" })}\n`
+          )
+          const importArgs = ["records", "import", "--workspace", slug, "--business-object", "crm/company"]
+          for (const [written, replayed] of [
+            [2, 0],
+            [0, 2]
+          ]) {
+            const imported = yield* runProcess(
+              "node",
+              [resolve("dist/server/admin.js"), ...importArgs, "companies.ndjson"],
+              embeddedEnv(dataDir),
+              dataDir
+            )
+            expect(imported.code, imported.stderr).toBe(0)
+            expect(meaningfulLines(imported.stdout + imported.stderr).join("\n")).toContain(
+              `${written} records written, ${replayed} already imported`
+            )
+          }
+
           // A digest, signed with the key the server makes in its data directory on first use (and says so),
           // appended to a file named relative to where the command line was typed.
           ran.add("audit digest")

@@ -344,9 +344,9 @@ layer(TestApp, { excludeTestServices: true })("Idempotency-Key on the write rout
           )
           .map(([method, operation]) => ({ route: `${method} ${path}`, operation }))
       )
-      // Per crm business object (3): create, update, delete, publish, archive, restore, revert, erase; the deal's 2
-      // actions; a chat turn.
-      expect(writes.length).toBe(3 * 8 + 2 + 1)
+      // Per crm business object (3): create, bulk, update, delete, publish, archive, restore, revert, erase; the
+      // deal's 2 actions; a chat turn.
+      expect(writes.length).toBe(3 * 9 + 2 + 1)
       for (const { route, operation } of writes) {
         const header = operation.parameters?.find(
           (p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key"

@@ -274,10 +274,15 @@ const acceptance = (mode: FeedModeName, instances: number, on: OnInstance) =>
   })
 
 /**
- * 32 writers on 16 connections over 20 records wait for each other's record locks; on a loaded 2-core machine
- * longer than the service's 2 s default. The test is about the feed's order, not about lock waits.
+ * 32 writers on 16 connections over 20 records wait for each other's record locks (and, in lock mode, for the
+ * counter row, holding their connections), on a loaded 2-core machine longer than the service's defaults (2 s
+ * for a lock, 5 s for a connection). The test is about the feed's order, not about waits.
  */
-const writerConfig = { databasePoolSize: 16, databaseLockTimeout: Duration.seconds(30) }
+const writerConfig = {
+  databasePoolSize: 16,
+  databaseLockTimeout: Duration.seconds(30),
+  databaseAcquireTimeout: Duration.seconds(30)
+}
 
 layer(testServices({ ...writerConfig, feedPositions: "lock" }), { excludeTestServices: true })(
   "the workspace feed under concurrent commits (lock mode)",

@@ -232,7 +232,9 @@ describe("the record page (Chromium, PostgreSQL, Redis)", () => {
     const state = a.page.locator(".page-title .state").first()
 
     // The link names a company deleted since: the page says so, by its last title.
-    expect(await page.field("Company").locator("option:checked").textContent()).toBe("Gone Ltd (deleted company)")
+    await expect
+      .poll(() => page.field("Company").locator("option:checked").textContent(), shown)
+      .toBe("Gone Ltd (deleted company)")
 
     await actions.getByRole("button", { name: "Close deal", exact: true }).click()
     await expect.poll(() => page.field("Stage").inputValue(), shown).toBe("won")

@@ -5,6 +5,7 @@ import type { Workspace } from "../api/Workspace"
 import { ReadSqlClient } from "../db/Database"
 import { entryJson } from "./entryJson"
 import { groupByCause } from "./groupByCause"
+import { fromJsonText } from "../json/fromJsonText"
 
 interface Row {
   readonly json: string
@@ -12,7 +13,7 @@ interface Row {
   readonly parentCorrelationId: string | null
 }
 
-const decodeEntry = Schema.decodeUnknownEffect(Schema.fromJsonString(AuditEntry))
+const decodeEntry = Schema.decodeUnknownEffect(fromJsonText(AuditEntry))
 
 const make = Effect.gen(function* () {
   const sql = yield* ReadSqlClient

@@ -1,4 +1,5 @@
 import { Option, Schema } from "effect"
+import { fromJsonText } from "../json/fromJsonText"
 
 /**
  * A keyset position on a timeline: the `seq` of the last row served. A
@@ -32,7 +33,7 @@ const At = Schema.String.check(Schema.isPattern(isoMicros), Schema.makeFilter(is
  * client holding one across the upgrade pages on from that row.
  */
 const Position = Schema.Union([Schema.Tuple([Seq]), Schema.Tuple([At, Seq])])
-const decodePosition = Schema.decodeUnknownOption(Schema.fromJsonString(Position))
+const decodePosition = Schema.decodeUnknownOption(fromJsonText(Position))
 
 /** Opaque to clients: base64url of `[seq]`. */
 export const encodeCursor = (position: CursorPosition): string =>

@@ -7,6 +7,7 @@ import { encodeFeedCursor } from "./FeedCursor"
 import type { FeedPosition } from "./FeedCursor"
 import { entryJson, ledgerEntryJson } from "./entryJson"
 import { pageOfWindow } from "./feedWindow"
+import { fromJsonText } from "../json/fromJsonText"
 
 /** Which rows a feed request keeps; every filter given must hold. */
 export interface FeedFilter {
@@ -49,7 +50,7 @@ export const scanWindow = 5_000
 export const feedLine = (row: FeedRow) =>
   `${row.json.slice(0, -1)},"cursor":"${encodeFeedCursor({ position: row.position })}"}\n`
 
-const decodeEntry = Schema.decodeUnknownEffect(Schema.fromJsonString(AuditEntry))
+const decodeEntry = Schema.decodeUnknownEffect(fromJsonText(AuditEntry))
 
 interface Scanned {
   readonly last: string | null

@@ -8,6 +8,7 @@ import { PluginRegistry } from "../plugins/PluginRegistry"
 import { isTemplate, templateFields } from "../plugins/recordTitle"
 import type { TitleReference } from "./titleReferences"
 import { entryReferences, valueReferences } from "./titleReferences"
+import { fromJsonText } from "../json/fromJsonText"
 
 const isRecordId = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
 
@@ -18,7 +19,7 @@ const Row = Schema.Struct({
   values: Schema.NullOr(Schema.Unknown)
 })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
-const decodeEntry = Schema.decodeUnknownEffect(Schema.fromJsonString(AuditEntry))
+const decodeEntry = Schema.decodeUnknownEffect(fromJsonText(AuditEntry))
 
 /** The business objects the caller may read (`readableBusinessObjects`): only their records' titles are told. */
 type Readable = "all" | ReadonlyArray<string>

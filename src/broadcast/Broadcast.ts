@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { BroadcastData, BroadcastType } from "../api/Broadcast"
+import { fromJsonText } from "../json/fromJsonText"
 
 /**
  * One hint as it crosses the shared pub/sub channel: `{workspace, type, data}`
@@ -11,4 +12,4 @@ export class BroadcastEnvelope extends Schema.Class<BroadcastEnvelope>("Broadcas
   data: BroadcastData
 }) {}
 
-export const BroadcastEnvelopeJson = Schema.fromJsonString(BroadcastEnvelope)
+export const BroadcastEnvelopeJson = fromJsonText(BroadcastEnvelope)

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { fromJsonText } from "../json/fromJsonText"
 
 /**
  * What a committed change made stale, told to every instance (docs/security.md, "Caches"):
@@ -22,4 +23,4 @@ export const CacheInvalidation = Schema.Union([
 ])
 export type CacheInvalidation = typeof CacheInvalidation.Type
 
-export const CacheInvalidationJson = Schema.fromJsonString(CacheInvalidation)
+export const CacheInvalidationJson = fromJsonText(CacheInvalidation)

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { StreamEndReason } from "../api/Broadcast"
+import { fromJsonText } from "../json/fromJsonText"
 
 /**
  * A control message across instances: end the open broadcast streams it
@@ -22,4 +23,4 @@ export const StreamRevocation = Schema.Union([
 ])
 export type StreamRevocation = typeof StreamRevocation.Type
 
-export const StreamRevocationJson = Schema.fromJsonString(StreamRevocation)
+export const StreamRevocationJson = fromJsonText(StreamRevocation)

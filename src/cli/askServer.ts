@@ -1,11 +1,12 @@
 import { Data, Effect, Option, Redacted, Result, Schema } from "effect"
 import { connect } from "node:net"
 import { AdminAnswer, AdminRequest } from "../api/AdminSocket"
+import { fromJsonText } from "../json/fromJsonText"
 
 export class AdminSocketError extends Data.TaggedError("AdminSocketError")<{ readonly message: string }> {}
 
-const encodeRequest = Schema.encodeSync(Schema.fromJsonString(AdminRequest))
-const decodeAnswer = Schema.decodeUnknownResult(Schema.fromJsonString(AdminAnswer))
+const encodeRequest = Schema.encodeSync(fromJsonText(AdminRequest))
+const decodeAnswer = Schema.decodeUnknownResult(fromJsonText(AdminAnswer))
 
 /** How long the server may take to accept the connection (not to run the command: that takes what it takes). */
 const connectTimeoutMs = 5_000

@@ -1,3 +1,4 @@
+import { parseJson } from "../json/parseJson"
 /** The `_tag`s the service answers with (decisions.md, "errors"); any other string is possible from a proxy or a newer server. */
 export type ApiErrorTag =
   | "BadRequest"
@@ -62,7 +63,7 @@ export const apiErrorOf = async (response: Response): Promise<ApiError> => {
   const text = await response.text().catch(() => "")
   let body: unknown = text
   try {
-    body = JSON.parse(text)
+    body = parseJson(text)
   } catch {
     // not JSON: keep the text
   }

@@ -5,6 +5,7 @@ import { defaultBackoff, reconnectDelay } from "./reconnectBackoff"
 import type { Transport } from "./transport"
 import type { FeedEntry as FeedEntryType, StreamEndReason } from "./wire"
 import { FeedEntry, StreamEnd } from "./wire"
+import { fromJsonText } from "../json/fromJsonText"
 
 /** The filters a followed feed keeps (docs/feed.md, "Filters"); every one given must hold. */
 export interface FeedFollowFilters {
@@ -34,8 +35,8 @@ export interface FeedFollow {
 }
 
 const CLOSED = 2
-const decodeEntry = Schema.decodeUnknownResult(Schema.fromJsonString(FeedEntry))
-const decodeEnd = Schema.decodeUnknownResult(Schema.fromJsonString(StreamEnd))
+const decodeEntry = Schema.decodeUnknownResult(fromJsonText(FeedEntry))
+const decodeEnd = Schema.decodeUnknownResult(fromJsonText(StreamEnd))
 
 /** Ends after which asking again cannot succeed: the caller's session is gone. */
 const finalEnds: ReadonlySet<StreamEndReason> = new Set(["signed-out", "session-expired", "membership-changed"])

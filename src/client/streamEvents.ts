@@ -2,6 +2,7 @@ import { Result, Schema, SchemaIssue } from "effect"
 import { ResponseShapeError } from "./errors"
 import { BroadcastData, Resync, StreamEnd, StreamShutdown } from "./wire"
 import type { StreamEventName } from "./wire"
+import { parseJson } from "../json/parseJson"
 
 /** The decoded data of each event a stream carries (docs/broadcast.md, "The stream contract"). */
 export interface StreamEventData {
@@ -58,7 +59,7 @@ export const streamHandlers = (url: string, onError: (error: unknown) => void) =
   const decode = <K extends StreamEventName>(name: K, raw: string): Result.Result<StreamEventData[K], unknown> => {
     try {
       const decode: (input: unknown) => Result.Result<StreamEventData[K], Schema.SchemaError> = decoders[name]
-      const decoded = decode(JSON.parse(raw))
+      const decoded = decode(parseJson(raw))
       return Result.mapError(decoded, (error) => new ResponseShapeError("SSE", url, formatIssue(error.issue)))
     } catch (error) {
       return Result.fail(new ResponseShapeError("SSE", url, String(error)))

@@ -9,6 +9,7 @@ import { AppConfig } from "../config/AppConfig"
 import { parseLsn } from "../api/CommitPosition"
 import { acquireTimeoutMessage } from "./DatabaseFault"
 import { EmbeddedPostgres } from "./EmbeddedPostgres"
+import { jsonReadingTypes } from "./jsonTypes"
 import { CommitRecorder } from "./ReadPlacement"
 import { makeReplicaTracker, type ReplicaHealthShape } from "./ReplicaTracker"
 import { routedAcquirer } from "./replicaRouting"
@@ -176,6 +177,7 @@ const postgresLive = (config: AppConfigShape, url: Redacted.Redacted) =>
       >(`service/db/TransactionConnection/${transactionServices++}`)
       const timeouts = { lock: config.databaseLockTimeout, statement: config.databaseStatementTimeout }
       const replicaUrl = config.databaseReadUrl
+      const types = jsonReadingTypes()
       const poolOf = (
         role: string,
         maxConnections: number,
@@ -188,6 +190,7 @@ const postgresLive = (config: AppConfigShape, url: Redacted.Redacted) =>
           connectTimeout: config.databaseAcquireTimeout,
           applicationName: `${config.databaseApplicationName}/${role}`,
           startupParameters: sessionTimeouts(timeouts),
+          types,
           ...naming
         })
       /** The pool's connections, the wait for one bounded. */
@@ -318,6 +321,7 @@ export const DatabaseLive = Layer.unwrap(
       database: "postgres",
       username: "postgres",
       maxConnections: 1,
+      types: jsonReadingTypes(),
       ...naming
     })
     const shared = Layer.effectContext(

@@ -19,6 +19,7 @@ import {
 import { quote, shorten } from "../messages/inputExcerpt"
 import { databaseFaultOf } from "../db/DatabaseFault"
 import { answerDatabaseFault } from "./serverFaults"
+import { parseJson } from "../json/parseJson"
 
 const internalError = HttpServerResponse.jsonUnsafe(
   { _tag: "InternalError", message: "internal error" },
@@ -239,7 +240,7 @@ export const withRetryAfter = (
   if ((response.status !== 429 && response.status !== 503) || response.body._tag !== "Uint8Array") return response
   let body: unknown
   try {
-    body = JSON.parse(new TextDecoder().decode(response.body.body))
+    body = parseJson(new TextDecoder().decode(response.body.body))
   } catch {
     return response
   }

@@ -17,12 +17,13 @@ import { Readiness } from "../health/Readiness"
 import type { AccessRecheck } from "./AccessRecheck"
 import { makeFeedWaiterCap } from "./FeedWaiterCap"
 import { workspaceGoneMessage } from "./serverFaults"
+import { fromJsonText } from "../json/fromJsonText"
 
 /** Matched rows per query of an export: one batch is what the export holds in memory at a time. */
 export const exportBatchRows = 2_000
 
 const encoder = new TextEncoder()
-const encodeStreamEnd = Schema.encodeSync(Schema.fromJsonString(StreamEnd))
+const encodeStreamEnd = Schema.encodeSync(fromJsonText(StreamEnd))
 
 /** A read of a workspace dropped meanwhile: none, for the stream to end saying so. */
 const workspaceRemovedAsNone = <A, E, R>(read: Effect.Effect<A, E, R>) =>

@@ -1,5 +1,6 @@
 import { Result } from "effect"
 import { quote, shorten } from "../messages/inputExcerpt"
+import { parseJson } from "../json/parseJson"
 
 /** Objects and arrays may nest this deep in a body; deeper is refused before parsing. */
 export const maxJsonDepth = 64
@@ -96,7 +97,7 @@ export const parseJsonBody = (bytes: Uint8Array): Result.Result<unknown, string>
   }
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = parseJson(text)
   } catch (error) {
     return Result.fail(`the body is not valid JSON: ${syntaxErrorOf(error)}`)
   }

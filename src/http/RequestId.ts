@@ -3,6 +3,7 @@ import { Context, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { isJsonObject } from "../api/Json"
 import type { Json } from "../api/Json"
+import { parseJson } from "../json/parseJson"
 
 /** The header a request id comes in and goes out with. */
 export const requestIdHeader = "x-request-id"
@@ -44,7 +45,7 @@ export const withRequestId = (
   if (response.status < 400 || response.body._tag !== "Uint8Array" || !isJsonResponse(response)) return stamped
   let body: Json
   try {
-    body = JSON.parse(new TextDecoder().decode(response.body.body))
+    body = parseJson(new TextDecoder().decode(response.body.body))
   } catch {
     return stamped
   }

@@ -11,6 +11,7 @@ import type { LedgerHead } from "./LedgerRows"
 import { readHead } from "./LedgerRows"
 import type { SigningKey } from "./LedgerKeys"
 import { publicKeyText, signingKey } from "./LedgerKeys"
+import { fromJsonText } from "../json/fromJsonText"
 
 /** A file of digests that cannot be trusted as it is: its message names the file and the line. */
 export class BadDigestFile extends Schema.TaggedError<BadDigestFile>()("BadDigestFile", errorFields, {
@@ -78,7 +79,7 @@ export const digestLine = (digest: LedgerDigest): string =>
     signature: digest.signature
   })}\n`
 
-const decodeLine = Schema.decodeUnknownResult(Schema.fromJsonString(LedgerDigest), { onExcessProperty: "error" })
+const decodeLine = Schema.decodeUnknownResult(fromJsonText(LedgerDigest), { onExcessProperty: "error" })
 const issuesOf = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** A line as a digest, whatever it claims; none when it is not one. */

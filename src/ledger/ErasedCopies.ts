@@ -7,6 +7,7 @@ import type { Workspace } from "../api/Workspace"
 import type { FieldPath } from "../chain/erase"
 import { queueTable } from "../tenancy/migrations/durableQueue"
 import { withoutPaths } from "./erasurePaths"
+import { parseJson } from "../json/parseJson"
 
 /** The record whose values are erased, and which of them. */
 export interface ErasedTarget {
@@ -18,7 +19,7 @@ export interface ErasedTarget {
 
 const parsed = (text: string): Json | undefined => {
   try {
-    const value: Json = JSON.parse(text)
+    const value: Json = parseJson(text)
     return value
   } catch {
     return undefined

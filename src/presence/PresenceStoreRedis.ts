@@ -5,6 +5,7 @@ import { luaScript } from "../redis/luaScript"
 import { RedisConnection } from "../redis/RedisConnection"
 import type { LiveEditor } from "./PresenceStore"
 import { PresenceStore } from "./PresenceStore"
+import { fromJsonText } from "../json/fromJsonText"
 
 /**
  * Both keys of one business object of one workspace, after the deployment's prefix. The braces make them a
@@ -128,8 +129,8 @@ const LeaveOutcomeSchema = Schema.Literals(["left", "absent", "held-by-other"])
 const TouchOutcomes = Schema.Array(TouchOutcomeSchema)
 const isTouchOutcomes = Schema.is(TouchOutcomes)
 const ListReply = Schema.Array(Schema.String)
-const MemberJson = Schema.fromJsonString(Schema.Tuple([Schema.String, Schema.String]))
-const HolderJson = Schema.fromJsonString(Schema.Struct({ userId: Schema.String, name: Schema.String }))
+const MemberJson = fromJsonText(Schema.Tuple([Schema.String, Schema.String]))
+const HolderJson = fromJsonText(Schema.Struct({ userId: Schema.String, name: Schema.String }))
 
 /** A reply that does not match the script is a bug, not an outage. */
 const reply =

@@ -3,11 +3,12 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { AppConfig } from "../config/AppConfig"
 import { queueTable } from "../tenancy/migrations/durableQueue"
 import { queueName } from "./DurableQueues"
+import { fromJsonText } from "../json/fromJsonText"
 
 const FailedRow = Schema.Struct({
   id: Schema.String,
   queue_name: Schema.String,
-  element: Schema.fromJsonString(
+  element: fromJsonText(
     Schema.Struct({
       workspace: Schema.Struct({ slug: Schema.String }),
       job: Schema.optional(Schema.String),

@@ -1,5 +1,6 @@
 import { Option, Schema } from "effect"
 import { SortOrder } from "../api/RecordQuery"
+import { fromJsonText } from "../json/fromJsonText"
 
 /**
  * Where a list page ended: the sort it was made for, the last record's sort
@@ -21,7 +22,7 @@ const Position = Schema.Tuple([
   Schema.NullOr(Schema.String),
   Schema.String.check(Schema.isPattern(uuid))
 ])
-const decodePosition = Schema.decodeUnknownOption(Schema.fromJsonString(Position))
+const decodePosition = Schema.decodeUnknownOption(fromJsonText(Position))
 
 /** Opaque to clients: base64url of `[sort, order, key, id]`. */
 export const encodeListCursor = (cursor: ListCursor): string =>

@@ -6,6 +6,7 @@ import { flawOf } from "../../src/http/JsonBody"
 import { integer, jsonValue } from "../support/arbitraries"
 import { reordered } from "./reordered"
 import { TestServices } from "../support/TestApp"
+import { parseJson } from "../../src/json/parseJson"
 
 /**
  * Canonical JSON (docs/ledger.md, "Formats"): one text per JSON value,
@@ -36,7 +37,7 @@ describe("canonicalJson", () => {
     [jsonValue],
     ([value]) => {
       const text = canonicalJson(value)
-      expect(canonicalJson(JSON.parse(text))).toBe(text)
+      expect(canonicalJson(parseJson(text))).toBe(text)
     },
     { arbitrary: { runs: 500 } }
   )
@@ -62,7 +63,7 @@ layer(TestServices, { excludeTestServices: true })("canonicalJson and PostgreSQL
       const rows = yield* sql<{ readonly back: string }>`
         SELECT v.value::text AS back FROM jsonb_array_elements(${JSON.stringify(sample.map((value) => reordered(value, 1)))}::jsonb)
           WITH ORDINALITY AS v(value, n) ORDER BY v.n`
-      expect(rows.map((row) => canonicalJson(JSON.parse(row.back)))).toEqual(sample.map(canonicalJson))
+      expect(rows.map((row) => canonicalJson(parseJson(row.back)))).toEqual(sample.map(canonicalJson))
     })
   )
 })

@@ -10,9 +10,10 @@ import { Readiness } from "../../health/Readiness"
 import { GracefulShutdown } from "../../shutdown/GracefulShutdown"
 import { adminSocketPath } from "./adminSocketPath"
 import type { runCaptured as RunCaptured } from "./runCaptured"
+import { fromJsonText } from "../../json/fromJsonText"
 
-const decodeRequest = Schema.decodeUnknownResult(Schema.fromJsonString(AdminRequest))
-const encodeAnswer = Schema.encodeSync(Schema.fromJsonString(AdminAnswer))
+const decodeRequest = Schema.decodeUnknownResult(fromJsonText(AdminRequest))
+const encodeAnswer = Schema.encodeSync(fromJsonText(AdminAnswer))
 const issuesOf = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** How long a connection may take to send its request line. */

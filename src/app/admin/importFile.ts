@@ -2,6 +2,7 @@ import { createHash } from "node:crypto"
 import { createReadStream } from "node:fs"
 import { createInterface } from "node:readline"
 import type { BulkItem } from "../../api/BulkWrite"
+import { parseJson } from "../../json/parseJson"
 
 /** One batch of an import file: its items, where it starts, and its Idempotency-Key. */
 export interface ImportBatch {
@@ -37,7 +38,7 @@ const isObject = (value: unknown): value is { readonly [key: string]: unknown } 
 export const itemOfLine = (text: string, line: number): BulkItem => {
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = parseJson(text)
   } catch {
     throw new BadImportLine(line, "not JSON")
   }

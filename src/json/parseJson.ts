@@ -1,0 +1,98 @@
+import type { Json } from "../api/Json"
+
+/**
+ * `JSON.parse`, with every object key read as the text says on the engines
+ * this runs on. Every JSON text the service and its client read goes through
+ * here (test/architecture/json-parse.test.ts keeps it so).
+ *
+ * V8 from 12.8 (Node 24, Chromium of the same time) can give an escaped key
+ * the name of a key with a backslash that an earlier text had at the same
+ * place: once `{"a":1,"\\":2}` has been parsed, `{"a":1,"\n":2}` reads back
+ * as `{"a":1,"\\":2}` (nodejs/node#63785). A record's JSON field holding such
+ * keys would be stored, diffed and shown under another key, and one request
+ * could do it to every later one. A key read wrong is always such an earlier
+ * key, so it holds a backslash: a text without a backslash, or whose parsed
+ * keys hold none, is read natively (nearly all of them); the rest is read
+ * again with each key decoded on its own.
+ */
+export const parseJson = (text: string): Json => {
+  const value: Json = JSON.parse(text)
+  return text.includes("\\") && someKeyHoldsABackslash(value) ? parseKeyByKey(text) : value
+}
+
+const someKeyHoldsABackslash = (value: unknown): boolean => {
+  const pending: Array<unknown> = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (next === null || typeof next !== "object") continue
+    if (Array.isArray(next)) {
+      for (const element of next) pending.push(element)
+      continue
+    }
+    for (const [key, member] of Object.entries(next)) {
+      if (key.includes("\\")) return true
+      pending.push(member)
+    }
+  }
+  return false
+}
+
+/** The tokens of a text already known to be JSON: punctuation, strings, and numbers or literals. */
+const tokens = /[{}[\],:]|"(?:[^"\\]|\\.)*"|[^\s{}[\],:"]+/g
+
+interface Open {
+  readonly container: { [key: string]: Json } | Array<Json>
+  key: string | undefined
+  expectingKey: boolean
+}
+
+/**
+ * The value of a text `JSON.parse` accepted, built without its object
+ * reader: each string, number and literal is `JSON.parse` of its token alone
+ * (no object, so no key to misread), and each member is defined as
+ * `JSON.parse` defines it (own, in first-seen order, the last duplicate's
+ * value, `__proto__` an ordinary key).
+ */
+const parseKeyByKey = (text: string): Json => {
+  const open: Array<Open> = []
+  let root: Json = null
+  const place = (value: Json) => {
+    const top = open.at(-1)
+    if (top === undefined) root = value
+    else if (Array.isArray(top.container)) top.container.push(value)
+    else
+      Object.defineProperty(top.container, top.key ?? "", {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true
+      })
+  }
+  for (const [token] of text.matchAll(tokens)) {
+    const top = open.at(-1)
+    switch (token) {
+      case "{":
+        open.push({ container: {}, key: undefined, expectingKey: true })
+        break
+      case "[":
+        open.push({ container: [], key: undefined, expectingKey: false })
+        break
+      case "}":
+      case "]":
+        place(open.pop()?.container ?? null)
+        break
+      case ",":
+        if (top !== undefined) top.expectingKey = !Array.isArray(top.container)
+        break
+      case ":":
+        if (top !== undefined) top.expectingKey = false
+        break
+      default: {
+        const scalar: Json = JSON.parse(token)
+        if (top?.expectingKey === true && typeof scalar === "string") top.key = scalar
+        else place(scalar)
+      }
+    }
+  }
+  return root
+}

@@ -21,6 +21,49 @@ const usage = `usage: node scripts/verify-ledger-export.mjs --export <feed.ndjso
 
 const digestFormat = "abs-ledger-digest/v1"
 
+/**
+ * `JSON.parse`, with keys read as written: Node 24's V8 can read an escaped key as a key with a backslash that an
+ * earlier line had in the same place (nodejs/node#63785), which would make a sound export look tampered with. A key
+ * read wrong holds a backslash, so a line whose keys hold none is taken as parsed; the rest is read again with each
+ * key on its own.
+ */
+const readJson = (text) => {
+  const value = JSON.parse(text)
+  if (!text.includes("\\") || !hasBackslashKey(value)) return value
+  const open = []
+  let root = null
+  const place = (member) => {
+    const top = open.at(-1)
+    if (top === undefined) root = member
+    else if (Array.isArray(top.container)) top.container.push(member)
+    else
+      Object.defineProperty(top.container, top.key, {
+        value: member,
+        writable: true,
+        enumerable: true,
+        configurable: true
+      })
+  }
+  for (const [token] of text.matchAll(/[{}[\],:]|"(?:[^"\\]|\\.)*"|[^\s{}[\],:"]+/g)) {
+    const top = open.at(-1)
+    if (token === "{" || token === "[")
+      open.push({ container: token === "{" ? {} : [], key: "", keyNext: token === "{" })
+    else if (token === "}" || token === "]") place(open.pop().container)
+    else if (token === ",") top.keyNext = !Array.isArray(top.container)
+    else if (token === ":") top.keyNext = false
+    else if (top?.keyNext) top.key = JSON.parse(token)
+    else place(JSON.parse(token))
+  }
+  return root
+}
+
+const hasBackslashKey = (value) =>
+  value !== null &&
+  typeof value === "object" &&
+  (Array.isArray(value)
+    ? value.some(hasBackslashKey)
+    : Object.entries(value).some(([key, member]) => key.includes("\\") || hasBackslashKey(member)))
+
 /** A verdict against the ledger: the first failing position and why. */
 class Fault extends Error {
   constructor(position, why) {
@@ -190,7 +233,7 @@ const malformed = (line) => {
 const rowOf = (text, lineNumber) => {
   let line
   try {
-    line = JSON.parse(text)
+    line = readJson(text)
   } catch {
     return { unreadable: `line ${lineNumber} is not JSON` }
   }
@@ -233,7 +276,7 @@ const readDigests = (path, trustedKey) => {
     if (text.trim() === "") return
     let digest
     try {
-      digest = JSON.parse(text)
+      digest = readJson(text)
     } catch {
       throw new Unusable(`${path}, line ${index + 1}: not JSON`)
     }

@@ -25,6 +25,7 @@ import { Records } from "../records/Records"
 import { RecordHistory } from "../records/RecordHistory"
 import { Erasure } from "../ledger/Erasure"
 import { Seeders } from "../seeding/Seeders"
+import { guardJsonParse } from "../json/parseJson"
 import { PubSubLive } from "./PubSubLive"
 import { Idempotency } from "../idempotency/Idempotency"
 import { JobQueue } from "../jobs/JobQueue"
@@ -113,7 +114,9 @@ export const appLayer = (
     Layer.provideMerge(Layer.merge(GracefulShutdown.layer, Readiness.layer)),
     // First, so that everything built after it (server, workers, pools) runs with its tracer, and last to close (a final flush).
     Layer.provideMerge(TracingLive),
-    Layer.provideMerge(config)
+    Layer.provideMerge(config),
+    // Before anything reads a request or a row: what libraries parse reads keys as written (src/json/parseJson.ts).
+    Layer.provideMerge(Layer.effectDiscard(Effect.sync(guardJsonParse)))
   )
 
 /**

@@ -5,6 +5,7 @@ import { ConfigProvider, Effect, Layer, References } from "effect"
 import { adminCommand, adminPresenter, cliOptions } from "../app/admin/commands"
 import { reportFailure } from "../app/admin/reportFailure"
 import { environment } from "../config/AppConfig"
+import { guardJsonParse } from "../json/parseJson"
 
 /** No command at all: the help, rather than a connection made for nothing. */
 const args = process.argv.length > 2 ? process.argv.slice(2) : ["--help"]
@@ -20,6 +21,8 @@ const ServerOrHere = Layer.unwrap(
 )
 
 const admin = Command.runWith(adminCommand.pipe(Command.provide(ServerOrHere)), cliOptions)
+
+guardJsonParse()
 
 admin(args).pipe(
   Effect.provideService(CliOutput.Presenter, adminPresenter),

@@ -26,7 +26,8 @@ const codecOf = (oid: number, skip: number): PgTypes.Codec<unknown> => {
     encode: (value) => PgTypes.encode(value, oid),
     write: (sink, value) => {
       const text = JSON.stringify(value)
-      if (text === undefined) return Result.fail(new PgTypes.CodecError({ message: "Value cannot be serialised as JSON" }))
+      if (text === undefined)
+        return Result.fail(new PgTypes.CodecError({ message: "Value cannot be serialised as JSON" }))
       if (skip === 1) sink.uint8(1)
       sink.utf8(text)
       return Result.void

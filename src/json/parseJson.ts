@@ -1,9 +1,14 @@
+import { isJsonArray } from "../api/Json"
 import type { Json } from "../api/Json"
+
+/** The engine's own reader, kept before `guardJsonParse` replaces the global one. */
+const nativeParse = JSON.parse
 
 /**
  * `JSON.parse`, with every object key read as the text says on the engines
  * this runs on. Every JSON text the service and its client read goes through
- * here (test/architecture/json-parse.test.ts keeps it so).
+ * here (test/architecture/json-parse.test.ts keeps it so); what libraries
+ * parse in the service's process, through `guardJsonParse`.
  *
  * V8 from 12.8 (Node 24, Chromium of the same time) can give an escaped key
  * the name of a key with a backslash that an earlier text had at the same
@@ -16,22 +21,23 @@ import type { Json } from "../api/Json"
  * again with each key decoded on its own.
  */
 export const parseJson = (text: string): Json => {
-  const value: Json = JSON.parse(text)
+  const value: Json = nativeParse(text)
   return text.includes("\\") && someKeyHoldsABackslash(value) ? parseKeyByKey(text) : value
 }
 
-const someKeyHoldsABackslash = (value: unknown): boolean => {
-  const pending: Array<unknown> = [value]
+const someKeyHoldsABackslash = (value: Json): boolean => {
+  const pending: Array<Json> = [value]
   while (pending.length > 0) {
     const next = pending.pop()
-    if (next === null || typeof next !== "object") continue
-    if (Array.isArray(next)) {
+    if (next === null || next === undefined || typeof next !== "object") continue
+    if (isJsonArray(next)) {
       for (const element of next) pending.push(element)
       continue
     }
-    for (const [key, member] of Object.entries(next)) {
+    for (const key in next) {
       if (key.includes("\\")) return true
-      pending.push(member)
+      const member = next[key]
+      if (member !== undefined) pending.push(member)
     }
   }
   return false
@@ -88,11 +94,37 @@ const parseKeyByKey = (text: string): Json => {
         if (top !== undefined) top.expectingKey = false
         break
       default: {
-        const scalar: Json = JSON.parse(token)
+        const scalar: Json = nativeParse(token)
         if (top?.expectingKey === true && typeof scalar === "string") top.key = scalar
         else place(scalar)
       }
     }
   }
   return root
+}
+
+let probes = 0
+
+/**
+ * Whether this engine misreads keys (V8 12.8 and later until fixed: Node 24;
+ * not Node 22, 26.12 or Chromium 156): an object of a shape never seen
+ * before is parsed with the key `\\`, then with the key `\n` in its place.
+ */
+export const engineMisreadsKeys = (): boolean => {
+  const fresh = `jsonKeyProbe${probes++}_${Date.now()}`
+  nativeParse(`{"${fresh}":0,"\\\\":1}`)
+  return Object.keys(nativeParse(`{"${fresh}":0,"\\n":1}`))[1] !== "\n"
+}
+
+/**
+ * On an engine that misreads keys, `JSON.parse` itself becomes `parseJson`
+ * (with a reviver, it stays the engine's own): what libraries parse in this
+ * process reads keys as written too. The HTTP API parses request bodies, and
+ * the typed client answers, with their own `JSON.parse`. Called first thing
+ * by the server, the CLI and the test setup; a second call changes nothing.
+ */
+export const guardJsonParse = (): void => {
+  if (JSON.parse !== nativeParse || !engineMisreadsKeys()) return
+  JSON.parse = (text: string, reviver?: Parameters<typeof nativeParse>[1]) =>
+    reviver === undefined ? parseJson(String(text)) : nativeParse(text, reviver)
 }

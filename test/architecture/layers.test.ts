@@ -21,6 +21,7 @@ const namedLayers: Record<string, Layer> = { api: "api", http: "http", app: "app
  * before it (docs/architecture.md, "The domain, in order"). A new folder has to find its place here.
  */
 const domainOrder = [
+  "json",
   "messages",
   "config",
   "metrics",
@@ -57,7 +58,7 @@ const domainRank = (file: string) =>
   domainOrder.indexOf((folderOf(file).split("/")[1] ?? "") as (typeof domainOrder)[number])
 
 /** Pure, browser-safe domain folders the client may use besides api/. */
-const clientSafeFolders = new Set(["diff"])
+const clientSafeFolders = new Set(["diff", "json"])
 
 /**
  * The packages the contract may use: api/ is read by the server, the client and the page alike. Effect 4

@@ -58,7 +58,8 @@ describe("parseJson", () => {
   )
 
   it("keeps JSON.parse's reading of keys with backslashes: __proto__, duplicates, integer-like keys, nesting", () => {
-    const text = ' { "b\\\\" : 1, "__proto__": {"x": [1, {"\\"": null}]}, "2": "two", "1": [], "b\\\\": 2, "\\u0041": {} } '
+    const text =
+      ' { "b\\\\" : 1, "__proto__": {"x": [1, {"\\"": null}]}, "2": "two", "1": [], "b\\\\": 2, "\\u0041": {} } '
     const read = parseJson(text)
     expect(read).toStrictEqual(JSON.parse(text))
     expect(keysOf(read)).toEqual(["1", "2", "b\\", "__proto__", "A"])

@@ -94,6 +94,7 @@ export { ApiError, type ApiErrorTag, ResponseShapeError } from "./errors"
 export * from "./hydration"
 export type { EditorsByRecord, PresenceClient } from "./presence"
 export { randomId } from "./randomId"
+export { engineMisreadsKeys, guardJsonParse } from "../json/parseJson"
 export { VersionConflictError } from "./versionConflict"
 export { ChangedSinceError } from "./changedSince"
 /** The record as it was (`records.asOf`): a class, so `instanceof` tells it from a `StoredRecord`. */

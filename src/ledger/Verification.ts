@@ -27,6 +27,8 @@ export interface RecordFault {
 export interface VerificationReport {
   readonly rows: number
   readonly records: number
+  /** Records left for the next run: rows of theirs committed but not positioned yet (WAL mode, docs/feed.md). */
+  readonly recordsWaiting: number
   readonly head: { readonly position: bigint; readonly hash: string }
   /** The first position where the chain fails, if it does. */
   readonly chainFault: ChainFault | null
@@ -184,7 +186,8 @@ export const verifyLedger = (
     recordFaults.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0))
     return {
       rows: verdict.rows,
-      records: stored.length,
+      records: stored.filter((record) => !waiting.has(`${record.businessObject}\u0000${record.id}`)).length,
+      recordsWaiting: waiting.size,
       head: { position: BigInt(head.position), hash: head.hash },
       chainFault: verdict.ok ? null : verdict.fault,
       recordFaults

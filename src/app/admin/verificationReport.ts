@@ -57,6 +57,11 @@ export const verificationReportLines = (
     `ledger of workspace ${workspace.slug} (schema ${workspace.schema})`,
     `rows checked:    ${grouped(report.rows)}`,
     `records checked: ${grouped(report.records)}`,
+    ...(report.recordsWaiting === 0
+      ? []
+      : [
+          `records waiting: ${grouped(report.recordsWaiting)} with rows not positioned yet (the feed's positioner is behind): the next run checks them`
+        ]),
     `head:            position ${grouped(report.head.position)}, hash ${report.head.hash}`,
     sorted.length === 0
       ? "digests:         none given (only a digest taken earlier shows a history rewritten whole)"

@@ -13,9 +13,9 @@ const nativeParse = JSON.parse
  * V8 from 12.8 (Node 24, Chromium of the same time) can give an escaped key
  * the name of a key with a backslash that an earlier text had at the same
  * place: once `{"a":1,"\\":2}` has been parsed, `{"a":1,"\n":2}` reads back
- * as `{"a":1,"\\":2}` (nodejs/node#63785). A record's JSON field holding such
- * keys would be stored, diffed and shown under another key, and one request
- * could do it to every later one. A key read wrong is always such an earlier
+ * as `{"a":1,"\\":2}` (nodejs/node#63785). A value read under another key
+ * would be checked, stored and hashed into the ledger under it, and one text
+ * can do that to every later one. A key read wrong is always such an earlier
  * key, so it holds a backslash: a text without a backslash, or whose parsed
  * keys hold none, is read natively (nearly all of them); the rest is read
  * again with each key decoded on its own.

@@ -40,7 +40,7 @@ class NotVisibleYet {
  * Each unit's rows are found by a lookup of its own on the correlation
  * index (`OFFSET 0` keeps the planner from flattening it into a join). With
  * `= ANY` of the units' ids, a young workspace's table (not analyzed yet)
- * was read whole by every batch: 40 % of the positioner's PostgreSQL CPU
+ * was read whole by every batch: 38 % of the positioner's PostgreSQL CPU
  * under 32 writers (BENCHMARKS.md, "Feed positions from the WAL: the
  * writers' share").
  *

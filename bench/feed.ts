@@ -21,6 +21,10 @@
  * position, p50/p99 (target p99 <= 100 ms); then the service itself in WAL
  * mode for reference.
  *
+ * `BENCH_PG_SETTINGS` (space-separated `name=value`) goes on top of the
+ * writes bench's server settings, for a diagnosis run (e.g.
+ * `shared_preload_libraries=pg_stat_statements`).
+ *
  * Each rewrites its section of BENCHMARKS.md. The export's database:
  * DATABASE_URL, else TEST_DATABASE_URL, else
  * postgres://postgres@127.0.0.1:5432/test. No Redis needed (in-process bus).
@@ -40,6 +44,7 @@ import { AppConfig } from "../src/config/AppConfig"
 import { withActor } from "../src/context/Frames"
 import { Records } from "../src/records/Records"
 import { Workspaces } from "../src/tenancy/Workspaces"
+import { feedMaxLimit } from "../src/api/Feed"
 import { FeedMode } from "../src/feedPositions/FeedMode"
 import { positionedChannel } from "../src/feedPositions/positionCommits"
 import {
@@ -379,8 +384,10 @@ const followPositions = (url: string, workspace: Workspace) =>
       let notified: (() => void) | undefined
       client.on("notification", () => notified?.())
       await client.query(`LISTEN ${positionedChannel}`)
+      // Pages of the feed's largest (GET /api/audit/feed): a young table has no statistics, and a far larger
+      // LIMIT had its planner read it whole and sort it at every query, a writer's share of the CPU.
       const text = `SELECT correlation_id::text AS c, position::text AS p FROM "${workspace.schema}"."audit_entries"
-        WHERE position > $1::bigint ORDER BY position LIMIT 20000`
+        WHERE position > $1::bigint ORDER BY position LIMIT ${feedMaxLimit}`
       const loop = (async () => {
         while (!stopped) {
           const { rows } = await client.query<{ c: string; p: string }>(text, [last])
@@ -423,7 +430,11 @@ const feedDelays = (committed: ReadonlyMap<string, number>, seen: ReadonlyMap<st
 
 const writesBench = Effect.gen(function* () {
   // A PostgreSQL of its own with logical decoding, committing as a deployment does (the fixture's fsync=off off).
-  const postgres = yield* startLogicalPostgres("bench", ["fsync=on", "synchronous_commit=on"])
+  const postgres = yield* startLogicalPostgres("bench", [
+    "fsync=on",
+    "synchronous_commit=on",
+    ...(process.env.BENCH_PG_SETTINGS ?? "").split(" ").filter((s) => s !== "")
+  ])
   const writeConfig = AppConfig.make({
     databaseUrl: Option.some(Redacted.make(postgres.url)),
     redisUrl: Option.none(),

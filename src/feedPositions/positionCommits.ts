@@ -37,6 +37,13 @@ class NotVisibleYet {
  * commit order, `{c, h, n}` (correlation id, hex hashes, their count); `$2`
  * the channel, `$3` the workspace id.
  *
+ * Each unit's rows are found by a lookup of its own on the correlation
+ * index (`OFFSET 0` keeps the planner from flattening it into a join). With
+ * `= ANY` of the units' ids, a young workspace's table (not analyzed yet)
+ * was read whole by every batch: 38 % of the positioner's PostgreSQL CPU
+ * under 32 writers (BENCHMARKS.md, "Feed positions from the WAL: the
+ * writers' share").
+ *
  * Its snapshot is taken before the counter's lock, so it does not wait for
  * it (`nowait`): when someone else holds the counter (a scan, a lock-mode
  * unit, a lost election still finishing a batch) it fails at once
@@ -55,8 +62,11 @@ export const positionText = (schema: string, nowait: boolean): string => {
       FROM ROWS FROM (jsonb_to_recordset($1::jsonb) AS (c uuid, h text, n int)) WITH ORDINALITY AS u(c, h, n, ord)
     ),
     found AS MATERIALIZED (
-      SELECT e.id, e.correlation_id AS c, e.seq, e.at, e.position FROM ${table} AS e
-      WHERE e.correlation_id = ANY(ARRAY(SELECT c FROM units))
+      SELECT e.id, e.c, e.seq, e.at, e.position FROM units AS u
+      CROSS JOIN LATERAL (
+        SELECT e.id, e.correlation_id AS c, e.seq, e.at, e.position FROM ${table} AS e
+        WHERE e.correlation_id = u.c OFFSET 0
+      ) AS e
     ),
     ready AS MATERIALIZED (
       SELECT (SELECT count(DISTINCT c) FROM found)::int AS visible, (SELECT count(*) FROM units)::int AS units

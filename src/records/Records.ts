@@ -24,6 +24,7 @@ import type { RegisteredBusinessObject } from "../plugins/PluginRegistry"
 import type { Workspace } from "../api/Workspace"
 import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import { RecordStore } from "./RecordStore"
+import type { WrittenRecord } from "./RecordStore"
 import { checkFieldRules, checkRecordLimits, mergeValues, refuseIssues, validateValues } from "./RecordValidation"
 import { brokenLinks, idsByTarget, newLinks } from "./RecordLinks"
 import { assignEntryIds } from "./EntryIds"
@@ -141,7 +142,7 @@ const make = Effect.gen(function* () {
   const dispatch = (
     registered: RegisteredBusinessObject,
     operation: Operation,
-    record: StoredRecord,
+    record: WrittenRecord,
     before: RecordValues | null,
     after: RecordValues | null
   ) =>

@@ -232,7 +232,9 @@ const make = Effect.gen(function* () {
       }
       const found = yield* lockTargets(workspace, references.flat())
       for (const [index, links] of references.entries()) {
-        const refused = yield* Effect.flip(refuseIssues(businessObject, brokenLinks(links, found))).pipe(Effect.option)
+        const broken = brokenLinks(links, found)
+        if (broken.length === 0) continue
+        const refused = yield* Effect.flip(refuseIssues(businessObject, broken)).pipe(Effect.option)
         if (Option.isSome(refused)) failures.push({ index, error: refused.value })
       }
       if (failures.length > 0) return Result.fail(failures.sort((a, b) => a.index - b.index))

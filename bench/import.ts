@@ -28,6 +28,7 @@ import { AdminInvocation } from "../src/app/admin/AdminInvocation"
 import { importBatches } from "../src/app/admin/importFile"
 import { recordsImport } from "../src/app/admin/recordsImport"
 import { ServicesLive, StorageLive } from "../src/app/AppLayer"
+import { TracingLive } from "../src/app/TracingLive"
 import { AppConfig } from "../src/config/AppConfig"
 import { withActor } from "../src/context/Frames"
 import { crm } from "../src/plugins/crm"
@@ -50,9 +51,11 @@ const companies = 10
 const targets = { recordsPerSecond: 5_000, rssGrowthMiB: 128 }
 const operator: Actor = { kind: "system", name: "operator" }
 
+// As the CLI composes them (src/cli/whereToRun.ts, `AdminLive`), tracing as configured (off without an endpoint).
 const BenchLive = ServicesLive.pipe(
   Layer.provideMerge(PluginRegistry.layerWith([crm])),
   Layer.provideMerge(StorageLive),
+  Layer.provideMerge(TracingLive),
   Layer.provideMerge(
     AppConfig.make({
       databaseUrl: Option.some(Redacted.make(databaseUrl)),

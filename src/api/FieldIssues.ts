@@ -58,6 +58,29 @@ export const isBlank = (value: unknown): boolean =>
 export const fieldPathText = (path: FieldPath): string =>
   path.map((step, index) => (typeof step === "number" ? `[${step}]` : index === 0 ? step : `.${step}`)).join("")
 
+/** Where the visit is: built as it goes down, turned into a `FieldPath` only for a value that has an issue or a link. */
+interface PathNode {
+  readonly parent: PathNode | undefined
+  readonly step: string | number
+}
+
+const pathOf = (node: PathNode): FieldPath => {
+  const steps: Array<string | number> = []
+  for (let at: PathNode | undefined = node; at !== undefined; at = at.parent) steps.push(at.step)
+  return steps.reverse()
+}
+
+/** A declaration's fields as entries, listed once per declaration: every write visits them. */
+const entriesOfFields = new WeakMap<Fields, ReadonlyArray<readonly [string, Fields[string]]>>()
+const fieldEntries = (fields: Fields) => {
+  let entries = entriesOfFields.get(fields)
+  if (entries === undefined) {
+    entries = Object.entries(fields)
+    entriesOfFields.set(fields, entries)
+  }
+  return entries
+}
+
 /**
  * Visits every scalar field of `fields` in `values`, structs and collection
  * entries included, in declaration order. Values of the wrong shape are
@@ -67,22 +90,24 @@ const visitScalars = (
   fields: Fields,
   values: unknown,
   completeness: Completeness,
-  visit: (field: ScalarField, value: unknown, given: boolean, path: FieldPath, completeness: Completeness) => void,
-  path: FieldPath = []
+  visit: (field: ScalarField, value: unknown, given: boolean, at: PathNode, completeness: Completeness) => void,
+  parent?: PathNode
 ): void => {
   if (!isMembers(values)) return
   const inner: Completeness = completeness === "draft" ? "draft" : "whole"
-  for (const [name, field] of Object.entries(fields)) {
+  for (const [name, field] of fieldEntries(fields)) {
     const given = Object.hasOwn(values, name)
     const value = given ? values[name] : undefined
-    const at = [...path, name]
+    const at: PathNode = { parent, step: name }
     switch (field.kind) {
       case "struct":
         visitScalars(field.fields, value, inner, visit, at)
         break
       case "collection":
         if (Array.isArray(value)) {
-          for (const [index, entry] of value.entries()) visitScalars(field.fields, entry, inner, visit, [...at, index])
+          for (let index = 0; index < value.length; index++) {
+            visitScalars(field.fields, value[index], inner, visit, { parent: at, step: index })
+          }
         }
         break
       default:
@@ -95,18 +120,18 @@ const scalarIssue = (
   field: ScalarField,
   value: unknown,
   given: boolean,
-  path: FieldPath,
+  at: PathNode,
   completeness: Completeness
 ): FieldIssue | undefined => {
   const mustHave = completeness === "whole" || (completeness === "patch" && given)
-  if (field.required === true && mustHave && isBlank(value)) return { _tag: "Missing", path }
+  if (field.required === true && mustHave && isBlank(value)) return { _tag: "Missing", path: pathOf(at) }
   if (typeof value !== "string") return undefined
   if (field.kind === "choice" && !field.options.includes(value)) {
-    return { _tag: "NotAnOption", path, value, options: field.options }
+    return { _tag: "NotAnOption", path: pathOf(at), value, options: field.options }
   }
   if (field.kind === "string") {
     const maxLength = field.maxLength ?? defaultStringMaxLength
-    if (value.length > maxLength) return { _tag: "TooLong", path, length: value.length, maxLength }
+    if (value.length > maxLength) return { _tag: "TooLong", path: pathOf(at), length: value.length, maxLength }
   }
   return undefined
 }
@@ -120,8 +145,8 @@ const scalarIssue = (
  */
 export const fieldIssues = (fields: Fields, values: unknown, completeness: Completeness): ReadonlyArray<FieldIssue> => {
   const issues: Array<FieldIssue> = []
-  visitScalars(fields, values, completeness, (field, value, given, path, mode) => {
-    const issue = scalarIssue(field, value, given, path, mode)
+  visitScalars(fields, values, completeness, (field, value, given, at, mode) => {
+    const issue = scalarIssue(field, value, given, at, mode)
     if (issue !== undefined) issues.push(issue)
   })
   return issues
@@ -130,8 +155,9 @@ export const fieldIssues = (fields: Fields, values: unknown, completeness: Compl
 /** Every link value in `values` (null and absent links are no value; any string is a reference to check). */
 export const linksIn = (fields: Fields, values: unknown): ReadonlyArray<LinkReference> => {
   const links: Array<LinkReference> = []
-  visitScalars(fields, values, "draft", (field, value, _given, path) => {
-    if (field.kind === "link" && typeof value === "string") links.push({ path, target: field.target, id: value })
+  visitScalars(fields, values, "draft", (field, value, _given, at) => {
+    if (field.kind === "link" && typeof value === "string")
+      links.push({ path: pathOf(at), target: field.target, id: value })
   })
   return links
 }

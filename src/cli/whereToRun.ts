@@ -4,6 +4,7 @@ import { adminSocketPath } from "../app/admin/adminSocketPath"
 import { adminCommand } from "../app/admin/commands"
 import { CommandSecret, secretAskedBy } from "../app/admin/CommandSecret"
 import { ServicesLive, StorageLive } from "../app/AppLayer"
+import { TracingLive } from "../app/TracingLive"
 import { AppConfig } from "../config/AppConfig"
 import { EmbeddedPostgres } from "../db/EmbeddedPostgres"
 import { PluginRegistry } from "../plugins/PluginRegistry"
@@ -12,11 +13,17 @@ import { answerConfirmed } from "./answerConfirmed"
 import { askServer } from "./askServer"
 import { readSecret } from "./readSecret"
 
-/** The services over the configured database, every schema migrated first. */
+/**
+ * The services over the configured database, every schema migrated first.
+ * Traced as the server is (`TracingLive`): without an OTLP endpoint tracing
+ * is off, where Effect's default would make and drop a span for every
+ * statement and hint (a bulk import's thousand hints a batch).
+ */
 const AdminLive = Layer.effectDiscard(Effect.flatMap(Workspaces, (workspaces) => workspaces.migrateAll)).pipe(
   Layer.provideMerge(ServicesLive),
   Layer.provideMerge(PluginRegistry.layer),
   Layer.provideMerge(StorageLive),
+  Layer.provideMerge(TracingLive),
   Layer.provide(Layer.succeed(References.MinimumLogLevel, "Error"))
 )
 

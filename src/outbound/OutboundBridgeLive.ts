@@ -19,17 +19,17 @@ export const OutboundBridgeLive = Layer.effect(
       stage: workflows.stage,
       handOff: (workspace, events) => {
         if (events.length === 0) return Effect.void
-        const touched = new Map(events.map((event) => [`${event.businessObject}\n${event.businessObjectId}`, event]))
-        return Effect.forEach(
-          touched.values(),
-          (event) =>
-            publishHint(bus, "changed", {
-              workspace: workspace.id,
-              businessObject: event.businessObject,
-              businessObjectId: event.businessObjectId
-            }),
-          { discard: true }
-        ).pipe(
+        // Only the names are kept: the detached publisher must not hold the events' values (a bulk write's
+        // thousand records) after the writer is done with them.
+        const touched = new Map(
+          events.map(({ businessObject, businessObjectId }) => [
+            `${businessObject}\n${businessObjectId}`,
+            { workspace: workspace.id, businessObject, businessObjectId }
+          ])
+        )
+        return Effect.forEach(touched.values(), (hint) => publishHint(bus, "changed", hint), {
+          discard: true
+        }).pipe(
           Effect.catchCause((cause) => Effect.logError("broadcast hand-off failed", cause)),
           Effect.forkDetach,
           Effect.asVoid

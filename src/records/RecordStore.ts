@@ -31,8 +31,11 @@ const decodeRows = Schema.decodeUnknownEffect(Schema.Array(RecordRow))
 // The row was just decoded with the class's own fields: the constructor need not check them again.
 const toRecord = (row: typeof RecordRow.Type) => new StoredRecord(row, { disableChecks: true })
 
-/** A record's columns under its field names: the rows need no renaming (`executeFixed`). */
-const columns = `id::text AS id, business_object AS "businessObject", state, version::text AS version, values, ${isoMicros("created_at")} AS "createdAt", ${isoMicros("updated_at")} AS "updatedAt"`
+/** A record's columns but its values, under their field names: the rows need no renaming (`executeFixed`). */
+const metadataColumns = `id::text AS id, business_object AS "businessObject", state, version::text AS version, ${isoMicros("created_at")} AS "createdAt", ${isoMicros("updated_at")} AS "updatedAt"`
+
+/** A record's columns under its field names. */
+const columns = `${metadataColumns}, values`
 
 /** A statement that returns the written record: decoded as one, and a defect if it is not there. */
 const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E, R>) =>
@@ -45,6 +48,16 @@ const writtenRecord = <E, R>(statement: Effect.Effect<ReadonlyArray<unknown>, E,
     ),
     Effect.orDie
   )
+
+const MetadataRow = Schema.Struct({
+  id: RecordRow.fields.id,
+  businessObject: RecordRow.fields.businessObject,
+  state: RecordRow.fields.state,
+  version: RecordRow.fields.version,
+  createdAt: RecordRow.fields.createdAt,
+  updatedAt: RecordRow.fields.updatedAt
+})
+const decodeMetadataRows = Schema.decodeUnknownEffect(Schema.Array(MetadataRow))
 
 const decodeKeyedRows = Schema.decodeUnknownEffect(
   Schema.Array(Schema.Struct({ ...RecordRow.fields, sortKey: Schema.NullOr(Schema.String) }))
@@ -59,6 +72,17 @@ const decodeLinked = Schema.decodeUnknownEffect(Schema.Array(LinkedRecord))
 const decodeStates = Schema.decodeUnknownEffect(
   Schema.Array(Schema.Struct({ lookup: Schema.Int, ...LinkedRecord.fields }))
 )
+
+/**
+ * A record a bulk create just wrote: a `StoredRecord`'s fields as a plain
+ * object. Its class's constructor parses the values again (`JsonObject`, at
+ * every depth, even with `disableChecks`), for each of a batch's thousand
+ * records; nothing of a bulk write needs the class.
+ */
+export type WrittenRecord = Pick<
+  StoredRecord,
+  "id" | "businessObject" | "state" | "version" | "values" | "createdAt" | "updatedAt"
+>
 
 /** Records of one business object of one workspace whose states are asked for (`RecordStore.states`). */
 export interface StatesLookup {
@@ -105,26 +129,31 @@ const make = Effect.gen(function* () {
    * Operational records of `businessObject`, one per values, in ONE
    * statement (the values travel as one JSON array): a bulk create's rows
    * cost one round trip, not one each. The records in the order given.
+   * Their values are the ones given, not read back: a bulk write of 1,000
+   * records would otherwise parse every one of them again (and keep both
+   * copies until its unit ends); jsonb gives the same JSON back, its keys
+   * in another order that neither the audit row nor its hash sees.
    */
   const insertMany = (workspace: Workspace, businessObject: string, values: ReadonlyArray<RecordValues>) => {
-    if (values.length === 0) return Effect.succeed<ReadonlyArray<StoredRecord>>([])
+    if (values.length === 0) return Effect.succeed<ReadonlyArray<WrittenRecord>>([])
     const ids = values.map(() => crypto.randomUUID())
     return executeFixed(
       sql,
       `INSERT INTO ${records(workspace)} (business_object, id, state, values)
       SELECT $1, (r.value->>0)::uuid, 'operational', r.value->1 FROM jsonb_array_elements($2::jsonb) AS r
-      RETURNING ${columns}`,
+      RETURNING ${metadataColumns}`,
       [businessObject, JSON.stringify(values.map((one, index) => [ids[index], one]))]
     ).pipe(
-      Effect.flatMap(decodeRows),
+      Effect.flatMap(decodeMetadataRows),
       Effect.flatMap((rows) => {
-        const byId = new Map(rows.map((row) => [row.id, toRecord(row)]))
-        const written = ids.flatMap((id) => {
-          const record = byId.get(id)
-          return record === undefined ? [] : [record]
+        const byId = new Map(rows.map((row) => [row.id, row]))
+        const written = ids.flatMap((id, index) => {
+          const row = byId.get(id)
+          const given = values[index]
+          return row === undefined || given === undefined ? [] : [{ ...row, values: given }]
         })
         return written.length === ids.length
-          ? Effect.succeed<ReadonlyArray<StoredRecord>>(written)
+          ? Effect.succeed<ReadonlyArray<WrittenRecord>>(written)
           : Effect.die(new Error(`the insert returned ${written.length} of ${ids.length} records`))
       }),
       Effect.orDie

@@ -24,6 +24,7 @@ import type { RegisteredBusinessObject } from "../plugins/PluginRegistry"
 import type { Workspace } from "../api/Workspace"
 import { CurrentUnit } from "../unitOfWork/CurrentUnit"
 import { RecordStore } from "./RecordStore"
+import type { WrittenRecord } from "./RecordStore"
 import { checkFieldRules, checkRecordLimits, mergeValues, refuseIssues, validateValues } from "./RecordValidation"
 import { brokenLinks, idsByTarget, newLinks } from "./RecordLinks"
 import { assignEntryIds } from "./EntryIds"
@@ -141,7 +142,7 @@ const make = Effect.gen(function* () {
   const dispatch = (
     registered: RegisteredBusinessObject,
     operation: Operation,
-    record: StoredRecord,
+    record: WrittenRecord,
     before: RecordValues | null,
     after: RecordValues | null
   ) =>
@@ -231,7 +232,9 @@ const make = Effect.gen(function* () {
       }
       const found = yield* lockTargets(workspace, references.flat())
       for (const [index, links] of references.entries()) {
-        const refused = yield* Effect.flip(refuseIssues(businessObject, brokenLinks(links, found))).pipe(Effect.option)
+        const broken = brokenLinks(links, found)
+        if (broken.length === 0) continue
+        const refused = yield* Effect.flip(refuseIssues(businessObject, broken)).pipe(Effect.option)
         if (Option.isSome(refused)) failures.push({ index, error: refused.value })
       }
       if (failures.length > 0) return Result.fail(failures.sort((a, b) => a.index - b.index))

@@ -5,9 +5,9 @@ import { parseIfMatch, versionTag } from "../api/EntityTag"
 import type { VersionPrecondition } from "../api/EntityTag"
 import { UnprocessableEntity } from "../api/errors"
 import type { PreconditionFailed } from "../api/errors"
-import type { StoredRecord } from "../api/StoredRecord"
 import type { WriteError } from "../plugins/PluginRecords"
 import type { Records } from "./Records"
+import type { WrittenRecord } from "./RecordStore"
 
 type ItemError = WriteError | PreconditionFailed
 
@@ -54,7 +54,7 @@ export const bulkWrite = (records: Records["Service"], businessObject: string, i
     }
     yield* records.businessObjectOf(businessObject)
     const refused: Array<BulkItemError> = []
-    const written: Array<StoredRecord> = []
+    const written: Array<WrittenRecord> = []
     for (let index = 0; index < items.length; ) {
       const item = items[index]
       if (isCreate(item)) {

@@ -6,6 +6,7 @@ import type { BulkItem } from "../../src/api/BulkWrite"
 import type { Workspace } from "../../src/api/Workspace"
 import { Roles } from "../../src/auth/Roles"
 import { BroadcastBus } from "../../src/broadcast/BroadcastBus"
+import { verificationPassed, verifyLedger } from "../../src/ledger/Verification"
 import { createRecord, recordsOf, signedInMember } from "../support/api"
 import type { Client } from "../support/api"
 import { refusal, typePath } from "../support/apiCaller"
@@ -109,6 +110,11 @@ layer(TestApp, { excludeTestServices: true })("bulk writes", (it) => {
         const unit = rows.slice(1)
         expect(new Set(unit.map((row) => row.correlationId)).size).toBe(1)
         expect(new Set(unit.map((row) => row.at)).size).toBe(1)
+        // Each row's hash and snapshot (taken from the values written, not read back) match the records as stored.
+        const ledger = yield* verifyLedger(workspace, [])
+        expect(ledger.chainFault).toBeNull()
+        expect(ledger.recordFaults).toEqual([])
+        expect(verificationPassed(ledger)).toBe(true)
 
         const hinted = yield* Effect.forEach(written, () =>
           Queue.take(hints).pipe(Effect.timeout("5 seconds"), Effect.orDie)

@@ -59,11 +59,8 @@ export const itemOfLine = (text: string, line: number): BulkItem => {
   return { update: typeof ifMatch === "number" ? { id, values, ifMatch } : { id, values } }
 }
 
-const nextKey = (previous: string, lines: ReadonlyArray<string>) => {
-  const hash = createHash("sha256").update(previous)
-  for (const line of lines) hash.update("\n").update(line)
-  return hash.digest("hex")
-}
+/** The hash of a batch's key: the key before it, then each of the batch's lines after a newline. */
+const keyHash = (previous: string) => createHash("sha256").update(previous)
 
 /**
  * The batches of an NDJSON file, `size` items each (the last one fewer),
@@ -77,18 +74,19 @@ const nextKey = (previous: string, lines: ReadonlyArray<string>) => {
 export async function* importBatches(path: string, seed: string, size: number): AsyncGenerator<ImportBatch> {
   const input = createReadStream(path)
   const reader = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })
-  let key = nextKey("records import", [seed])
+  let key = keyHash("records import").update("\n").update(seed).digest("hex")
+  // Each line goes into the key as it is read: the batch holds its items, not its lines' texts as well.
+  let hash = keyHash(key)
   let number = 0
   let lineNumber = 0
   let bytesRead = 0
-  let texts: Array<string> = []
   let lines: Array<number> = []
   let items: Array<BulkItem> = []
   const batch = (): ImportBatch => {
-    key = nextKey(key, texts)
+    key = hash.digest("hex")
+    hash = keyHash(key)
     number++
     const made = { number, lines, items, key: `import-${key}`, bytesRead }
-    texts = []
     lines = []
     items = []
     return made
@@ -99,7 +97,7 @@ export async function* importBatches(path: string, seed: string, size: number): 
       bytesRead += Buffer.byteLength(text) + 1
       if (text.trim().length === 0) continue
       items.push(itemOfLine(text, lineNumber))
-      texts.push(text)
+      hash.update("\n").update(text)
       lines.push(lineNumber)
       if (items.length === size) yield batch()
     }

@@ -53,8 +53,8 @@ export interface BroadcastStream {
   on<K extends StreamEventName>(name: K, handler: (data: StreamEventData[K]) => void): () => void
   /**
    * Calls `handler` once when the session turned out to be gone (the stream's
-   * open was answered 401, or it ended for a sign-out and `/api/auth/me`
-   * answers 401). The stream has stopped for good: show the sign-in page,
+   * open was refused and `/api/auth/session` names no one, or it ended for a
+   * sign-out and then the same). The stream has stopped for good: show the sign-in page,
    * and open a new one after signing in.
    */
   onSignedOut(handler: () => void): () => void

@@ -38,8 +38,9 @@ const isUnauthorized = (error: unknown): error is ApiError =>
  * `retry:`); on top of that:
  *
  * - refused for good (the EventSource gave up on a non-200 answer): the
- *   session is asked for (`GET /api/auth/me`); a 401 stops everything
- *   (signed out), anything else reopens after `reconnectDelay`;
+ *   session is asked for (`GET /api/auth/session`, which answers 200 either
+ *   way, so a sign-out logs no 401 in the console); no one signed in stops
+ *   everything (signed out), anything else reopens after `reconnectDelay`;
  * - `errorsBeforeBackoff` errors in a row without an open (the service is
  *   unreachable): the EventSource is stopped and reopened after
  *   `reconnectDelay`, which grows with each failure in a row;
@@ -75,12 +76,12 @@ export const openEventStream = (transport: Transport, options: EventStreamOption
     retry = setTimeout(connect, reconnectDelay(failures, options.random(), options.backoff))
   }
 
-  /** Resolves true when the session answers 401. Any other failure (a network fault, a 503) is not a sign-out. */
+  /** Resolves true when no one is signed in. A failure (a network fault, a 503) is not a sign-out. */
   const sessionGone = () =>
     transport
-      .call((api) => api.auth.me())
+      .call((api) => api.auth.session())
       .then(
-        () => false,
+        (session) => session.me === null,
         (error: unknown) => isUnauthorized(error)
       )
 

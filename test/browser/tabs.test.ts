@@ -178,12 +178,20 @@ describe("ten tabs of one workspace over HTTP/1.1 (Chromium, PostgreSQL, Redis)"
       0
     )
 
+    // How the tabs learn that no one is signed in shows no 401 in their consoles: only the stream itself is refused.
+    const refusedAuth: Array<string> = []
+    context.on("response", (response) => {
+      if (response.status() === 401 && new URL(response.url()).pathname.startsWith("/api/auth/")) {
+        refusedAuth.push(response.url())
+      }
+    })
     await signingOut.getByRole("button", { name: "Sign out" }).click()
     const signInShown = async () =>
       (await Promise.all(tabs.map((tab) => tab.getByRole("heading", { name: "Sign in" }).isVisible()))).filter(Boolean)
         .length
     await expect.poll(signInShown, live).toBe(tabCount)
     await expect.poll(() => streams.count(), live).toBe(0)
+    expect(refusedAuth).toEqual([])
 
     // Signing in again in another tab brings every tab back, with one stream again.
     if (harness === undefined) throw new Error("not set up")

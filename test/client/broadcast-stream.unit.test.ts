@@ -7,8 +7,8 @@ import { me } from "./fixtures"
 /**
  * The stream's events beyond hints (resync, end, shutdown), the client's own
  * back-off, and a dead session, against a fake EventSource and a fake
- * `fetch` answering `GET /api/auth/me` (the client asks it when the stream
- * is refused). The clock is fake: delays are advanced, never slept through.
+ * `fetch` answering `GET /api/auth/session` (the client asks it when the
+ * stream is refused: 200 either way, `me` null when signed out). The clock is fake: delays are advanced, never slept through.
  */
 
 const unauthorized = () => json(401, { _tag: "Unauthorized", message: "sign in" })
@@ -17,13 +17,13 @@ const random = () => 0.5
 
 const setup = (session: { signedIn: boolean } = { signedIn: true }) => {
   const fake = fakeFetch((call: FetchCall) =>
-    call.path === "/api/auth/me" && session.signedIn ? json(200, me) : unauthorized()
+    call.path === "/api/auth/session" ? json(200, { me: session.signedIn ? me : null }) : unauthorized()
   )
   const client = createClient({ baseUrl: "http://svc.test", fetch: fake.fetch, EventSource: FakeEventSource })
   const stream = client.broadcast.open({ backoff, random })
   let signedOut = 0
   stream.onSignedOut(() => signedOut++)
-  const probes = () => fake.calls.filter((call) => call.path === "/api/auth/me").length
+  const probes = () => fake.calls.filter((call) => call.path === "/api/auth/session").length
   return { client, stream, session, probes, signedOut: () => signedOut }
 }
 
@@ -130,7 +130,7 @@ describe("reconnecting", () => {
 })
 
 describe("a dead session", () => {
-  it("refused and /api/auth/me answers 401: signed out once, the stream stops for good", async () => {
+  it("refused and /api/auth/session names no one: signed out once, the stream stops for good", async () => {
     const { probes, signedOut } = setup({ signedIn: false })
     latest().drop({ permanently: true })
     await vi.advanceTimersByTimeAsync(0)
@@ -141,7 +141,7 @@ describe("a dead session", () => {
     expect(probes()).toBe(1)
   })
 
-  it("end signed-out and then 401: signed out at once, its EventSource closed before it reconnects", async () => {
+  it("end signed-out and then no one signed in: signed out at once, its EventSource closed before it reconnects", async () => {
     const session = { signedIn: true }
     const { signedOut } = setup(session)
     latest().open()

@@ -269,15 +269,11 @@ describe("resync: hints are at-most-once, so a resync re-reads everything the wo
 })
 
 describe("signed out: the stream's 401 reaches onSignedOut, and the next attach opens a new stream", () => {
-  it("refused, /api/auth/me 401: onSignedOut runs once, no retry; signing in again and remounting opens a fresh stream", async () => {
+  it("refused, /api/auth/session names no one: onSignedOut runs once, no retry; signing in again and remounting opens a fresh stream", async () => {
     const session = { signedIn: true }
     const { client, queryClient } = harness({
       respond: (call) =>
-        call.path === "/api/auth/me"
-          ? session.signedIn
-            ? json(200, me)
-            : json(401, { _tag: "Unauthorized", message: "sign in" })
-          : answer(call)
+        call.path === "/api/auth/session" ? json(200, { me: session.signedIn ? me : null }) : answer(call)
     })
     const onSignedOut = vi.fn()
     const tab = (workspace: string | undefined) => (

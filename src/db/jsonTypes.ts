@@ -37,8 +37,8 @@ const codecOf = (oid: number, skip: number): PgTypes.Codec<unknown> => {
 
 /**
  * The driver's codecs with `json` and `jsonb` read through `parseJson`
- * (src/json/parseJson.ts says why): a record's JSON field comes back with
- * the keys it was stored with, whatever was read before it.
+ * (src/json/parseJson.ts says why): a row's JSON comes back with the keys
+ * it was stored with, whatever was read before it.
  */
 export const jsonReadingTypes = (): PgTypes.Registry => {
   const registry = PgTypes.makeRegistry()

@@ -48,6 +48,34 @@ layer(TestApp, { excludeTestServices: true })("titles", (it) => {
     })
   )
 
+  it.effect("a 412's rows name the link the other writer removed, as the timeline does", () =>
+    Effect.gen(function* () {
+      const base = yield* baseUrl
+      const workspace = yield* freshWorkspace
+      const { client, cookie } = yield* signedInMember(base, workspace)
+      const acme = yield* createRecord(client, company, { name: "Acme" })
+      const globex = yield* createRecord(client, company, { name: "Globex" })
+      const kiosk = yield* createRecord(client, deal, { title: "Kiosk", company: acme.id })
+      yield* recordsOf(client, deal).update(kiosk.id, { company: globex.id }).pipe(Effect.orDie)
+      const stale = yield* clientFor(base, cookie, { "if-match": `"${kiosk.version}"` }).patch(
+        `/api/records/${deal}/${kiosk.id}`,
+        { values: { title: "Kiosk rollout" } }
+      )
+      expect(stale.status).toBe(412)
+      const body = Schema.decodeUnknownSync(Schema.Struct({ entries: Schema.Array(Schema.Unknown) }))(stale.body)
+      expect(body.entries).toEqual([
+        expect.objectContaining({
+          operation: "updated",
+          titles: {
+            [kiosk.id]: { title: "Kiosk", deleted: false },
+            [acme.id]: { title: "Acme", deleted: false },
+            [globex.id]: { title: "Globex", deleted: false }
+          }
+        })
+      ])
+    })
+  )
+
   it.effect("a deleted target: its last title, marked deleted, beside the records and rows that link to it", () =>
     Effect.gen(function* () {
       const base = yield* baseUrl

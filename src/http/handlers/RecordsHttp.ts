@@ -25,7 +25,7 @@ import { parseAsOf, RecordAsOf } from "../../api/RecordHistory"
 import type { ChangedSince } from "../../api/RecordHistory"
 import { StoredRecord } from "../../api/StoredRecord"
 import type { WriteError } from "../../plugins/PluginRecords"
-import type { PreconditionFailed } from "../../api/errors"
+import { PreconditionFailed } from "../../api/errors"
 import { parseIfMatch, versionTag } from "../../api/EntityTag"
 import { ErasedRecord } from "../../api/Erasure"
 import { Members } from "../../auth/Members"
@@ -78,6 +78,22 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
         )
       )
 
+    /**
+     * A 412 whose entries name what they link to as a timeline page does: a
+     * link the other writer removed is still shown by its title.
+     */
+    const titledPrecondition = (error: PreconditionFailed) =>
+      Effect.gen(function* () {
+        const unit = yield* CurrentUnit
+        const entries = yield* titles.titledEntries(unit.workspace, error.entries, yield* readable)
+        return yield* new PreconditionFailed({
+          message: error.message,
+          currentVersion: error.currentVersion,
+          entries,
+          moreEntries: error.moreEntries
+        })
+      })
+
     const authorize = (businessObject: string, permission: Permission) =>
       Effect.map(guard.require(businessObject, permission), ({ principal }) => principal.workspace)
 
@@ -112,7 +128,12 @@ export const RecordsHttp = HttpApiBuilder.group(ServedApi, "records", (handlers)
         businessObject,
         call,
         answer,
-        Effect.andThen(records.requireVersion(businessObject, id, expectedVersion(call.headers)), effect)
+        Effect.andThen(
+          records
+            .requireVersion(businessObject, id, expectedVersion(call.headers))
+            .pipe(Effect.catchTag("PreconditionFailed", titledPrecondition)),
+          effect
+        )
       )
 
     return handlers

@@ -1,6 +1,7 @@
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PresenceList } from "../../src/api/Editor"
 import type { Workspace } from "../../src/api/Workspace"
 import { Roles } from "../../src/auth/Roles"
 import { freshWorkspace } from "../support/TestApp"
@@ -144,7 +145,7 @@ describe("the record page (Chromium, PostgreSQL, Redis)", () => {
     await g.context.close()
   })
 
-  it("presence: all tabs of one browser are one editor for others, and never someone else to their owner", {
+  it("presence: all tabs of one browser are one person for others, each tab an editor of its own, never someone else to their owner", {
     timeout: 120_000
   }, async () => {
     requireChromium()
@@ -165,8 +166,16 @@ describe("the record page (Chromium, PostgreSQL, Redis)", () => {
     for (const tab of [a.page, second]) {
       await expect.poll(() => recordPage(tab).editors.textContent(), shown).toBe(nobody)
     }
-    // One tab closes: the other still is Ada, and still not someone else to her.
+    // To the service each tab is an editor of its own, so that one tab leaving does not take Ada away.
+    const adaEditors = async () => {
+      const response = await Effect.runPromise(api.get("/api/presence/crm/deal"))
+      return Schema.decodeUnknownSync(PresenceList)(response.body).records[deal.id]?.length ?? 0
+    }
+    await expect.poll(adaEditors, shown).toBe(2)
+    // One tab closes: the other still is Ada (at once, not at its next heartbeat), and still not someone else to her.
     await second.close({ runBeforeUnload: true })
+    await expect.poll(adaEditors, shown).toBe(1)
+    expect(await recordPage(g.page).editors.textContent()).toBe("Ada Lovelace is editing this record.")
     await recordPage(a.page).field("Amount").fill("5.00")
     await expect
       .poll(() => recordPage(g.page).editors.textContent(), shown)

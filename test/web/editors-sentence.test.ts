@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Schema } from "effect"
-import { editorsSentence } from "../../web/src/presence/editorsSentence"
+import { editorsSentence, isThisBrowsers } from "../../web/src/presence/editorsSentence"
 
 /** The presence notice never tells a person that they themselves are editing: their other devices read "you, on another device". */
 
@@ -8,8 +8,13 @@ const ada = (id: string) => ({ id, name: "Ada Lovelace", userId: "u-ada" })
 const grace = (id: string) => ({ id, name: "Grace Hopper", userId: "u-grace" })
 
 describe("editorsSentence", () => {
-  it("leaves out this browser's own form, and says nobody when that is all", () => {
-    expect(editorsSentence([ada("this-browser")], "u-ada", "this-browser")).toBe("Nobody else is editing this record.")
+  it("leaves out the forms of all this browser's tabs, and says nobody when that is all", () => {
+    expect(editorsSentence([ada("this-browser-tab1"), ada("this-browser-tab2")], "u-ada", "this-browser")).toBe(
+      "Nobody else is editing this record."
+    )
+    expect(editorsSentence([ada("this-browser-tab1"), ada("this-browserx")], "u-ada", "this-browser")).toBe(
+      "You, on another device, are editing this record."
+    )
     expect(editorsSentence([], "u-ada", "this-browser")).toBe("Nobody else is editing this record.")
   })
 
@@ -47,7 +52,7 @@ describe("editorsSentence", () => {
         expect(sentence.split(nameOf[other]).length - 1).toBe(1)
       }
       expect(sentence.includes("you, on another device") || sentence.includes("You, on another device")).toBe(
-        consistent.some((e) => e.userId === me && e.id !== "own-form")
+        consistent.some((e) => e.userId === me && !isThisBrowsers(e.id, "own-form"))
       )
     }
   )

@@ -1,19 +1,19 @@
 import { useEditorsOf, useMe } from "../queries"
-import { editorsSentence } from "./editorsSentence"
+import { editorsSentence, isThisBrowsers } from "./editorsSentence"
 
 interface Props {
   readonly businessObject: string
   readonly id: string
-  /** This page's own form (all tabs of this browser), left out. */
-  readonly ownEditorId: string
+  /** This browser (`browserEditorId`): the forms of all its tabs are left out. */
+  readonly browserId: string
 }
 
 /** Who else has this record open with unsaved changes, live (presence broadcasts and a refetch every heartbeat interval). */
-export const EditorsNotice = ({ businessObject, id, ownEditorId }: Props) => {
+export const EditorsNotice = ({ businessObject, id, browserId }: Props) => {
   const editors = useEditorsOf(businessObject, id)
   const me = useMe().data?.id
-  const sentence = editorsSentence(editors, me, ownEditorId)
-  const nobody = editors.every((editor) => editor.id === ownEditorId)
+  const sentence = editorsSentence(editors, me, browserId)
+  const nobody = editors.every((editor) => isThisBrowsers(editor.id, browserId))
   return (
     <p className={nobody ? "editors empty" : "editors"} role="status" aria-label="Other editors">
       {sentence}

@@ -11,21 +11,25 @@ const listOf = (names: ReadonlyArray<string>): string =>
 /** How the viewer's own editing elsewhere is named. */
 export const youElsewhere = "you, on another device"
 
+/** Whether an editor id is one of this browser's forms (`tabEditorId`), in any of its tabs. */
+export const isThisBrowsers = (editorId: string, browserId: string): boolean =>
+  editorId === browserId || editorId.startsWith(`${browserId}-`)
+
 const capitalized = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`
 
 /**
  * What the record page says of the other live editors of a record, to the
- * viewer `me` whose own form is `ownEditorId`: that form is left out (one
- * id per browser, so all the viewer's tabs), each other person is named
+ * viewer `me` in the browser `browserId`: the forms of all its tabs are
+ * left out (`isThisBrowsers`), each other person is named
  * once however many forms they hold, and the viewer's forms on another
  * device read "you, on another device", never their own name.
  */
 export const editorsSentence = (
   editors: ReadonlyArray<ListedEditor>,
   me: string | undefined,
-  ownEditorId: string
+  browserId: string
 ): string => {
-  const others = editors.filter((editor) => editor.id !== ownEditorId)
+  const others = editors.filter((editor) => !isThisBrowsers(editor.id, browserId))
   const people = new Map<string, string>()
   for (const editor of others) if (editor.userId !== me) people.set(editor.userId, editor.name)
   const mineElsewhere = others.some((editor) => editor.userId === me)

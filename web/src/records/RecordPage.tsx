@@ -4,7 +4,7 @@ import { AsOfView } from "../history/AsOfView"
 import { EntryActions } from "../history/EntryActions"
 import { RecordForm } from "../form/RecordForm"
 import { plural } from "../labels"
-import { browserEditorId } from "../presence/editorId"
+import { browserEditorId, tabEditorId } from "../presence/editorId"
 import { EditorsNotice } from "../presence/EditorsNotice"
 import { useDefinition, useRecord } from "../queries"
 import { Link, listPath } from "../router"
@@ -25,7 +25,8 @@ import { typeLabelOf } from "../titles/typeLabel"
 export const RecordPage = ({ businessObject, id }: { readonly businessObject: string; readonly id: string }) => {
   const definition = useDefinition(businessObject)
   const record = useRecord(businessObject, id)
-  const [editorId] = useState(browserEditorId)
+  const [browserId] = useState(browserEditorId)
+  const [editorId] = useState(() => tabEditorId(browserId))
   /** The timeline entry the record is shown as of; none: as it is. */
   const [asOf, setAsOf] = useState<string | undefined>(undefined)
   const typeLabel = typeLabelOf(businessObject, definition.data)
@@ -66,7 +67,7 @@ export const RecordPage = ({ businessObject, id }: { readonly businessObject: st
             ) : null}
             {/* Hidden, not unmounted, while the past is shown: unsaved edits stay. */}
             <div hidden={asOf !== undefined}>
-              <EditorsNotice businessObject={businessObject} id={id} ownEditorId={editorId} />
+              <EditorsNotice businessObject={businessObject} id={id} browserId={browserId} />
               {mayUpdate ? (
                 <RecordActions
                   businessObject={businessObject}

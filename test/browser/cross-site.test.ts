@@ -13,7 +13,7 @@ import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
 import type { Person } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
-import { startPageHarness } from "./support/pageHarness"
+import { pageContext, startPageHarness } from "./support/pageHarness"
 import type { AppServices, PageHarness } from "./support/pageHarness"
 
 /**
@@ -156,12 +156,7 @@ describe("cross-site requests against a signed-in victim (Chromium, PostgreSQL, 
     timeout: 180_000
   }, async () => {
     requireChromium()
-    if (browser === undefined) throw new Error("no browser")
-    const context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      locale: "en-GB",
-      timezoneId: "UTC"
-    })
+    const context = await pageContext(browser)
     const violations: Array<string> = []
     await watchPolicy(context, violations)
 

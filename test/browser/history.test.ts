@@ -10,7 +10,7 @@ import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
 import type { Person } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
-import { startPageHarness } from "./support/pageHarness"
+import { pageContext, startPageHarness } from "./support/pageHarness"
 import type { PageHarness } from "./support/pageHarness"
 
 /**
@@ -55,12 +55,7 @@ const dealWithHistory = async () => {
 }
 
 const openDeal = async (id: string): Promise<{ page: Page; context: BrowserContext }> => {
-  if (browser === undefined) throw new Error("no browser")
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 900 },
-    locale: "en-GB",
-    timezoneId: "UTC"
-  })
+  const context = await pageContext(browser)
   const page = await context.newPage()
   await signInThroughForm(page, base, ada)
   await page.goto(`${base}/records/crm/deal/${id}`)

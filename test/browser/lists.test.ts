@@ -10,7 +10,7 @@ import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
 import type { Person } from "./support/members"
 import { signInThroughForm } from "./support/pages"
-import { startPageHarness } from "./support/pageHarness"
+import { pageContext, startPageHarness } from "./support/pageHarness"
 import type { PageHarness } from "./support/pageHarness"
 
 /**
@@ -48,12 +48,7 @@ const create = (businessObject: string, values: Readonly<Record<string, unknown>
   Effect.runPromise(createRecord(api, businessObject, values))
 
 const openAs = async (person: Person, path: string): Promise<Page> => {
-  if (browser === undefined) throw new Error("no browser")
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 900 },
-    locale: "en-GB",
-    timezoneId: "UTC"
-  })
+  const context = await pageContext(browser)
   const page = await context.newPage()
   await signInThroughForm(page, base, person)
   await page.goto(`${base}${path}`)

@@ -10,7 +10,7 @@ import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
 import type { Person } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
-import { startPageHarness } from "./support/pageHarness"
+import { pageContext, startPageHarness } from "./support/pageHarness"
 import type { AppServices, PageHarness } from "./support/pageHarness"
 
 /**
@@ -90,10 +90,7 @@ afterAll(async () => {
 }, 60_000)
 
 /** A browser context of its own (its own cookies: another person), in one locale and zone for a stable screenshot. */
-const openContext = (): Promise<BrowserContext> => {
-  if (browser === undefined) throw new Error("no browser")
-  return browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB", timezoneId: "UTC" })
-}
+const openContext = (): Promise<BrowserContext> => pageContext(browser)
 
 /** What Chromium reported as blocked by a page's Content-Security-Policy (docs/security.md). */
 const cspViolations: Array<string> = []

@@ -10,7 +10,7 @@ import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin } from "./support/members"
 import type { Person } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
-import { startPageHarness } from "./support/pageHarness"
+import { pageContext, startPageHarness } from "./support/pageHarness"
 import type { PageHarness } from "./support/pageHarness"
 
 /**
@@ -45,10 +45,8 @@ afterAll(async () => {
   await harness?.close()
 }, 60_000)
 
-const openContext = (viewport = { width: 1280, height: 900 }): Promise<BrowserContext> => {
-  if (browser === undefined) throw new Error("no browser")
-  return browser.newContext({ viewport, locale: "en-GB", timezoneId: "UTC" })
-}
+const openContext = (viewport?: { width: number; height: number }): Promise<BrowserContext> =>
+  pageContext(browser, viewport)
 
 const deals = () => recordsOf(api, "crm/deal")
 const createDeal = (values: Readonly<Record<string, unknown>>) =>

@@ -12,7 +12,7 @@ import { chromiumInstalled, requireChromium } from "./support/chromium"
 import { namedAdmin, namedMember } from "./support/members"
 import type { Person } from "./support/members"
 import { recordPage, signInThroughForm } from "./support/pages"
-import { startPageHarness } from "./support/pageHarness"
+import { pageContext, startPageHarness } from "./support/pageHarness"
 import type { PageHarness } from "./support/pageHarness"
 
 /**
@@ -58,10 +58,7 @@ afterAll(async () => {
   await harness?.close()
 }, 60_000)
 
-const openContext = (): Promise<BrowserContext> => {
-  if (browser === undefined) throw new Error("no browser")
-  return browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-GB", timezoneId: "UTC" })
-}
+const openContext = (): Promise<BrowserContext> => pageContext(browser)
 
 const deals = () => recordsOf(api, "crm/deal")
 const create = (businessObject: string, values: Readonly<Record<string, unknown>>) =>

@@ -1,5 +1,5 @@
 import { Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
-import type { Browser } from "playwright-core"
+import type { Browser, BrowserContext } from "playwright-core"
 import { WebRoot } from "../../../src/http/WebRoot"
 import { baseUrl, testApp } from "../../support/TestApp"
 import { launchChromium } from "./chromium"
@@ -35,4 +35,17 @@ export const startPageHarness = async (): Promise<PageHarness> => {
       await build.remove()
     }
   }
+}
+
+/**
+ * A browser context of its own (its own cookies: another person), in one
+ * viewport, locale and time zone, so that what the page shows (dates
+ * included) is the same on every machine.
+ */
+export const pageContext = (
+  browser: Browser | undefined,
+  viewport = { width: 1280, height: 900 }
+): Promise<BrowserContext> => {
+  if (browser === undefined) throw new Error("no browser")
+  return browser.newContext({ viewport, locale: "en-GB", timezoneId: "UTC" })
 }

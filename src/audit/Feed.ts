@@ -46,18 +46,31 @@ const utc = (instant: string) => (instant.length === 10 ? `${instant}T00:00:00Z`
 /** Rows a filtered request scans at most: bounded work per request however rare the matches. */
 export const scanWindow = 5_000
 
-/** The entry as one line of JSON (NDJSON export): the row's text with its cursor added, never parsed. */
-export const feedLine = (row: FeedRow) =>
-  `${row.json.slice(0, -1)},"cursor":"${encodeFeedCursor({ position: row.position })}"}\n`
-
-const decodeEntry = Schema.decodeUnknownEffect(fromJsonText(AuditEntry))
-
 interface Scanned {
   readonly last: string | null
   readonly scanned: number
   readonly position: string | null
   readonly json: string | null
 }
+
+/** Rows a page scans: unfiltered, every scanned row is kept, so scanning more than the page would be waste. */
+const windowOf = (clauses: ReadonlyArray<unknown>, limit: number) =>
+  clauses.length === 0 ? limit + 1 : Math.max(scanWindow, limit + 1)
+
+/** The matched rows of a window's answer (its first row carries the window's figures even when nothing matched). */
+const matchedRows = (rows: ReadonlyArray<Scanned>): Array<FeedRow> => {
+  const matched: Array<FeedRow> = []
+  for (const row of rows) {
+    if (row.position !== null && row.json !== null) matched.push({ position: BigInt(row.position), json: row.json })
+  }
+  return matched
+}
+
+/** The entry as one line of JSON (NDJSON export): the row's text with its cursor added, never parsed. */
+export const feedLine = (row: FeedRow) =>
+  `${row.json.slice(0, -1)},"cursor":"${encodeFeedCursor({ position: row.position })}"}\n`
+
+const decodeEntry = Schema.decodeUnknownEffect(fromJsonText(AuditEntry))
 
 const make = Effect.gen(function* () {
   const sql = yield* ReadSqlClient
@@ -93,8 +106,7 @@ const make = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const clauses = conditions(filter)
-      // Unfiltered, every scanned row is kept: scanning more than the page would be waste.
-      const window = clauses.length === 0 ? limit + 1 : Math.max(scanWindow, limit + 1)
+      const window = windowOf(clauses, limit)
       const table = sql(workspace.table("audit_entries"))
       const rows = yield* sql<Scanned>`
         WITH scanned AS MATERIALIZED (
@@ -116,10 +128,7 @@ const make = Effect.gen(function* () {
         ) AS x ON true
         ORDER BY x.position`
       const first = rows[0]
-      const matched: Array<FeedRow> = []
-      for (const row of rows) {
-        if (row.position !== null && row.json !== null) matched.push({ position: BigInt(row.position), json: row.json })
-      }
+      const matched = matchedRows(rows)
       const page = pageOfWindow({
         after: after.position,
         limit,
@@ -141,7 +150,7 @@ const make = Effect.gen(function* () {
   const batchBefore = (workspace: Workspace, before: FeedPosition | undefined, filter: FeedFilter, limit: number) =>
     Effect.gen(function* () {
       const clauses = conditions(filter)
-      const window = clauses.length === 0 ? limit + 1 : Math.max(scanWindow, limit + 1)
+      const window = windowOf(clauses, limit)
       const table = sql(workspace.table("audit_entries"))
       const below = before === undefined ? sql.literal("true") : sql`e.position < ${before.position.toString()}::bigint`
       const rows = yield* sql<Scanned & { readonly head: string }>`
@@ -164,10 +173,7 @@ const make = Effect.gen(function* () {
         ) AS x ON true
         ORDER BY x.position DESC`
       const first = rows[0]
-      const matched: Array<FeedRow> = []
-      for (const row of rows) {
-        if (row.position !== null && row.json !== null) matched.push({ position: BigInt(row.position), json: row.json })
-      }
+      const matched = matchedRows(rows)
       const head = BigInt(first?.head ?? "0")
       // Past the whole window the scan reached the feed's start: nothing older is left.
       const page = pageOfWindow({

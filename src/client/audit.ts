@@ -2,7 +2,7 @@ import type { LedgerDigest } from "../api/AuditApi"
 import type { AuditEntry } from "../api/AuditEntry"
 import type { CorrelationView, FeedPage } from "../api/Feed"
 import type { Definitions } from "./businessObjects"
-import type { FeedFollow, FeedFollowOptions } from "./feedFollow"
+import type { FeedFollow, FeedFollowFilters, FeedFollowOptions } from "./feedFollow"
 import { followFeed } from "./feedFollow"
 import type { HydratedAuditEntry } from "./hydration/HydratedValue"
 import { HydrationError } from "./hydration/HydrationError"
@@ -27,7 +27,8 @@ export interface HydratedTimelinePage {
 }
 
 /** Which rows of the workspace feed to read (docs/feed.md); every filter given must hold. */
-export interface FeedOptions {
+/** A feed page's options: the filters a followed feed takes too, and where and how the page reads. */
+export interface FeedOptions extends FeedFollowFilters {
   /** A page's `nextCursor` or an entry's `cursor`; none starts at the beginning of the feed. */
   readonly cursor?: string
   /** `newest`: the page newest first, backwards from `before` (none: the head); the page carries `head`. */
@@ -36,15 +37,6 @@ export interface FeedOptions {
   readonly before?: string
   /** Rows of the page: clamped into 1..500 by the service, default 100. */
   readonly limit?: number
-  readonly businessObject?: string
-  readonly record?: string
-  /** An actor's id, or a system actor's name. */
-  readonly actor?: string
-  readonly correlationId?: string
-  /** ISO-8601: rows at or after it. */
-  readonly from?: string
-  /** ISO-8601: rows before it. */
-  readonly to?: string
   /** Seconds (up to 30) the service may hold the request until a row is there. */
   readonly wait?: number
 }

@@ -11,9 +11,12 @@ import { fromJsonText } from "../json/fromJsonText"
 export interface FeedFollowFilters {
   readonly businessObject?: string
   readonly record?: string
+  /** An actor's id, or a system actor's name. */
   readonly actor?: string
   readonly correlationId?: string
+  /** ISO-8601: rows at or after it. */
   readonly from?: string
+  /** ISO-8601: rows before it. */
   readonly to?: string
 }
 

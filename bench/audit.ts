@@ -25,14 +25,11 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "effect/sql"
-import { Duration, Effect, Layer, Option, Redacted, References } from "effect"
+import { Duration, Effect, Option, Redacted } from "effect"
 import { cpus } from "node:os"
-import { ServicesLive, StorageLive } from "../src/app/AppLayer"
-import { TracingLive } from "../src/app/TracingLive"
 import { decodeCursor } from "../src/audit/Cursor"
 import type { CursorPosition } from "../src/audit/Cursor"
 import { Timeline } from "../src/audit/Timeline"
-import { AppConfig } from "../src/config/AppConfig"
 import type { Actor } from "../src/api/Actor"
 import { withActor } from "../src/context/Frames"
 import { field } from "../src/api/Field"
@@ -46,6 +43,7 @@ import { platformMigrations, platformSchema } from "../src/tenancy/migrations/pl
 import type { Workspace } from "../src/api/Workspace"
 import { Workspaces } from "../src/tenancy/Workspaces"
 import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
+import { benchServices } from "./benchServices"
 import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
 import { pg, prepared } from "./http/pg"
 import { statementsOf, timelinePage, updateUnit } from "./http/statements"
@@ -111,23 +109,14 @@ const benchPlugin: Plugin = {
 const item = "bench/item"
 const actor: Actor = { kind: "system", name: "seeder:bench" }
 
-// Tracing as the service has it: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
-const BenchLive = ServicesLive.pipe(
-  // crm: the ledger rows hash real crm/deal rows (bench/ledger.ts).
-  Layer.provideMerge(PluginRegistry.layerWith([benchPlugin, crm])),
-  Layer.provideMerge(StorageLive),
-  Layer.provideMerge(TracingLive),
-  Layer.provideMerge(
-    AppConfig.make({
-      databaseUrl: Option.some(Redacted.make(databaseUrl)),
-      databasePoolSize: 4,
-      // Seeding a million audit rows and VACUUM ANALYZE run past the service's 10 s statement budget.
-      databaseStatementTimeout: Duration.minutes(30),
-      redisUrl: Option.none()
-    })
-  ),
-  Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
-)
+// crm: the ledger rows hash real crm/deal rows (bench/ledger.ts).
+const BenchLive = benchServices(PluginRegistry.layerWith([benchPlugin, crm]), {
+  databaseUrl: Option.some(Redacted.make(databaseUrl)),
+  databasePoolSize: 4,
+  // Seeding a million audit rows and VACUUM ANALYZE run past the service's 10 s statement budget.
+  databaseStatementTimeout: Duration.minutes(30),
+  redisUrl: Option.none()
+})
 
 // ---------------------------------------------------------------- measuring
 

@@ -15,7 +15,7 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { SqlClient } from "effect/sql"
-import { Console, Duration, Effect, Layer, Option, Redacted, References } from "effect"
+import { Console, Duration, Effect, Option, Redacted } from "effect"
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs"
 import { execSync } from "node:child_process"
 import { cpus, tmpdir } from "node:os"
@@ -27,9 +27,6 @@ import type { Workspace } from "../src/api/Workspace"
 import { AdminInvocation } from "../src/app/admin/AdminInvocation"
 import { importBatches } from "../src/app/admin/importFile"
 import { recordsImport } from "../src/app/admin/recordsImport"
-import { ServicesLive, StorageLive } from "../src/app/AppLayer"
-import { TracingLive } from "../src/app/TracingLive"
-import { AppConfig } from "../src/config/AppConfig"
 import { withActor } from "../src/context/Frames"
 import { crm } from "../src/plugins/crm"
 import { PluginRegistry } from "../src/plugins/PluginRegistry"
@@ -40,6 +37,7 @@ import { Workspaces } from "../src/tenancy/Workspaces"
 import { ledgerInsertParameters, ledgerInsertText } from "../src/unitOfWork/AuditStaging"
 import type { StagedRow } from "../src/unitOfWork/AuditStaging"
 import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
+import { benchServices } from "./benchServices"
 import { writeBenchmarkSection } from "./benchmarksFile"
 import { pg } from "./http/pg"
 
@@ -51,21 +49,12 @@ const companies = 10
 const targets = { recordsPerSecond: 5_000, rssGrowthMiB: 128 }
 const operator: Actor = { kind: "system", name: "operator" }
 
-// As the CLI composes them (src/cli/whereToRun.ts, `AdminLive`), tracing as configured (off without an endpoint).
-const BenchLive = ServicesLive.pipe(
-  Layer.provideMerge(PluginRegistry.layerWith([crm])),
-  Layer.provideMerge(StorageLive),
-  Layer.provideMerge(TracingLive),
-  Layer.provideMerge(
-    AppConfig.make({
-      databaseUrl: Option.some(Redacted.make(databaseUrl)),
-      databasePoolSize: 4,
-      databaseStatementTimeout: Duration.minutes(5),
-      redisUrl: Option.none()
-    })
-  ),
-  Layer.provideMerge(Layer.succeed(References.MinimumLogLevel, "Warn"))
-)
+const BenchLive = benchServices(PluginRegistry.layerWith([crm]), {
+  databaseUrl: Option.some(Redacted.make(databaseUrl)),
+  databasePoolSize: 4,
+  databaseStatementTimeout: Duration.minutes(5),
+  redisUrl: Option.none()
+})
 
 const say = (line: string) => Console.log(line)
 const mib = (bytes: number) => bytes / (1024 * 1024)

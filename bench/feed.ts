@@ -16,8 +16,10 @@
  * statements of a one-record update (lock the record, update it, one audit
  * INSERT, COMMIT) with the INSERT of no feed position (the floor), of lock
  * mode and of WAL mode (the service running in WAL mode, its positioner
- * positioning the rows); units/s, each against the floor (target WAL >= 80
- * %), and WAL mode's feed delay from COMMIT to the row seen with its
+ * positioning the rows), in rounds (`BENCH_WRITE_ROUNDS`, 3) of one series
+ * per kind (`BENCH_WRITE_SECONDS`, 8 s); units/s, each against the floor
+ * (target WAL >= 80 %); then, in a WAL series of its own with a reader
+ * following the feed, the feed delay from COMMIT to the row seen with its
  * position, p50/p99 (target p99 <= 100 ms); then the service itself in WAL
  * mode for reference.
  *
@@ -58,6 +60,8 @@ import { UnitOfWork } from "../src/unitOfWork/UnitOfWork"
 import { startLogicalPostgres } from "../test/support/logicalPostgres"
 import { benchmarksFile, writeBenchmarkSection } from "./benchmarksFile"
 import { prepared } from "./http/pg"
+import type { CpuByRole } from "./processCpu"
+import { addCpu, processCpu } from "./processCpu"
 
 const databaseUrl =
   process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
@@ -66,7 +70,12 @@ const mode = process.argv[2] === "writes" ? "writes" : "export"
 const exportRows = Number(process.env.BENCH_EXPORT_ROWS ?? "1000000")
 const chunk = 100_000
 const rssTargetMiB = 64
-const writes = { writers: 32, records: 20, seconds: Number(process.env.BENCH_WRITE_SECONDS ?? "10") }
+const writes = {
+  writers: 32,
+  records: 20,
+  seconds: Number(process.env.BENCH_WRITE_SECONDS ?? "8"),
+  rounds: Number(process.env.BENCH_WRITE_ROUNDS ?? "3")
+}
 
 const int = (value: number) => Math.round(value).toLocaleString("en-US")
 const mib = (bytes: number) => bytes / 1024 / 1024
@@ -250,7 +259,27 @@ interface WriteRun {
   readonly seconds: number
   readonly p50: number
   readonly p99: number
+  /** Every unit's latency, ascending. */
+  readonly latencies: ReadonlyArray<number>
 }
+
+const writeRun = (latencies: ReadonlyArray<number>, seconds: number): WriteRun => {
+  const sorted = [...latencies].sort((x, y) => x - y)
+  return {
+    units: sorted.length,
+    seconds,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
+    latencies: sorted
+  }
+}
+
+/** Several series of one kind as one: their units over their summed time, their latencies together. */
+const together = (runs: ReadonlyArray<WriteRun>): WriteRun =>
+  writeRun(
+    runs.flatMap((run) => run.latencies),
+    runs.reduce((seconds, run) => seconds + run.seconds, 0)
+  )
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN
@@ -276,13 +305,7 @@ const concurrentUnits = (
         }
       })
     )
-    const sorted = latencies.sort((x, y) => x - y)
-    return {
-      units: sorted.length,
-      seconds: (performance.now() - started) / 1000,
-      p50: percentile(sorted, 0.5),
-      p99: percentile(sorted, 0.99)
-    } satisfies WriteRun
+    return writeRun(latencies, (performance.now() - started) / 1000)
   })
 
 /** The audit INSERT a raw unit sends: none of the feed (the floor), the lock mode's, the WAL mode's. */
@@ -368,10 +391,10 @@ const rawUnits = (pool: pg.Pool, workspace: Workspace, ids: ReadonlyArray<string
 }
 
 /**
- * Follows the workspace's positioned rows (position > the last seen) on a
- * connection of its own: a query after each notice the positioner sends
- * (LISTEN), and every 10 ms besides; notes when each unit's row was first
- * seen with its position.
+ * Follows the workspace's positioned rows (position > the last seen, from the
+ * feed's end when it starts) on a connection of its own: a query after each
+ * notice the positioner sends (LISTEN), and every 10 ms besides; notes when
+ * each unit's row was first seen with its position.
  */
 const followPositions = (url: string, workspace: Workspace) =>
   Effect.acquireRelease(
@@ -379,7 +402,10 @@ const followPositions = (url: string, workspace: Workspace) =>
       const client = new pg.Client({ connectionString: url, application_name: "bench/feed-delay" })
       await client.connect()
       const seen = new Map<string, number>()
-      let last = "0"
+      const head = await client.query<{ p: string }>(
+        `SELECT coalesce(max(position), 0)::text AS p FROM "${workspace.schema}"."audit_entries"`
+      )
+      let last = head.rows[0]?.p ?? "0"
       let stopped = false
       let notified: (() => void) | undefined
       client.on("notification", () => notified?.())
@@ -416,6 +442,17 @@ const followPositions = (url: string, workspace: Workspace) =>
     }),
     (follower) => Effect.promise(() => follower.stop())
   )
+
+/** Waits until the positioner has positioned every row of the workspace (its work stays out of the next series). */
+const positionerCaughtUp = (pool: pg.Pool, workspace: Workspace) =>
+  Effect.gen(function* () {
+    const text = `SELECT count(*)::int AS n FROM "${workspace.schema}"."audit_entries" WHERE position IS NULL`
+    const bound = Date.now() + 60_000
+    while ((yield* Effect.promise(() => pool.query<{ n: number }>(text))).rows[0]?.n !== 0) {
+      if (Date.now() > bound) return yield* Effect.die(new Error("rows still unpositioned 60 s after the series"))
+      yield* Effect.sleep("20 millis")
+    }
+  })
 
 /** The WAL mode's feed delay: for each unit, from its COMMIT returning to its row seen with a position. */
 const feedDelays = (committed: ReadonlyMap<string, number>, seen: ReadonlyMap<string, number>) =>
@@ -466,29 +503,71 @@ const writesBench = Effect.gen(function* () {
         return { workspace, ids }
       })
     const pool = yield* Effect.acquireRelease(
-      Effect.sync(() => new pg.Pool({ connectionString: postgres.url, max: writes.writers + 2 })),
+      Effect.sync(
+        () => new pg.Pool({ connectionString: postgres.url, max: writes.writers + 2, application_name: writersName })
+      ),
       (p) => Effect.promise(() => p.end())
     )
     yield* say(
-      `[writes] ${writes.writers} writers of distinct records in one workspace, ${writes.seconds} s per series, ${env.machine}`
+      `[writes] ${writes.writers} writers of distinct records in one workspace, ${writes.rounds} rounds of ${writes.seconds} s series, ${env.machine}`
     )
     const floorSpace = yield* workspaceOf("floor")
     const lockSpace = yield* workspaceOf("lock")
     const walSpace = yield* workspaceOf("wal")
     const floorUnits = rawUnits(pool, floorSpace.workspace, floorSpace.ids, "none")
-    yield* concurrentUnits(2, floorUnits.unit)
-    const floor = yield* concurrentUnits(writes.seconds, floorUnits.unit)
-    yield* say(`[writes] floor (no feed position): ${int(rate(floor))} units/s, p99 ${floor.p99.toFixed(1)} ms`)
-    const lock = yield* concurrentUnits(writes.seconds, rawUnits(pool, lockSpace.workspace, lockSpace.ids, "lock").unit)
-    yield* say(`[writes] lock mode: ${int(rate(lock))} units/s (${pct(lock, floor)} of the floor)`)
-    const follower = yield* followPositions(postgres.url, walSpace.workspace)
+    const lockUnits = rawUnits(pool, lockSpace.workspace, lockSpace.ids, "lock")
     const walUnits = rawUnits(pool, walSpace.workspace, walSpace.ids, "wal")
-    const wal = yield* concurrentUnits(writes.seconds, walUnits.unit)
-    const delays = yield* feedDelays(walUnits.committed, follower.seen)
+    yield* concurrentUnits(2, floorUnits.unit)
+    // Rounds of one series per kind, the kinds' order rotated each round: the machine's drift (other sessions'
+    // load, checkpoints, autovacuum) falls on every kind alike instead of on whichever ran last.
+    const series = { floor: [] as Array<WriteRun>, lock: [] as Array<WriteRun>, wal: [] as Array<WriteRun> }
+    const cpuOf = { floor: [] as Array<CpuByRole>, lock: [] as Array<CpuByRole>, wal: [] as Array<CpuByRole> }
+    const serviceName = (yield* AppConfig).databaseApplicationName
+    const cpu = yield* Effect.promise(() => processCpu(pool, roleOf(serviceName)))
+    const kinds = ["floor", "lock", "wal"] as const
+    for (let round = 0; round < writes.rounds; round++) {
+      for (let k = 0; k < kinds.length; k++) {
+        const kind = kinds[(round + k) % kinds.length] ?? "floor"
+        const unit = kind === "floor" ? floorUnits.unit : kind === "lock" ? lockUnits.unit : walUnits.unit
+        const spent = yield* Effect.promise(() => cpu.start())
+        series[kind].push(yield* concurrentUnits(writes.seconds, unit))
+        cpuOf[kind].push(yield* Effect.promise(spent))
+        if (kind === "wal") yield* positionerCaughtUp(pool, walSpace.workspace)
+      }
+      const [f, l, w] = kinds.map((kind): WriteRun => series[kind][round] ?? writeRun([], 1)) as [
+        WriteRun,
+        WriteRun,
+        WriteRun
+      ]
+      yield* say(
+        `[writes] round ${round + 1}: floor ${int(rate(f))}, lock ${int(rate(l))} (${pct(l, f)}), ` +
+          `WAL ${int(rate(w))} (${pct(w, f)}) units/s`
+      )
+    }
+    const cpuPerUnit = cpuTable({
+      floor: { cpu: addCpu(cpuOf.floor), units: together(series.floor).units },
+      lock: { cpu: addCpu(cpuOf.lock), units: together(series.lock).units },
+      wal: { cpu: addCpu(cpuOf.wal), units: together(series.wal).units }
+    })
+    yield* say(cpuPerUnit)
+    const floor = together(series.floor)
+    const lock = together(series.lock)
+    const wal = together(series.wal)
+    const roundRatios = series.wal.map((w, round) => pct(w, series.floor[round] ?? w)).join(", ")
+    yield* say(`[writes] floor (no feed position): ${int(rate(floor))} units/s, p99 ${floor.p99.toFixed(1)} ms`)
+    yield* say(`[writes] lock mode: ${int(rate(lock))} units/s (${pct(lock, floor)} of the floor)`)
+    yield* say(
+      `[writes] WAL mode: ${int(rate(wal))} units/s (${pct(wal, floor)} of the floor; target >= 80 %; rounds ${roundRatios})`
+    )
+    // The delay has a series of its own: the reader measuring it is apparatus the floor has no counterpart of.
+    const follower = yield* followPositions(postgres.url, walSpace.workspace)
+    const followedUnits = rawUnits(pool, walSpace.workspace, walSpace.ids, "wal")
+    const followed = yield* concurrentUnits(writes.seconds, followedUnits.unit)
+    const delays = yield* feedDelays(followedUnits.committed, follower.seen)
     const delay = { p50: percentile(delays, 0.5), p99: percentile(delays, 0.99), max: delays[delays.length - 1] ?? 0 }
     yield* say(
-      `[writes] WAL mode: ${int(rate(wal))} units/s (${pct(wal, floor)} of the floor; target >= 80 %); feed delay ` +
-        `p50 ${delay.p50.toFixed(1)} ms, p99 ${delay.p99.toFixed(1)} ms (target <= 100 ms), max ${delay.max.toFixed(1)} ms`
+      `[writes] WAL mode with a reader following the feed: ${int(rate(followed))} units/s (${pct(followed, floor)}); ` +
+        `feed delay p50 ${delay.p50.toFixed(1)} ms, p99 ${delay.p99.toFixed(1)} ms (target <= 100 ms), max ${delay.max.toFixed(1)} ms`
     )
     const service = yield* concurrentUnits(writes.seconds, (writer, i) =>
       Effect.runPromise(
@@ -518,32 +597,74 @@ queue behind one consumer). Figures for this machine need a quiet run.\n`
 ${env.machine}; load average ${load} at the end.
 
 ${writes.writers} concurrent writers in one workspace, each updating its own record (distinct records: no record lock
-in common), ${writes.seconds} s per series, on node-postgres (the raw driver) with a pool of ${writes.writers + 2}; each
+in common), on node-postgres (the raw driver) with a pool of ${writes.writers + 2}; each
 unit BEGIN, the record's locking read, its UPDATE, one audit INSERT, COMMIT. The INSERTs are the service's own text and
 parameters (salts and content hashes included): the **floor** is the WAL mode's INSERT without its logical message (no
 feed position at all); **lock mode** the INSERT that takes positions and chains rows under the workspace's counter
 lock; **WAL mode** the INSERT with NULL position and the unit's \`pg_logical_emit_message\`, the service running in
-WAL mode meanwhile (its positioner giving the rows their positions and links from the slot).
+WAL mode meanwhile (its positioner giving the rows their positions and links from the slot). ${writes.rounds} rounds of
+one ${writes.seconds} s series per kind, the kinds' order rotated each round, each WAL series followed by a wait for the
+positioner to finish its rows (its work stays out of the next series); each kind's figures are its series together.
+Per round, WAL mode against that round's floor: ${roundRatios}.
 
 | series | units/s | of the floor | p50 | p99 |
 |---|---|---|---|---|
 ${row("floor: no feed position", floor)}
 ${row("lock mode", lock)}
 ${row("WAL mode", wal)}
+${row("WAL mode with a reader following the feed (the delay below)", followed)}
 ${row("the service in WAL mode (UnitOfWork + Records.update)", service)}
 
 WAL mode against the floor: **${pct(wal, floor)}** (target >= 80 %: ${pass(rate(wal) >= 0.8 * rate(floor))}); lock mode:
 ${pct(lock, floor)}.
 
-Feed delay in WAL mode, from each unit's COMMIT returning at its writer to its row seen with a position by a reader
-(a query on its own connection after each of the positioner's notices, LISTEN, and every 10 ms besides), over
+Feed delay in WAL mode, in a ${writes.seconds} s series of its own after the rounds, from each unit's COMMIT returning
+at its writer to its row seen with a position by a reader (a query on its own connection after each of the
+positioner's notices, LISTEN, and every 10 ms besides; the floor has no feed to read, hence no such reader), over
 ${int(delays.length)} units: p50 **${delay.p50.toFixed(1)} ms**, p99 **${delay.p99.toFixed(1)} ms** (target <= 100 ms:
 ${pass(delay.p99 <= 100)}), max ${delay.max.toFixed(1)} ms.
+CPU per unit (ms of CPU of each process of the run, read from /proc at each series' start and end; the
+service's backends run the positioner's statements; a short autovacuum worker ending inside a series is missed):
+
+${cpuPerUnit}
 ${loaded}`
     )
     yield* say(`[bench] wrote the "Feed positions from the WAL" section of ${benchmarksFile}`)
   }).pipe(Effect.provide(services))
 })
+
+const writersName = "bench/writers"
+
+/** The role of a backend of the bench's PostgreSQL, for the CPU table. */
+const roleOf =
+  (serviceName: string) =>
+  (backend: { readonly backendType: string; readonly applicationName: string }): string => {
+    if (backend.backendType === "walsender") return "walsender (the slot)"
+    if (backend.backendType === "autovacuum worker") return "autovacuum"
+    if (backend.backendType !== "client backend") return "PostgreSQL's own"
+    if (backend.applicationName === writersName) return "the writers' backends"
+    if (backend.applicationName.startsWith(serviceName)) return "the service's backends (the positioner)"
+    return "other backends"
+  }
+
+/** CPU per unit by role, per kind of series, and WAL mode's over the floor's: a Markdown table. */
+const cpuTable = (kinds: Record<"floor" | "lock" | "wal", { readonly cpu: CpuByRole; readonly units: number }>) => {
+  const roles = [...new Set([...kinds.floor.cpu.keys(), ...kinds.lock.cpu.keys(), ...kinds.wal.cpu.keys()])]
+  const per = (kind: "floor" | "lock" | "wal", role: string) =>
+    (kinds[kind].cpu.get(role) ?? 0) / Math.max(1, kinds[kind].units)
+  const total = (kind: "floor" | "lock" | "wal") => roles.reduce((sum, role) => sum + per(kind, role), 0)
+  const ms = (value: number) => value.toFixed(3)
+  const signed = (value: number) => `${value >= 0 ? "+" : ""}${value.toFixed(3)}`
+  return [
+    "| process | floor | lock mode | WAL mode | WAL - floor |",
+    "|---|---|---|---|---|",
+    ...roles.map(
+      (role) =>
+        `| ${role} | ${ms(per("floor", role))} | ${ms(per("lock", role))} | ${ms(per("wal", role))} | ${signed(per("wal", role) - per("floor", role))} |`
+    ),
+    `| all | ${ms(total("floor"))} | ${ms(total("lock"))} | ${ms(total("wal"))} | ${signed(total("wal") - total("floor"))} |`
+  ].join("\n")
+}
 
 const pct = (run: WriteRun, floor: WriteRun) => `${((100 * rate(run)) / rate(floor)).toFixed(0)} %`
 

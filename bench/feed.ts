@@ -517,7 +517,9 @@ const writesBench = Effect.gen(function* () {
     const floorUnits = rawUnits(pool, floorSpace.workspace, floorSpace.ids, "none")
     const lockUnits = rawUnits(pool, lockSpace.workspace, lockSpace.ids, "lock")
     const walUnits = rawUnits(pool, walSpace.workspace, walSpace.ids, "wal")
-    yield* concurrentUnits(2, floorUnits.unit)
+    // Each kind warms up alike (connections, plans, the positioner's first batches) before the rounds.
+    for (const warm of [floorUnits, lockUnits, walUnits]) yield* concurrentUnits(2, warm.unit)
+    yield* positionerCaughtUp(pool, walSpace.workspace)
     // Rounds of one series per kind, the kinds' order rotated each round: the machine's drift (other sessions'
     // load, checkpoints, autovacuum) falls on every kind alike instead of on whichever ran last.
     const series = { floor: [] as Array<WriteRun>, lock: [] as Array<WriteRun>, wal: [] as Array<WriteRun> }

@@ -128,6 +128,30 @@ layer(WalServices, { excludeTestServices: true, timeout: "120 seconds" })("feed 
     }).pipe(withActor(someone))
   )
 
+  it.effect("the slot is confirmed past WAL that holds no unit, with nothing written after it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { slot } = yield* FeedMode
+      const workspace = yield* freshWorkspace
+      yield* (yield* UnitOfWork).run(workspace, (yield* Records).create("crm/company", { name: "a unit first" }))
+      yield* allPositioned(workspace)
+      // A transaction of no unit: the slot sends nothing of it, only keepalives, which the positioner passes on
+      // at most once per 50 ms. The last of them must still reach it, or the slot holds that WAL (and its lag
+      // reads behind) until the server next asks for a reply, by default 30 s later.
+      yield* sql`CREATE TABLE IF NOT EXISTS slot_keepalive_probe (n int)`
+      yield* sql`INSERT INTO slot_keepalive_probe SELECT generate_series(1, 100)`
+      const [written] = yield* sql<{ lsn: string }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`
+      const confirmed = yield* sql<{ caughtUp: boolean }>`
+        SELECT confirmed_flush_lsn >= ${written?.lsn ?? "0/0"}::pg_lsn AS "caughtUp"
+        FROM pg_replication_slots WHERE slot_name = ${slot}`.pipe(
+        Effect.repeat({ schedule: Schedule.spaced("20 millis"), until: (rows) => rows[0]?.caughtUp === true }),
+        Effect.timeout("10 seconds")
+      )
+      expect(confirmed[0]?.caughtUp).toBe(true)
+      yield* sql`DROP TABLE slot_keepalive_probe`
+    }).pipe(withActor(someone))
+  )
+
   it.effect("rows committed without a message (before the slot existed) are positioned by the scan, once", () =>
     Effect.gen(function* () {
       const workspace = yield* freshWorkspace

@@ -466,6 +466,8 @@ const feedDelays = (committed: ReadonlyMap<string, number>, seen: ReadonlyMap<st
   })
 
 const writesBench = Effect.gen(function* () {
+  // Judged before the bench's own 32 writers raise it: the 1-minute load average at the end is mostly theirs.
+  const loadAtStart = loadavg()[0] ?? 0
   // A PostgreSQL of its own with logical decoding, committing as a deployment does (the fixture's fsync=off off).
   const postgres = yield* startLogicalPostgres("bench", [
     "fsync=on",
@@ -579,11 +581,10 @@ const writesBench = Effect.gen(function* () {
       )
     )
     yield* say(`[writes] the service in WAL mode (UnitOfWork + Records.update): ${int(rate(service))} units/s`)
-    const loadNow = loadavg()[0] ?? 0
-    const load = loadNow.toFixed(1)
+    const load = (loadavg()[0] ?? 0).toFixed(1)
     const loaded =
-      loadNow > cpus().length
-        ? `\n**The machine was loaded** (load average ${load} on ${cpus().length} cores, other work running): the bench's
+      loadAtStart > cpus().length
+        ? `\n**The machine was loaded** (load average ${loadAtStart.toFixed(1)} on ${cpus().length} cores before the bench began, other work running): the bench's
 writers, the positioner and PostgreSQL waited for CPU, which shows in every latency and most in the feed delay (a
 queue behind one consumer). Figures for this machine need a quiet run.\n`
         : ""
@@ -596,7 +597,7 @@ queue behind one consumer). Figures for this machine need a quiet run.\n`
 
 \`npm run bench:feed-writes\` (bench/feed.ts writes), ${env.date}, ${env.postgres} of the bench's own
 (test/support/logicalPostgres.ts: \`wal_level=logical\`, \`fsync=on\`, \`synchronous_commit=on\`), Node ${env.node},
-${env.machine}; load average ${load} at the end.
+${env.machine}; load average ${load} at the end (the bench's own writers raise it).
 
 ${writes.writers} concurrent writers in one workspace, each updating its own record (distinct records: no record lock
 in common), on node-postgres (the raw driver) with a pool of ${writes.writers + 2}; each
@@ -620,11 +621,12 @@ ${row("the service in WAL mode (UnitOfWork + Records.update)", service)}
 WAL mode against the floor: **${pct(wal, floor)}** (target >= 80 %: ${pass(rate(wal) >= 0.8 * rate(floor))}); lock mode:
 ${pct(lock, floor)}.
 
-Feed delay in WAL mode, in a ${writes.seconds} s series of its own after the rounds, from each unit's COMMIT returning
+Feed delay in WAL mode, in a series of its own (${writes.seconds} s) after the rounds, from each unit's COMMIT returning
 at its writer to its row seen with a position by a reader (a query on its own connection after each of the
 positioner's notices, LISTEN, and every 10 ms besides; the floor has no feed to read, hence no such reader), over
 ${int(delays.length)} units: p50 **${delay.p50.toFixed(1)} ms**, p99 **${delay.p99.toFixed(1)} ms** (target <= 100 ms:
 ${pass(delay.p99 <= 100)}), max ${delay.max.toFixed(1)} ms.
+
 CPU per unit (ms of CPU of each process of the run, read from /proc at each series' start and end; the
 service's backends run the positioner's statements; a short autovacuum worker ending inside a series is missed):
 

@@ -10,7 +10,7 @@ import { Effect } from "effect"
  * see a reset instead of its answer. Within this grace such a request is
  * read and answered (with `Connection: close`).
  */
-const idleGraceMillis = 500
+const defaultIdleGraceMillis = 500
 
 /**
  * Watches `server`'s requests and returns its drain step (see
@@ -18,7 +18,9 @@ const idleGraceMillis = 500
  * flight and every request that still arrives on an open keep-alive
  * connection, each with `Connection: close`, so that each connection closes
  * after its current response; idle connections close after a short grace
- * (`idleGraceMillis`). It completes
+ * (`idleGraceMillis`), and a connection whose response was already under
+ * way (its headers out, so without `Connection: close`) the same grace after
+ * that response ends, unless another request came on it. It completes
  * when the server has no connection left (broadcast streams included: their
  * sockets count too, and their own step ends them). Interrupted (the
  * deadline), it destroys every connection left.
@@ -28,7 +30,7 @@ const idleGraceMillis = 500
  * connections, which may carry a next request: with nobody to answer it, the
  * close could wait for minutes. This step runs first, while the app still answers.
  */
-export const drainHttpServer = (server: Server): Effect.Effect<void> => {
+export const drainHttpServer = (server: Server, idleGraceMillis: number = defaultIdleGraceMillis): Effect.Effect<void> => {
   let draining = false
   // The open connections and the last response of each, held weakly: a response in flight is
   // held by its request's fiber anyway, and a broadcast stream's response (detached from its
@@ -37,9 +39,18 @@ export const drainHttpServer = (server: Server): Effect.Effect<void> => {
   const lastResponse = new WeakMap<Socket, WeakRef<ServerResponse>>()
 
   const closeAfter = (response: ServerResponse) => {
-    if (!response.headersSent) response.setHeader("connection", "close")
-    // Headers already out (a streamed body): the connection turns idle when it ends; close it then.
-    else response.once("close", () => setImmediate(() => server.closeIdleConnections()))
+    if (!response.headersSent) return response.setHeader("connection", "close")
+    // Headers already out (a streamed body): the connection turns idle when it ends. Only this one closes,
+    // after the grace: closing every idle connection then (as `closeIdleConnections` would) reset the
+    // requests other clients had just sent, before the grace was over, under load several per drain.
+    const socket = response.socket
+    if (socket === null) return
+    response.once("close", () => {
+      const grace = setTimeout(() => {
+        if (lastResponse.get(socket)?.deref() === response) socket.destroy()
+      }, idleGraceMillis)
+      socket.once("close", () => clearTimeout(grace))
+    })
   }
 
   server.on("connection", (socket: Socket) => {
@@ -48,8 +59,8 @@ export const drainHttpServer = (server: Server): Effect.Effect<void> => {
   })
   // Before the app's own listener, so that the header is set before the app answers.
   server.prependListener("request", (request, response: ServerResponse) => {
-    if (draining) return closeAfter(response)
     lastResponse.set(request.socket, new WeakRef(response))
+    if (draining) closeAfter(response)
   })
 
   return Effect.callback<void>((resume) => {

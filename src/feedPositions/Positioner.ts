@@ -44,12 +44,12 @@ const rowsPerTransaction = 1_000
 /**
  * After a batch, the positioner waits this long before it takes the next:
  * what arrives meanwhile goes in one batch. A batch's cost is mostly fixed
- * (the statement's start, its COMMIT and NOTIFY, the acknowledgement): under
- * 32 writers, batches taken as they come cost 0.13 ms of the positioner's
- * backend and 0.09 ms of Node per unit, batches after a 10 ms pause 0.08 and
- * 0.02 (BENCHMARKS.md, "Feed positions from the WAL: batches"), for at most
- * 10 ms more delay. A commit arriving while the positioner is idle (no batch
- * in the last 10 ms) is positioned at once.
+ * (about 0.9 ms of its backend: the statement's start, its COMMIT and
+ * NOTIFY): under 32 writers, batches of about 14 units as they came cost
+ * the positioner's backend 0.12 ms per unit, batches of about 25 after the
+ * pause 0.08 (BENCHMARKS.md, "Feed positions from the WAL: batches"), for at
+ * most 10 ms more delay. A commit arriving while the positioner is idle (no
+ * batch in the last 10 ms) is positioned at once.
  */
 const batchPause = Duration.millis(10)
 

@@ -30,7 +30,10 @@ const defaultIdleGraceMillis = 500
  * connections, which may carry a next request: with nobody to answer it, the
  * close could wait for minutes. This step runs first, while the app still answers.
  */
-export const drainHttpServer = (server: Server, idleGraceMillis: number = defaultIdleGraceMillis): Effect.Effect<void> => {
+export const drainHttpServer = (
+  server: Server,
+  idleGraceMillis: number = defaultIdleGraceMillis
+): Effect.Effect<void> => {
   let draining = false
   // The open connections and the last response of each, held weakly: a response in flight is
   // held by its request's fiber anyway, and a broadcast stream's response (detached from its

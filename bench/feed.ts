@@ -538,11 +538,8 @@ const writesBench = Effect.gen(function* () {
         cpuOf[kind].push(yield* Effect.promise(spent))
         if (kind === "wal") yield* positionerCaughtUp(pool, walSpace.workspace)
       }
-      const [f, l, w] = kinds.map((kind): WriteRun => series[kind][round] ?? writeRun([], 1)) as [
-        WriteRun,
-        WriteRun,
-        WriteRun
-      ]
+      const ofRound = (kind: (typeof kinds)[number]) => series[kind][round] ?? writeRun([], 1)
+      const [f, l, w] = [ofRound("floor"), ofRound("lock"), ofRound("wal")]
       yield* say(
         `[writes] round ${round + 1}: floor ${int(rate(f))}, lock ${int(rate(l))} (${pct(l, f)}), ` +
           `WAL ${int(rate(w))} (${pct(w, f)}) units/s`

@@ -26,8 +26,11 @@ export interface HydratedTimelinePage {
   readonly nextCursor: string | null
 }
 
-/** Which rows of the workspace feed to read (docs/feed.md); every filter given must hold. */
-/** A feed page's options: the filters a followed feed takes too, and where and how the page reads. */
+/**
+ * Which rows of the workspace feed to read (docs/feed.md): the filters a
+ * followed feed takes too (every filter given must hold), and where and how
+ * the page reads.
+ */
 export interface FeedOptions extends FeedFollowFilters {
   /** A page's `nextCursor` or an entry's `cursor`; none starts at the beginning of the feed. */
   readonly cursor?: string
